@@ -1,0 +1,142 @@
+package bits_test
+
+import (
+	"errors"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/seed4d941b13/uidgen/bits"
+)
+
+func TestNewRejectsBadLayouts(t *testing.T) {
+	tests := []struct {
+		name              string
+		time, worker, seq int
+		wantInMessage     []string
+	}{
+		{"sum too small", 28, 22, 12, []string{"time 28", "worker 22", "sequence 12", "= 63", "must be 64"}},
+		{"sum too large", 30, 22, 13, []string{"= 66", "must be 64"}},
+		{"zero time bits", 0, 50, 13, []string{"time 0", "at least 1"}},
+		{"zero worker bits", 50, 0, 13, []string{"worker 0", "at least 1"}},
+		{"zero sequence bits", 50, 13, 0, []string{"sequence 0", "at least 1"}},
+		{"negative bits", 70, -5, -2, []string{"worker -5", "at least 1"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a, err := bits.New(tt.time, tt.worker, tt.seq)
+			if !errors.Is(err, bits.ErrLayout) {
+				t.Fatalf("New(%d, %d, %d) = %v, %v; want ErrLayout", tt.time, tt.worker, tt.seq, a, err)
+			}
+			for _, s := range tt.wantInMessage {
+				if !strings.Contains(err.Error(), s) {
+					t.Errorf("error %q does not mention %q", err, s)
+				}
+			}
+		})
+	}
+}
+
+func TestMaxima(t *testing.T) {
+	tests := []struct {
+		time, worker, seq           int
+		maxDelta, maxWorker, maxSeq int64
+	}{
+		{28, 22, 13, 1<<28 - 1, 1<<22 - 1, 1<<13 - 1},
+		{30, 20, 13, 1<<30 - 1, 1<<20 - 1, 8191},
+		{1, 1, 61, 1, 1, 1<<61 - 1},
+		{61, 1, 1, 1<<61 - 1, 1, 1},
+	}
+	for _, tt := range tests {
+		a, err := bits.New(tt.time, tt.worker, tt.seq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.MaxDeltaSeconds() != tt.maxDelta || a.MaxWorkerID() != tt.maxWorker || a.MaxSequence() != tt.maxSeq {
+			t.Errorf("%v: maxima %d/%d/%d, want %d/%d/%d", a,
+				a.MaxDeltaSeconds(), a.MaxWorkerID(), a.MaxSequence(), tt.maxDelta, tt.maxWorker, tt.maxSeq)
+		}
+		if a.TimeBits() != tt.time || a.WorkerBits() != tt.worker || a.SeqBits() != tt.seq {
+			t.Errorf("%v: bit counts %d/%d/%d", a, a.TimeBits(), a.WorkerBits(), a.SeqBits())
+		}
+		// The largest ID of the layout is MaxInt64: every bit but the sign.
+		if got := a.Allocate(a.MaxDeltaSeconds(), a.MaxWorkerID(), a.MaxSequence()); got != math.MaxInt64 {
+			t.Errorf("%v: Allocate(max, max, max) = %#x, want MaxInt64", a, got)
+		}
+	}
+}
+
+// TestParseMatchesJava checks Parse against values computed by hand with
+// Java's shifts, including negative UIDs, where >>> differs from Go's >> on
+// int64.
+func TestParseMatchesJava(t *testing.T) {
+	a, err := bits.New(28, 22, 13) // Baidu's default layout
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		uid                int64
+		delta, worker, seq int64
+	}{
+		{0, 0, 0, 0},
+		{1<<35 | 5<<13 | 7, 1, 5, 7},
+		// Java: -1L >>> 35 = 2^29-1; the sign bit shows in deltaSeconds.
+		{-1, 1<<29 - 1, 1<<22 - 1, 1<<13 - 1},
+		// Java: Long.MIN_VALUE >>> 35 = 2^28, worker and sequence 0.
+		{math.MinInt64, 1 << 28, 0, 0},
+		{math.MaxInt64, 1<<28 - 1, 1<<22 - 1, 1<<13 - 1},
+	}
+	for _, tt := range tests {
+		d, w, s := a.Parse(tt.uid)
+		if d != tt.delta || w != tt.worker || s != tt.seq {
+			t.Errorf("Parse(%d) = (%d, %d, %d), want (%d, %d, %d)", tt.uid, d, w, s, tt.delta, tt.worker, tt.seq)
+		}
+	}
+}
+
+func TestAllocateIsBaidus(t *testing.T) {
+	a, err := bits.New(29, 21, 13)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// (delta << 34) | (worker << 13) | seq, as BitsAllocator.allocate.
+	if got, want := a.Allocate(100, 3, 9), int64(100)<<34|3<<13|9; got != want {
+		t.Fatalf("Allocate(100, 3, 9) = %d, want %d", got, want)
+	}
+}
+
+// FuzzRoundTrip checks Parse(Allocate(d, w, s)) == (d, w, s) for any valid
+// layout and any in-range triple, and that the UID is never negative.
+func FuzzRoundTrip(f *testing.F) {
+	f.Add(uint8(28), uint8(22), int64(0), int64(0), int64(0))
+	f.Add(uint8(30), uint8(20), int64(1<<30-1), int64(1<<20-1), int64(8191))
+	f.Add(uint8(1), uint8(1), int64(1), int64(1), int64(-1))
+	f.Add(uint8(61), uint8(1), int64(-5), int64(7), int64(3))
+	f.Fuzz(func(t *testing.T, timeBits, workerBits uint8, d, w, s int64) {
+		tb, wb := int(timeBits%61)+1, int(workerBits%61)+1
+		sb := 63 - tb - wb
+		if sb < 1 {
+			return
+		}
+		a, err := bits.New(tb, wb, sb)
+		if err != nil {
+			t.Fatalf("New(%d, %d, %d): %v", tb, wb, sb, err)
+		}
+		// Fold the triple into range: the property is about in-range values.
+		d, w, s = fold(d, a.MaxDeltaSeconds()), fold(w, a.MaxWorkerID()), fold(s, a.MaxSequence())
+		uid := a.Allocate(d, w, s)
+		if uid < 0 {
+			t.Fatalf("%v: Allocate(%d, %d, %d) = %d < 0", a, d, w, s, uid)
+		}
+		if gd, gw, gs := a.Parse(uid); gd != d || gw != w || gs != s {
+			t.Fatalf("%v: Parse(Allocate(%d, %d, %d)) = (%d, %d, %d)", a, d, w, s, gd, gw, gs)
+		}
+	})
+}
+
+func fold(v, max int64) int64 {
+	if v < 0 {
+		v = -(v + 1)
+	}
+	return v % (max + 1)
+}

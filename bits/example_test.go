@@ -1,0 +1,30 @@
+package bits_test
+
+import (
+	"fmt"
+
+	"github.com/seed4d941b13/uidgen/bits"
+)
+
+func Example() {
+	a, err := bits.New(30, 20, 13)
+	if err != nil {
+		panic(err)
+	}
+	uid := a.Allocate(86400, 42, 7) // one day after the epoch, worker 42, 8th ID of that second
+	delta, worker, seq := a.Parse(uid)
+	fmt.Println(a)
+	fmt.Println(uid, delta, worker, seq)
+	fmt.Println(a.MaxDeltaSeconds(), a.MaxWorkerID(), a.MaxSequence())
+	// Output:
+	// 1+30+20+13 bits (sign+time+worker+sequence)
+	// 742170349092871 86400 42 7
+	// 1073741823 1048575 8191
+}
+
+func ExampleNew_error() {
+	_, err := bits.New(28, 22, 12)
+	fmt.Println(err)
+	// Output:
+	// bits: invalid layout: 1 sign + time 28 + worker 22 + sequence 12 bits = 63, must be 64
+}
