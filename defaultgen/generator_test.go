@@ -1,0 +1,314 @@
+package defaultgen_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/seed4d941b13/uidgen/bits"
+	"github.com/seed4d941b13/uidgen/defaultgen"
+	"github.com/seed4d941b13/uidgen/internal/fakeclock"
+	"github.com/seed4d941b13/uidgen/internal/idcheck"
+	"github.com/seed4d941b13/uidgen/worker"
+)
+
+// start is where the fake clocks start: 0.3 s into a second, a year after
+// the default epoch.
+var start = defaultgen.DefaultEpoch.AddDate(1, 0, 0).Add(300 * time.Millisecond)
+
+func newGen(t *testing.T, cfg defaultgen.Config) *defaultgen.Generator {
+	t.Helper()
+	if cfg.Assigner == nil {
+		cfg.Assigner = worker.Static(7)
+	}
+	g, err := defaultgen.New(context.Background(), cfg)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	return g
+}
+
+func size(n int) int {
+	if testing.Short() {
+		return n / 10
+	}
+	return n
+}
+
+// TestBaiduDefaultUidGenerator ports Baidu's DefaultUidGeneratorTest: 100,000
+// IDs serially and across 2×GOMAXPROCS goroutines, all unique, positive,
+// parseable; and each goroutine's IDs in increasing order. It runs on the real
+// clock with a million IDs a second, and on a fake clock with the default
+// layout, where it crosses many seconds.
+func TestBaiduDefaultUidGenerator(t *testing.T) {
+	n := size(100_000)
+	configs := map[string]defaultgen.Config{
+		"system clock, 20 sequence bits": {TimeBits: 30, WorkerBits: 13, SeqBits: 20},
+		"fake clock, default layout":     {Clock: fakeclock.New(start)},
+	}
+	for name, cfg := range configs {
+		t.Run(name+"/serial", func(t *testing.T) {
+			g := newGen(t, cfg)
+			ids, err := idcheck.Collect(1, n, g.NextID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := idcheck.Check(t, g, ids); got != n {
+				t.Fatalf("checked %d IDs, want %d", got, n)
+			}
+		})
+		t.Run(name+"/parallel", func(t *testing.T) {
+			g := newGen(t, cfg)
+			goroutines := 2 * runtime.GOMAXPROCS(0)
+			ids, err := idcheck.Collect(goroutines, n/goroutines, g.NextID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			idcheck.Check(t, g, ids)
+		})
+	}
+}
+
+func TestSpentSequenceSleepsToTheNextSecond(t *testing.T) {
+	clock := fakeclock.New(start)
+	g := newGen(t, defaultgen.Config{TimeBits: 40, WorkerBits: 15, SeqBits: 8, Clock: clock})
+	var last int64
+	for i := range 256 {
+		id, err := g.NextID()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if seq := g.Parse(id).Sequence; seq != int64(i) {
+			t.Fatalf("ID %d has sequence %d", i, seq)
+		}
+		last = id
+	}
+	if calls, _ := clock.Slept(); calls != 0 {
+		t.Fatalf("slept %d times within one second", calls)
+	}
+	id, err := g.NextID()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// One sleep, exactly to the boundary: 0.7 s from 0.3 s into the second.
+	if calls, slept := clock.Slept(); calls != 1 || slept != 700*time.Millisecond {
+		t.Fatalf("slept %d times for %v, want once for 700ms", calls, slept)
+	}
+	p, pl := g.Parse(id), g.Parse(last)
+	if p.Sequence != 0 || p.Time.Sub(pl.Time) != time.Second || id <= last {
+		t.Fatalf("after the spent second got %+v, last was %+v", p, pl)
+	}
+}
+
+func TestClockSteppedBackAFewSeconds(t *testing.T) {
+	clock := fakeclock.New(start)
+	g := newGen(t, defaultgen.Config{TimeBits: 40, WorkerBits: 15, SeqBits: 8, Clock: clock})
+	next := func() (int64, error) {
+		// Step back 3 s a third of the way through; later calls see the
+		// clock only move by the generator's own sleeps.
+		if id, err := g.NextID(); err != nil || g.Parse(id).Sequence != 80 {
+			return id, err
+		}
+		clock.Advance(-3 * time.Second)
+		return g.NextID()
+	}
+	ids, err := idcheck.Collect(1, 1000, next)
+	if err != nil {
+		t.Fatalf("a 3 s step back must not fail: %v", err)
+	}
+	idcheck.Check(t, g, ids)
+	if _, slept := clock.Slept(); slept < 3*time.Second {
+		t.Fatalf("slept %v, want the generator to wait out the 3 s step", slept)
+	}
+}
+
+func TestClockSteppedBackAnHour(t *testing.T) {
+	clock := fakeclock.New(start)
+	g := newGen(t, defaultgen.Config{TimeBits: 40, WorkerBits: 15, SeqBits: 8, Clock: clock})
+	first, err := g.NextID()
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(-time.Hour)
+	ids := []int64{first}
+	for {
+		id, err := g.NextID()
+		if err != nil {
+			if !errors.Is(err, defaultgen.ErrClockBackwards) {
+				t.Fatalf("got %v, want ErrClockBackwards", err)
+			}
+			if !strings.Contains(err.Error(), "refusing to wait more than 5s") {
+				t.Errorf("error %q does not say the limit", err)
+			}
+			break
+		}
+		ids = append(ids, id)
+	}
+	// The last second's sequence is used up before giving up, never reused.
+	if len(ids) != 256 {
+		t.Fatalf("got %d IDs before the error, want the 256 of the last second", len(ids))
+	}
+	idcheck.Check(t, g, [][]int64{ids})
+	if calls, _ := clock.Slept(); calls != 0 {
+		t.Fatalf("slept %d times; an hour is not worth waiting for", calls)
+	}
+}
+
+func TestTimeBitsExhaustedNeverWraps(t *testing.T) {
+	// 8 time bits: 255 seconds after the epoch is the last.
+	epoch := start.Truncate(time.Second).Add(-255 * time.Second)
+	clock := fakeclock.New(start)
+	g := newGen(t, defaultgen.Config{TimeBits: 8, WorkerBits: 47, SeqBits: 8, Epoch: epoch, Clock: clock})
+	var ids []int64
+	var err error
+	for err == nil {
+		var id int64
+		if id, err = g.NextID(); err == nil {
+			ids = append(ids, id)
+		}
+	}
+	if !errors.Is(err, defaultgen.ErrTimeExhausted) || len(ids) != 256 {
+		t.Fatalf("after %d IDs got %v, want ErrTimeExhausted after 256", len(ids), err)
+	}
+	for _, s := range []string{"256 seconds", "maximum 255 of 8 time bits"} {
+		if !strings.Contains(err.Error(), s) {
+			t.Errorf("error %q does not say %q", err, s)
+		}
+	}
+	idcheck.Check(t, g, [][]int64{ids})
+	clock.Advance(time.Hour)
+	if _, err := g.NextID(); !errors.Is(err, defaultgen.ErrTimeExhausted) {
+		t.Fatalf("an hour later got %v, want ErrTimeExhausted", err)
+	}
+}
+
+type failingAssigner struct{ err error }
+
+func (a failingAssigner) AssignWorkerID(context.Context) (int64, error) { return 0, a.err }
+
+func TestNewRejectsBadConfig(t *testing.T) {
+	now := fakeclock.New(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))
+	boom := errors.New("boom")
+	canceled, cancel := context.WithCancel(context.Background())
+	cancel()
+	tests := []struct {
+		name    string
+		ctx     context.Context
+		cfg     defaultgen.Config
+		want    error
+		message []string
+	}{
+		{"bad layout", nil, defaultgen.Config{TimeBits: 28, WorkerBits: 22, SeqBits: 12, Assigner: worker.Static(1)},
+			bits.ErrLayout, []string{"time 28", "= 63"}},
+		{"partial layout", nil, defaultgen.Config{TimeBits: 40, Assigner: worker.Static(1)},
+			bits.ErrLayout, []string{"worker 0"}},
+		{"no assigner", nil, defaultgen.Config{},
+			defaultgen.ErrNoAssigner, []string{"worker.Static"}},
+		{"epoch in the future", nil, defaultgen.Config{Epoch: time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC), Assigner: worker.Static(1), Clock: now},
+			defaultgen.ErrEpochInFuture, []string{"epoch 2027-01-01 00:00:00 UTC", "now 2026-11-22 12:00:00 UTC"}},
+		{"Baidu's exhausted default", nil, defaultgen.Config{TimeBits: 28, WorkerBits: 22, SeqBits: 13,
+			Epoch: time.Date(2016, 5, 20, 0, 0, 0, 0, time.UTC), Assigner: worker.Static(1), Clock: now},
+			defaultgen.ErrTimeExhausted, []string{"epoch 2016-05-20", "maximum 268435455 of 28 time bits", "ran out at 2024-11-20"}},
+		{"worker ID over the maximum", nil, defaultgen.Config{Assigner: worker.Static(1 << 20), Clock: now},
+			defaultgen.ErrWorkerIDRange, []string{"worker ID 1048576", "maximum 1048575", "20 worker bits"}},
+		{"negative static worker ID", nil, defaultgen.Config{Assigner: worker.Static(-1), Clock: now},
+			worker.ErrNegativeID, []string{"-1"}},
+		{"assigner fails", nil, defaultgen.Config{Assigner: failingAssigner{boom}, Clock: now},
+			boom, []string{"assign worker ID"}},
+		{"context canceled", canceled, defaultgen.Config{Assigner: worker.Static(1), Clock: now},
+			context.Canceled, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := tt.ctx
+			if ctx == nil {
+				ctx = context.Background()
+			}
+			g, err := defaultgen.New(ctx, tt.cfg)
+			if !errors.Is(err, tt.want) {
+				t.Fatalf("New = %v, %v; want %v", g, err, tt.want)
+			}
+			for _, s := range tt.message {
+				if !strings.Contains(err.Error(), s) {
+					t.Errorf("error %q does not say %q", err, s)
+				}
+			}
+		})
+	}
+}
+
+func TestDefaults(t *testing.T) {
+	g := newGen(t, defaultgen.Config{})
+	s := g.Scheme()
+	if a := s.Allocator(); a.TimeBits() != 30 || a.WorkerBits() != 20 || a.SeqBits() != 13 {
+		t.Errorf("default layout %v, want 30/20/13", a)
+	}
+	if !s.Epoch().Equal(time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)) {
+		t.Errorf("default epoch %v", s.Epoch())
+	}
+	if g.WorkerID() != 7 {
+		t.Errorf("WorkerID = %d, want 7", g.WorkerID())
+	}
+	// The default layout lasts past 2058.
+	if end := s.TimeOf(s.Allocator().MaxDeltaSeconds()); end.Year() != 2059 {
+		t.Errorf("default time bits end %v, want in 2059", end)
+	}
+}
+
+func TestParseUIDIsBaidusString(t *testing.T) {
+	clock := fakeclock.New(time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC))
+	g := newGen(t, defaultgen.Config{Clock: clock})
+	g.NextID()
+	id, err := g.NextID()
+	if err != nil {
+		t.Fatal(err)
+	}
+	local := time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC).Local().Format("2006-01-02 15:04:05")
+	want := fmt.Sprintf(`{"UID":"%d","timestamp":"%s","workerId":"7","sequence":"1"}`, id, local)
+	if got := g.ParseUID(id); got != want {
+		t.Fatalf("ParseUID = %s, want %s", got, want)
+	}
+	// Baidu's string is valid JSON too.
+	var m map[string]string
+	if err := json.Unmarshal([]byte(g.ParseUID(id)), &m); err != nil || m["UID"] != fmt.Sprint(id) {
+		t.Fatalf("ParseUID is not Baidu's JSON: %v %v", m, err)
+	}
+}
+
+// TestIDJSONSurvivesJavaScript checks that a parsed ID's JSON carries the
+// numbers as strings: 2^53+1 as a JSON number would come back as 2^53.
+func TestIDJSONSurvivesJavaScript(t *testing.T) {
+	id := defaultgen.ID{UID: 1<<53 + 1, Time: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), WorkerID: 3, Sequence: 1}
+	b, err := json.Marshal(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"uid":"9007199254740993","time":"2026-01-02T03:04:05Z","workerId":"3","sequence":"1"}`
+	if string(b) != want {
+		t.Fatalf("JSON = %s, want %s", b, want)
+	}
+	var back defaultgen.ID
+	if err := json.Unmarshal(b, &back); err != nil || back != id {
+		t.Fatalf("round trip = %+v, %v", back, err)
+	}
+}
+
+func TestSystemClockFollowsTheWallClock(t *testing.T) {
+	c := defaultgen.SystemClock()
+	prev := c.Now()
+	for range 1000 {
+		now := c.Now()
+		if now.Before(prev) {
+			t.Fatalf("SystemClock went back from %v to %v", prev, now)
+		}
+		prev = now
+	}
+	if d := time.Since(prev); d < 0 || d > time.Second {
+		t.Fatalf("SystemClock is %v off the wall clock", d)
+	}
+}

@@ -1,0 +1,40 @@
+package defaultgen
+
+import (
+	"fmt"
+	"time"
+)
+
+// ID is a UID taken apart: what Parse returns for Go callers.
+//
+// Its JSON carries the numbers as strings, as Baidu's parse string does: a
+// UID is above 2^53, the largest integer a JavaScript number holds exactly,
+// so a UID sent as a JSON number reaches a browser already changed.
+type ID struct {
+	UID      int64     `json:"uid,string"`
+	Time     time.Time `json:"time"`
+	WorkerID int64     `json:"workerId,string"`
+	Sequence int64     `json:"sequence,string"`
+}
+
+// baiduTimeLayout is Java's "yyyy-MM-dd HH:mm:ss".
+const baiduTimeLayout = "2006-01-02 15:04:05"
+
+// String formats the ID exactly as Baidu's parseUID does, with the time in
+// its own zone (Parse gives the local zone, as Java's formatter):
+//
+//	{"UID":"%d","timestamp":"yyyy-MM-dd HH:mm:ss","workerId":"%d","sequence":"%d"}
+func (id ID) String() string {
+	return fmt.Sprintf(`{"UID":"%d","timestamp":"%s","workerId":"%d","sequence":"%d"}`,
+		id.UID, id.Time.Format(baiduTimeLayout), id.WorkerID, id.Sequence)
+}
+
+// Parse takes uid apart with the scheme's layout and epoch. Any int64 parses,
+// as in Java, though only IDs made with this scheme mean anything.
+func (s *Scheme) Parse(uid int64) ID {
+	delta, workerID, seq := s.alloc.Parse(uid)
+	return ID{UID: uid, Time: s.TimeOf(delta), WorkerID: workerID, Sequence: seq}
+}
+
+// ParseUID returns Baidu's string form of uid, timestamp in the local zone.
+func (s *Scheme) ParseUID(uid int64) string { return s.Parse(uid).String() }
