@@ -1,0 +1,94 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// uidgen runs the command line args and returns its exit status and output.
+func uidgen(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code = run(args, &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+func TestGenPrintsIncreasingIDs(t *testing.T) {
+	code, out, stderr := uidgen(t, "gen", "-n", "50", "-worker", "9")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	lines := strings.Fields(out)
+	if len(lines) != 50 {
+		t.Fatalf("printed %d IDs, want 50", len(lines))
+	}
+	var prev int64
+	for _, l := range lines {
+		id, err := strconv.ParseInt(l, 10, 64)
+		if err != nil || id <= prev {
+			t.Fatalf("ID %q after %d: %v", l, prev, err)
+		}
+		prev = id
+	}
+	// What gen makes, parse reads back to the same worker.
+	code, out, _ = uidgen(t, "parse", "-json", lines[0], lines[49])
+	if code != 0 {
+		t.Fatalf("parse exit %d", code)
+	}
+	dec := json.NewDecoder(strings.NewReader(out))
+	for _, want := range []string{lines[0], lines[49]} {
+		var id struct{ UID, WorkerID string }
+		if err := dec.Decode(&id); err != nil || id.UID != want || id.WorkerID != "9" {
+			t.Fatalf("parse -json gave %+v, %v; want UID %s, worker 9", id, err, want)
+		}
+	}
+}
+
+func TestParsePrintsBaidusString(t *testing.T) {
+	// 2026-11-22 08:30:00 UTC, worker 42, sequence 2 in the default layout.
+	code, out, _ := uidgen(t, "parse", "512360392635531266")
+	if code != 0 || !strings.HasPrefix(out, `{"UID":"512360392635531266","timestamp":"`) ||
+		!strings.HasSuffix(out, `","workerId":"42","sequence":"2"}`+"\n") {
+		t.Fatalf("exit %d, output %q", code, out)
+	}
+}
+
+func TestBadCallsExitTwo(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{nil, "Usage: uidgen COMMAND"},
+		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
+		{[]string{"gen", "-bogus"}, "flag provided but not defined: -bogus"},
+		{[]string{"gen", "-n", "-1"}, "-n -1: must be 0 or more"},
+		{[]string{"gen", "-worker", "2000000"}, "worker ID 2000000 is over the maximum 1048575"},
+		{[]string{"gen", "-time-bits", "40"}, "= 74, must be 64"},
+		{[]string{"gen", "-epoch", "2099-01-01"}, "epoch is in the future"},
+		{[]string{"gen", "-epoch", "yesterday"}, `-epoch "yesterday" is neither`},
+		{[]string{"parse"}, "no ID to parse"},
+		{[]string{"parse", "12x"}, `"12x" is not a 64-bit integer`},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			code, _, stderr := uidgen(t, tt.args...)
+			if code != 2 || !strings.Contains(stderr, tt.want) {
+				t.Fatalf("exit %d, stderr %q; want 2 and %q", code, stderr, tt.want)
+			}
+		})
+	}
+}
+
+func TestHelpOnEveryCommand(t *testing.T) {
+	for _, c := range commands {
+		for _, args := range [][]string{{c.name, "-h"}, {"help", c.name}} {
+			code, _, stderr := uidgen(t, args...)
+			if code != 0 || !strings.Contains(stderr, "Example:\n  uidgen "+c.name) {
+				t.Errorf("%v: exit %d, help %q", args, code, stderr)
+			}
+		}
+	}
+}
