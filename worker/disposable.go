@@ -1,0 +1,194 @@
+package worker
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+)
+
+// MySQL error numbers that name a cause the caller can act on.
+const (
+	errDBAccessDenied       = 1044 // ER_DBACCESS_DENIED_ERROR: user may not use the database
+	errAccessDenied         = 1045 // ER_ACCESS_DENIED_ERROR: unknown user or wrong password
+	errTableAccessDenied    = 1142 // ER_TABLEACCESS_DENIED_ERROR: user may not INSERT or CREATE
+	errNoSuchTable          = 1146 // ER_NO_SUCH_TABLE
+	errAccessDeniedNoPasswd = 1698 // ER_ACCESS_DENIED_NO_PASSWORD_ERROR: MariaDB's answer to an unknown user
+)
+
+// Disposable is an Assigner that gives every call a fresh worker ID: the
+// AUTO_INCREMENT ID of one new row in the WORKER_NODE table, as Baidu's
+// DisposableWorkerIdAssigner does. IDs are never reused, so a restarted
+// process can not collide with its former self even if the clock went back.
+//
+// The row describes the process; the environment is read at each call, and
+// a blank variable counts as unset:
+//
+//   - JPAAS_HOST with JPAAS_HTTP_PORT (or, where that is unset,
+//     JPAAS_HOST_PORT_8080): TYPE CONTAINER, HOST_NAME and PORT those
+//     values. One without the other is an error wrapping ErrContainerEnv.
+//   - Otherwise, KUBERNETES_SERVICE_HOST (set in every Kubernetes pod):
+//     TYPE CONTAINER, HOST_NAME the pod's address from POD_IP (expose it
+//     with the downward API's status.podIP), or where that is unset the
+//     address found as for an actual host; PORT the pod's name from
+//     HOSTNAME. A pod without HOSTNAME is an error wrapping ErrContainerEnv.
+//   - Otherwise TYPE ACTUAL, HOST_NAME the first network address that is
+//     neither loopback nor link-local (the host name where there is none),
+//     PORT "<Unix milliseconds>-<random number below 100000>".
+//
+// A container value longer than its VARCHAR(64) column is an error wrapping
+// ErrContainerEnv. LAUNCH_DATE is today's date in the process's local zone,
+// as Java's java.util.Date gives it. The row is a record for people: the ID
+// alone makes the worker unique.
+//
+// A Disposable holds no connection of its own and is safe for concurrent
+// use; every AssignWorkerID inserts a row of its own.
+type Disposable struct {
+	db        *sql.DB
+	table     string
+	err       error // from NewDisposable or an Option; returned by every call
+	logger    *slog.Logger
+	lookupEnv func(string) (string, bool)
+
+	// The machine, replaced by tests.
+	now      func() time.Time
+	addrs    func() ([]net.Addr, error)
+	hostname func() (string, error)
+}
+
+// Option configures a Disposable.
+type Option func(*Disposable)
+
+// WithTable sets the table to insert into, DefaultTable by default (also for
+// ""). The name must be a plain identifier, as Schema says; a bad name is
+// reported by every call of AssignWorkerID and EnsureSchema, wrapping
+// ErrBadTable.
+func WithTable(name string) Option {
+	return func(d *Disposable) { d.table, d.err = tableName(name) }
+}
+
+// WithLogger sets where the assigned ID and a created table are logged, at
+// level Info; slog.Default() by default (also for nil).
+func WithLogger(l *slog.Logger) Option {
+	return func(d *Disposable) {
+		if l != nil {
+			d.logger = l
+		}
+	}
+}
+
+// WithLookupEnv sets how environment variables are read, os.LookupEnv by
+// default (also for nil). Tests and services that describe their node from
+// configuration rather than the process environment supply their own.
+func WithLookupEnv(lookup func(name string) (string, bool)) Option {
+	return func(d *Disposable) {
+		if lookup != nil {
+			d.lookupEnv = lookup
+		}
+	}
+}
+
+// NewDisposable returns a Disposable that inserts into db, which must be a
+// MySQL (or MariaDB) database opened with github.com/go-sql-driver/mysql;
+// this package imports the driver, so sql.Open("mysql", dsn) works.
+//
+// NewDisposable itself never fails. A nil db or a bad table name is reported
+// by every call of AssignWorkerID and EnsureSchema, wrapping ErrNilDB or
+// ErrBadTable, before any statement is sent.
+func NewDisposable(db *sql.DB, opts ...Option) *Disposable {
+	d := &Disposable{
+		db:        db,
+		table:     DefaultTable,
+		logger:    slog.Default(),
+		lookupEnv: os.LookupEnv,
+		now:       time.Now,
+		addrs:     net.InterfaceAddrs,
+		hostname:  os.Hostname,
+	}
+	for _, o := range opts {
+		o(d)
+	}
+	if db == nil {
+		d.err = fmt.Errorf("%w: NewDisposable was given none", ErrNilDB)
+	}
+	return d
+}
+
+// AssignWorkerID inserts one row describing this process into the table and
+// returns its AUTO_INCREMENT ID, which is 1 or more. The insert runs under
+// ctx: give it a deadline, since a server that does not answer is otherwise
+// waited for as long as the operating system waits for a connection.
+//
+// Every failure names the operation and the table and wraps the driver's
+// error, and where the cause is known one of:
+//
+//   - ErrNilDB, ErrBadTable: from NewDisposable's arguments;
+//   - ErrContainerEnv, ErrNoHost: the process could not be described;
+//   - ctx.Err(): the deadline passed or ctx was cancelled;
+//   - ErrUnreachable: the server could not be reached;
+//   - ErrAccessDenied: the server refused the user or the insert;
+//   - ErrNoTable: the table is missing; EnsureSchema creates it;
+//   - ErrNoAutoIncrement: the table's ID column is not AUTO_INCREMENT.
+func (d *Disposable) AssignWorkerID(ctx context.Context) (int64, error) {
+	if d.err != nil {
+		return 0, d.err
+	}
+	now := d.now()
+	n, err := d.node(now)
+	if err != nil {
+		return 0, err
+	}
+	op := "insert row into " + d.table
+	res, err := d.db.ExecContext(ctx,
+		"INSERT INTO "+d.table+" (HOST_NAME, PORT, TYPE, LAUNCH_DATE, MODIFIED, CREATED) VALUES (?, ?, ?, ?, NOW(), NOW())",
+		// LAUNCH_DATE goes as text so the driver's time zone (UTC unless
+		// the DSN says loc=) can not move it to another day.
+		n.host, n.port, int(n.typ), now.Format(time.DateOnly))
+	if err != nil {
+		return 0, d.fail(ctx, op, err)
+	}
+	id, err := res.LastInsertId()
+	if err != nil {
+		return 0, d.fail(ctx, op, err)
+	}
+	if id <= 0 {
+		return 0, fmt.Errorf("%w: %s returned ID %d (want ID BIGINT NOT NULL AUTO_INCREMENT, as Schema has it)",
+			ErrNoAutoIncrement, op, id)
+	}
+	d.logger.InfoContext(ctx, "worker: assigned worker ID", "id", id, "table", d.table,
+		"type", n.typ, "host", n.host, "port", n.port)
+	return id, nil
+}
+
+// fail wraps err, the driver's answer to op, with the sentinel that names its
+// cause. A done ctx comes first: a deadline met while dialling is also a
+// network timeout, and it is the caller's deadline that the caller must see.
+func (d *Disposable) fail(ctx context.Context, op string, err error) error {
+	if cerr := ctx.Err(); cerr != nil {
+		if !errors.Is(err, cerr) {
+			err = fmt.Errorf("%w: %w", cerr, err)
+		}
+		return fmt.Errorf("worker: %s: %w", op, err)
+	}
+	var me *mysql.MySQLError
+	if errors.As(err, &me) {
+		switch me.Number {
+		case errNoSuchTable:
+			return fmt.Errorf("%w: %s: %w (create the table with worker.EnsureSchema or the DDL that `uidgen schema` prints)",
+				ErrNoTable, op, err)
+		case errAccessDenied, errDBAccessDenied, errTableAccessDenied, errAccessDeniedNoPasswd:
+			return fmt.Errorf("%w: %s: %w", ErrAccessDenied, op, err)
+		}
+	}
+	var ne net.Error
+	if errors.As(err, &ne) {
+		return fmt.Errorf("%w: %s: %w", ErrUnreachable, op, err)
+	}
+	return fmt.Errorf("worker: %s: %w", op, err)
+}

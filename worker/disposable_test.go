@@ -1,0 +1,407 @@
+package worker
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+func TestAssignWorkerIDIncreases(t *testing.T) {
+	db := testDB(t)
+	d := newTestDisposable(t, db, testTable(t, db))
+	ctx := testContext(t)
+
+	var last int64
+	for i := range 5 {
+		id, err := d.AssignWorkerID(ctx)
+		if err != nil {
+			t.Fatalf("assign %d: %v", i, err)
+		}
+		if id <= last {
+			t.Fatalf("assign %d: ID %d after %d, want it greater", i, id, last)
+		}
+		last = id
+	}
+}
+
+func TestAssignWorkerIDConcurrent(t *testing.T) {
+	goroutines, each := 32, 8
+	if testing.Short() {
+		goroutines, each = 8, 4
+	}
+	db := testDB(t)
+	d := newTestDisposable(t, db, testTable(t, db))
+	ctx := testContext(t)
+
+	ids := make([][]int64, goroutines)
+	errs := make([]error, goroutines)
+	gate := make(chan struct{})
+	var wg sync.WaitGroup
+	for g := range goroutines {
+		wg.Go(func() {
+			<-gate
+			for range each {
+				id, err := d.AssignWorkerID(ctx)
+				if err != nil {
+					errs[g] = err
+					return
+				}
+				ids[g] = append(ids[g], id)
+			}
+		})
+	}
+	close(gate)
+	wg.Wait()
+
+	seen := make(map[int64]int)
+	for g := range goroutines {
+		if errs[g] != nil {
+			t.Fatalf("goroutine %d: %v", g, errs[g])
+		}
+		for i, id := range ids[g] {
+			if other, dup := seen[id]; dup {
+				t.Fatalf("ID %d assigned to goroutines %d and %d", id, other, g)
+			}
+			seen[id] = g
+			if i > 0 && id <= ids[g][i-1] {
+				t.Errorf("goroutine %d: ID %d after %d, want it greater", g, id, ids[g][i-1])
+			}
+		}
+	}
+	if len(seen) != goroutines*each {
+		t.Errorf("%d distinct IDs, want %d", len(seen), goroutines*each)
+	}
+}
+
+func TestAssignWorkerIDRow(t *testing.T) {
+	db := testDB(t)
+	table := testTable(t, db)
+	ctx := testContext(t)
+	now := time.Date(2026, 3, 4, 23, 59, 58, 0, time.Local)
+	addrs := []net.Addr{
+		&net.IPNet{IP: net.ParseIP("127.0.0.1")},
+		&net.IPNet{IP: net.ParseIP("10.9.8.7")},
+	}
+	actualPort := regexp.MustCompile(`^` + strconv.FormatInt(now.UnixMilli(), 10) + `-(\d{1,5})$`)
+
+	tests := []struct {
+		name     string
+		env      map[string]string
+		typ      NodeType
+		host     string
+		port     string         // exact, or
+		portLike *regexp.Regexp // for ACTUAL's random part
+	}{
+		{name: "jpaas http port",
+			env: map[string]string{"JPAAS_HOST": "172.16.1.2", "JPAAS_HTTP_PORT": "8081"},
+			typ: Container, host: "172.16.1.2", port: "8081"},
+		{name: "jpaas port 8080",
+			env: map[string]string{"JPAAS_HOST": "172.16.1.2", "JPAAS_HOST_PORT_8080": "31080"},
+			typ: Container, host: "172.16.1.2", port: "31080"},
+		{name: "jpaas http port first",
+			env: map[string]string{"JPAAS_HOST": "h", "JPAAS_HTTP_PORT": "1", "JPAAS_HOST_PORT_8080": "2"},
+			typ: Container, host: "h", port: "1"},
+		{name: "jpaas before kubernetes",
+			env: map[string]string{"JPAAS_HOST": "h", "JPAAS_HTTP_PORT": "1", "KUBERNETES_SERVICE_HOST": "10.0.0.1", "HOSTNAME": "pod"},
+			typ: Container, host: "h", port: "1"},
+		{name: "kubernetes pod ip",
+			env: map[string]string{"KUBERNETES_SERVICE_HOST": "10.0.0.1", "HOSTNAME": "api-7d9f-x2x", "POD_IP": "10.244.3.17"},
+			typ: Container, host: "10.244.3.17", port: "api-7d9f-x2x"},
+		{name: "kubernetes interface address",
+			env: map[string]string{"KUBERNETES_SERVICE_HOST": "10.0.0.1", "HOSTNAME": "api-7d9f-x2x"},
+			typ: Container, host: "10.9.8.7", port: "api-7d9f-x2x"},
+		{name: "actual",
+			env: nil,
+			typ: Actual, host: "10.9.8.7", portLike: actualPort},
+		{name: "blank is unset",
+			env: map[string]string{"JPAAS_HOST": " ", "JPAAS_HTTP_PORT": "", "KUBERNETES_SERVICE_HOST": "\t"},
+			typ: Actual, host: "10.9.8.7", portLike: actualPort},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var log bytes.Buffer
+			d := NewDisposable(db, WithTable(table), WithLookupEnv(envOf(tt.env)),
+				WithLogger(slog.New(slog.NewTextHandler(&log, nil))))
+			d.now = func() time.Time { return now }
+			d.addrs = func() ([]net.Addr, error) { return addrs, nil }
+			if err := d.EnsureSchema(ctx); err != nil {
+				t.Fatalf("EnsureSchema: %v", err)
+			}
+			id, err := d.AssignWorkerID(ctx)
+			if err != nil {
+				t.Fatalf("AssignWorkerID: %v", err)
+			}
+
+			var host, port, launch string
+			var typ NodeType
+			err = db.QueryRowContext(ctx, "SELECT HOST_NAME, PORT, TYPE, LAUNCH_DATE FROM "+table+" WHERE ID = ?", id).
+				Scan(&host, &port, &typ, &launch)
+			if err != nil {
+				t.Fatalf("read row %d: %v", id, err)
+			}
+			if typ != tt.typ || host != tt.host || launch != "2026-03-04" {
+				t.Errorf("row %d: TYPE %v, HOST_NAME %q, LAUNCH_DATE %s; want %v, %q, 2026-03-04",
+					id, typ, host, launch, tt.typ, tt.host)
+			}
+			if tt.portLike == nil {
+				if port != tt.port {
+					t.Errorf("row %d: PORT %q, want %q", id, port, tt.port)
+				}
+			} else if m := tt.portLike.FindStringSubmatch(port); m == nil {
+				t.Errorf("row %d: PORT %q, want it to match %s", id, port, tt.portLike)
+			} else if n, _ := strconv.Atoi(m[1]); n >= portRandom {
+				t.Errorf("row %d: PORT %q: random part %d, want below %d", id, port, n, portRandom)
+			}
+			for _, want := range []string{"id=" + strconv.FormatInt(id, 10), "type=" + tt.typ.String()} {
+				if !strings.Contains(log.String(), want) {
+					t.Errorf("log %q lacks %q", log.String(), want)
+				}
+			}
+		})
+	}
+}
+
+// TestAssignWorkerIDRealHost inserts with nothing injected: the row must
+// name this machine by an address that is not loopback, or by its name.
+func TestAssignWorkerIDRealHost(t *testing.T) {
+	db := testDB(t)
+	table := testTable(t, db)
+	d := newTestDisposable(t, db, table)
+	ctx := testContext(t)
+	id, err := d.AssignWorkerID(ctx)
+	if err != nil {
+		t.Fatalf("AssignWorkerID: %v", err)
+	}
+	var host, launch string
+	if err := db.QueryRowContext(ctx, "SELECT HOST_NAME, LAUNCH_DATE FROM "+table+" WHERE ID = ?", id).Scan(&host, &launch); err != nil {
+		t.Fatalf("read row %d: %v", id, err)
+	}
+	if ip := net.ParseIP(host); host == "" || ip != nil && (ip.IsLoopback() || ip.IsLinkLocalUnicast()) {
+		t.Errorf("HOST_NAME %q, want a routable address or a host name", host)
+	}
+	// The date may turn between the insert and this check.
+	if today, yesterday := time.Now().Format(time.DateOnly), time.Now().AddDate(0, 0, -1).Format(time.DateOnly); launch != today && launch != yesterday {
+		t.Errorf("LAUNCH_DATE %s, want %s", launch, today)
+	}
+}
+
+func TestAssignWorkerIDServerErrors(t *testing.T) {
+	cfg := testConfig(t)
+	db := openDB(t, cfg)
+	missing := testTable(t, db) // never created
+
+	badUser := cfg.Clone()
+	badUser.User, badUser.Passwd = "uidgen_no_such_user", "wrong"
+	closedPort := cfg.Clone()
+	closedPort.Addr = "127.0.0.1:1"
+
+	tests := []struct {
+		name string
+		db   *sql.DB
+		want error
+		text []string // in the message besides the operation
+	}{
+		{"missing table", db, ErrNoTable, []string{"EnsureSchema", "uidgen schema", "1146"}},
+		{"bad credentials", openDB(t, badUser), ErrAccessDenied, []string{"uidgen_no_such_user", "Access denied"}},
+		{"unreachable", openDB(t, closedPort), ErrUnreachable, []string{"127.0.0.1:1"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := NewDisposable(tt.db, WithTable(missing), WithLogger(quiet), WithLookupEnv(envOf(nil)))
+			_, err := d.AssignWorkerID(testContext(t))
+			checkErr(t, "AssignWorkerID", err, tt.want, append(tt.text, "insert row into "+missing))
+			if tt.want == ErrNoTable {
+				return // EnsureSchema makes the table, as it should
+			}
+			err = d.EnsureSchema(testContext(t))
+			checkErr(t, "EnsureSchema", err, tt.want, append(tt.text, "create table "+missing))
+		})
+	}
+}
+
+// checkErr fails the test unless err wraps want and its message has all of
+// text.
+func checkErr(t *testing.T, call string, err, want error, text []string) {
+	t.Helper()
+	if !errors.Is(err, want) {
+		t.Fatalf("%s: error %v, want one wrapping %q", call, err, want)
+	}
+	for _, s := range text {
+		if !strings.Contains(err.Error(), s) {
+			t.Errorf("%s: error %q lacks %q", call, err, s)
+		}
+	}
+}
+
+func TestAssignWorkerIDContext(t *testing.T) {
+	db := testDB(t)
+	table := testTable(t, db)
+	d := newTestDisposable(t, db, table)
+
+	// Hold a write lock on the table, so an insert waits until its context
+	// ends.
+	ctx := testContext(t)
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := conn.ExecContext(ctx, "LOCK TABLES "+table+" WRITE"); err != nil {
+		t.Fatal(err)
+	}
+	defer conn.ExecContext(ctx, "UNLOCK TABLES")
+
+	const wait = 200 * time.Millisecond
+	tests := []struct {
+		name string
+		ctx  func() (context.Context, context.CancelFunc)
+		want error
+	}{
+		{"cancelled before", func() (context.Context, context.CancelFunc) {
+			ctx, cancel := context.WithCancel(t.Context())
+			cancel()
+			return ctx, cancel
+		}, context.Canceled},
+		{"deadline passed before", func() (context.Context, context.CancelFunc) {
+			return context.WithDeadline(t.Context(), time.Now().Add(-time.Second))
+		}, context.DeadlineExceeded},
+		{"deadline while waiting", func() (context.Context, context.CancelFunc) {
+			return context.WithTimeout(t.Context(), wait)
+		}, context.DeadlineExceeded},
+		{"cancelled while waiting", func() (context.Context, context.CancelFunc) {
+			ctx, cancel := context.WithCancel(t.Context())
+			time.AfterFunc(wait, cancel)
+			return ctx, cancel
+		}, context.Canceled},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := tt.ctx()
+			defer cancel()
+			start := time.Now()
+			id, err := d.AssignWorkerID(ctx)
+			if took := time.Since(start); took > wait+5*time.Second {
+				t.Errorf("returned after %v, want about %v", took, wait)
+			}
+			checkErr(t, "AssignWorkerID", err, tt.want, []string{"insert row into " + table})
+			if id != 0 {
+				t.Errorf("ID %d with an error, want 0", id)
+			}
+		})
+	}
+}
+
+func TestAssignWorkerIDNoAutoIncrement(t *testing.T) {
+	db := testDB(t)
+	table := testTable(t, db)
+	ctx := testContext(t)
+	// Baidu's columns, but an ID that defaults to 0 instead of counting.
+	ddl := strings.Replace(schemaFor(table), "AUTO_INCREMENT", "DEFAULT 0", 1)
+	if _, err := db.ExecContext(ctx, ddl); err != nil {
+		t.Fatalf("%s: %v", ddl, err)
+	}
+	d := NewDisposable(db, WithTable(table), WithLogger(quiet), WithLookupEnv(envOf(nil)))
+	_, err := d.AssignWorkerID(ctx)
+	checkErr(t, "AssignWorkerID", err, ErrNoAutoIncrement, []string{"insert row into " + table, "ID 0"})
+}
+
+// TestAssignWorkerIDFailsBeforeSQL checks the errors found without a server:
+// each comes before any statement is sent, so none is ErrUnreachable
+// although the database could not be reached.
+func TestAssignWorkerIDFailsBeforeSQL(t *testing.T) {
+	nowhere, err := sql.Open("mysql", "root@tcp(127.0.0.1:1)/test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nowhere.Close()
+
+	tests := []struct {
+		name   string
+		db     *sql.DB
+		opts   []Option
+		want   error
+		schema bool // EnsureSchema fails alike
+	}{
+		{"nil db", nil, nil, ErrNilDB, true},
+		{"bad table", nowhere, []Option{WithTable("WORKER NODE")}, ErrBadTable, true},
+		{"container env", nowhere, []Option{WithLookupEnv(envOf(map[string]string{"JPAAS_HOST": "h"}))}, ErrContainerEnv, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := NewDisposable(tt.db, append([]Option{WithLogger(quiet)}, tt.opts...)...)
+			if _, err := d.AssignWorkerID(t.Context()); !errors.Is(err, tt.want) {
+				t.Errorf("AssignWorkerID: error %v, want one wrapping %q", err, tt.want)
+			}
+			if err := d.EnsureSchema(t.Context()); tt.schema && !errors.Is(err, tt.want) {
+				t.Errorf("EnsureSchema: error %v, want one wrapping %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// TestJavaInterop writes one row as Baidu's Java WorkerNodeDAO does and one
+// with Disposable into one WORKER_NODE made by Baidu's own DDL.
+func TestJavaInterop(t *testing.T) {
+	db := testDatabase(t)
+	ctx := testContext(t)
+	if err := EnsureSchema(ctx, db, WithLogger(quiet)); err != nil {
+		t.Fatalf("EnsureSchema: %v", err)
+	}
+
+	// WORKER_NODE.xml's addWorkerNode; MyBatis sends java.util.Date
+	// launchDate as a TIMESTAMP, time of day and all.
+	res, err := db.ExecContext(ctx,
+		"INSERT INTO WORKER_NODE (HOST_NAME, PORT, TYPE, LAUNCH_DATE, MODIFIED, CREATED) VALUES (?, ?, ?, ?, NOW(), NOW())",
+		"10.1.2.3", "1700000000000-4242", 2, time.Now())
+	if err != nil {
+		t.Fatalf("Java's insert: %v", err)
+	}
+	javaID, err := res.LastInsertId()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	goID, err := NewDisposable(db, WithLogger(quiet), WithLookupEnv(envOf(nil))).AssignWorkerID(ctx)
+	if err != nil {
+		t.Fatalf("AssignWorkerID: %v", err)
+	}
+	if goID == javaID {
+		t.Fatalf("Java and Go both got worker ID %d", goID)
+	}
+
+	rows, err := db.QueryContext(ctx, "SELECT ID, TYPE, LAUNCH_DATE FROM WORKER_NODE ORDER BY ID")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var got []string
+	for rows.Next() {
+		var id int64
+		var typ NodeType
+		var launch string
+		if err := rows.Scan(&id, &typ, &launch); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := time.Parse(time.DateOnly, launch); err != nil {
+			t.Errorf("row %d: LAUNCH_DATE %q is not a date", id, launch)
+		}
+		got = append(got, fmt.Sprint(id, typ))
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{fmt.Sprint(javaID, Actual), fmt.Sprint(goID, Actual)}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("rows %v, want %v", got, want)
+	}
+}

@@ -1,0 +1,169 @@
+package worker
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// NodeType says where a worker runs; it is the TYPE column of WORKER_NODE.
+// The values are those of Baidu's WorkerNodeType, so rows written by the Go
+// and the Java assigner read alike.
+type NodeType int
+
+const (
+	// Container is a process whose host and port the environment gives:
+	// JPAAS variables, or a Kubernetes pod.
+	Container NodeType = 1
+
+	// Actual is a process on a machine of its own: HOST_NAME is its network
+	// address and PORT a token unique to this start.
+	Actual NodeType = 2
+)
+
+// String returns Baidu's name of the type: "CONTAINER" or "ACTUAL".
+func (t NodeType) String() string {
+	switch t {
+	case Container:
+		return "CONTAINER"
+	case Actual:
+		return "ACTUAL"
+	}
+	return "NodeType(" + strconv.Itoa(int(t)) + ")"
+}
+
+// The environment variables read to describe the node. The JPAAS names are
+// Baidu's (DockerUtils); KUBERNETES_SERVICE_HOST is set in every Kubernetes
+// pod, HOSTNAME is the pod's name there, and POD_IP is the name the
+// Kubernetes documentation gives status.podIP in the downward API.
+const (
+	envJPAASHost      = "JPAAS_HOST"
+	envJPAASHTTPPort  = "JPAAS_HTTP_PORT"
+	envJPAASPort8080  = "JPAAS_HOST_PORT_8080"
+	envK8sServiceHost = "KUBERNETES_SERVICE_HOST"
+	envHostname       = "HOSTNAME"
+	envPodIP          = "POD_IP"
+)
+
+// columnChars is the width of HOST_NAME and PORT: VARCHAR(64).
+const columnChars = 64
+
+// portRandom bounds the random half of an actual host's PORT, as Baidu's
+// RandomUtils.nextInt(100000).
+const portRandom = 100000
+
+// node is one WORKER_NODE row's description of this process.
+type node struct {
+	typ  NodeType
+	host string // HOST_NAME
+	port string // PORT
+}
+
+// env returns the variable's value, with a blank one read as unset, as
+// Baidu's StringUtils.isBlank does.
+func (d *Disposable) env(name string) string {
+	v, _ := d.lookupEnv(name)
+	return strings.TrimSpace(v)
+}
+
+// node describes this process at now, in Baidu's order: JPAAS container,
+// then (ours) Kubernetes pod, then actual host.
+func (d *Disposable) node(now time.Time) (node, error) {
+	host := d.env(envJPAASHost)
+	portVar := envJPAASHTTPPort
+	port := d.env(portVar)
+	if port == "" {
+		portVar = envJPAASPort8080
+		port = d.env(portVar)
+	}
+	switch {
+	case host != "" && port != "":
+		return container(host, port)
+	case host != "":
+		return node{}, fmt.Errorf("%w: %s=%q is set but neither %s nor %s is",
+			ErrContainerEnv, envJPAASHost, host, envJPAASHTTPPort, envJPAASPort8080)
+	case port != "":
+		return node{}, fmt.Errorf("%w: %s=%q is set but %s is not",
+			ErrContainerEnv, portVar, port, envJPAASHost)
+	}
+
+	if d.env(envK8sServiceHost) != "" {
+		name := d.env(envHostname)
+		if name == "" {
+			return node{}, fmt.Errorf("%w: %s is set (a Kubernetes pod) but %s, the pod's name, is not",
+				ErrContainerEnv, envK8sServiceHost, envHostname)
+		}
+		addr := d.env(envPodIP)
+		if addr == "" {
+			var err error
+			if addr, err = d.hostAddress(); err != nil {
+				return node{}, err
+			}
+		}
+		return container(addr, name)
+	}
+
+	addr, err := d.hostAddress()
+	if err != nil {
+		return node{}, err
+	}
+	millis := strconv.FormatInt(now.UnixMilli(), 10)
+	return node{typ: Actual, host: addr, port: millis + "-" + strconv.Itoa(rand.IntN(portRandom))}, nil
+}
+
+// container returns a CONTAINER node, refusing values that the VARCHAR(64)
+// columns would truncate or reject.
+func container(host, port string) (node, error) {
+	for _, c := range [...]struct{ column, value string }{{"HOST_NAME", host}, {"PORT", port}} {
+		if n := utf8.RuneCountInString(c.value); n > columnChars {
+			return node{}, fmt.Errorf("%w: %s value %q is %d characters, the column holds %d",
+				ErrContainerEnv, c.column, c.value, n, columnChars)
+		}
+	}
+	return node{typ: Container, host: host, port: port}, nil
+}
+
+// hostAddress returns the first address of this machine that is neither
+// loopback nor link-local, as Baidu's NetUtils does. Where there is none
+// (a machine that reaches MySQL only through 127.0.0.1) it falls back to
+// the host name, since the row is a record for people and never decides
+// the ID.
+func (d *Disposable) hostAddress() (string, error) {
+	addrs, err := d.addrs()
+	if err == nil {
+		if a, ok := firstAddress(addrs); ok {
+			return a, nil
+		}
+	}
+	name, herr := d.hostname()
+	if herr == nil && name != "" {
+		return name, nil
+	}
+	if herr == nil {
+		herr = errors.New("host name is empty")
+	}
+	return "", fmt.Errorf("%w: no address outside loopback and link-local, and no host name: %w",
+		ErrNoHost, errors.Join(err, herr))
+}
+
+// firstAddress returns the first of addrs that is an IP address and neither
+// loopback, link-local nor unspecified.
+func firstAddress(addrs []net.Addr) (string, bool) {
+	for _, a := range addrs {
+		ipnet, ok := a.(*net.IPNet)
+		if !ok {
+			continue
+		}
+		ip := ipnet.IP
+		if ip.IsLoopback() || ip.IsLinkLocalUnicast() || ip.IsUnspecified() {
+			continue
+		}
+		return ip.String(), true
+	}
+	return "", false
+}
