@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/seed4d941b13/uidgen/internal/mysqltest"
 )
 
 func TestAssignWorkerIDIncreases(t *testing.T) {
@@ -196,8 +198,8 @@ func TestAssignWorkerIDRealHost(t *testing.T) {
 }
 
 func TestAssignWorkerIDServerErrors(t *testing.T) {
-	cfg := testConfig(t)
-	db := openDB(t, cfg)
+	cfg := mysqltest.Config(t)
+	db := mysqltest.Open(t, cfg)
 	missing := testTable(t, db) // never created
 
 	badUser := cfg.Clone()
@@ -212,8 +214,8 @@ func TestAssignWorkerIDServerErrors(t *testing.T) {
 		text []string // in the message besides the operation
 	}{
 		{"missing table", db, ErrNoTable, []string{"EnsureSchema", "uidgen schema", "1146"}},
-		{"bad credentials", openDB(t, badUser), ErrAccessDenied, []string{"uidgen_no_such_user", "Access denied"}},
-		{"unreachable", openDB(t, closedPort), ErrUnreachable, []string{"127.0.0.1:1"}},
+		{"bad credentials", mysqltest.Open(t, badUser), ErrAccessDenied, []string{"uidgen_no_such_user", "Access denied"}},
+		{"unreachable", mysqltest.Open(t, closedPort), ErrUnreachable, []string{"127.0.0.1:1"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
