@@ -14,6 +14,10 @@ import (
 	"io"
 	"os"
 	"slices"
+
+	"github.com/seed4d941b13/uidgen/bits"
+	"github.com/seed4d941b13/uidgen/defaultgen"
+	"github.com/seed4d941b13/uidgen/worker"
 )
 
 // command is one subcommand: its flags are parsed by run itself, so each
@@ -102,4 +106,17 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 		return fmt.Errorf("%w: %v", errUsage, err)
 	}
 	return nil
+}
+
+// usageIf marks err from building a generator as a usage error (exit 2)
+// when the flags were at fault: a bad layout, epoch or worker ID. Other
+// failures, such as an unreachable database, exit 1.
+func usageIf(err error) error {
+	for _, bad := range []error{bits.ErrLayout, defaultgen.ErrEpochInFuture, defaultgen.ErrTimeExhausted,
+		defaultgen.ErrWorkerIDRange, worker.ErrNegativeID, worker.ErrBadTable} {
+		if errors.Is(err, bad) {
+			return fmt.Errorf("%w: %w", errUsage, err)
+		}
+	}
+	return err
 }
