@@ -2,6 +2,8 @@
 //
 //	uidgen gen -n 5            five IDs from a static worker ID
 //	uidgen parse 512360392635531264
+//	uidgen plan -qps 100000    how long the default layout lasts at that load
+//	uidgen schema              the WORKER_NODE DDL, for -dsn's database
 //	uidgen help COMMAND        what a command does, with an example
 //
 // Every command takes -h. Bad flags print a message and exit with status 2.
@@ -32,6 +34,8 @@ type command struct {
 var commands = []command{
 	{"gen", "print new IDs", runGen},
 	{"parse", "take IDs apart: time, worker ID, sequence", runParse},
+	{"plan", "how long a layout's time and worker bits last, at a load", runPlan},
+	{"schema", "print the WORKER_NODE table's DDL", runSchema},
 }
 
 // errUsage marks an error the user can fix by calling differently: exit 2.

@@ -1,0 +1,231 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"text/tabwriter"
+	"time"
+
+	"github.com/seed4d941b13/uidgen/bits"
+)
+
+// secondsPerYear is a Julian year, 365.25 days.
+const secondsPerYear = 365.25 * 24 * 60 * 60
+
+// lastDate is the last instant plan prints as a date: past it a layout
+// lasts "beyond year 9999".
+var lastDate = time.Date(9999, time.December, 31, 23, 59, 59, 0, time.UTC)
+
+// layoutPlan is the arithmetic behind Baidu's README tips for one layout:
+// how long its time bits last at the wall clock's pace and at a load
+// through the cached generator, and how many restarts its worker bits
+// allow. Its JSON form is `uidgen plan -json`: fields are only ever added.
+type layoutPlan struct {
+	TimeBits   int       `json:"timeBits"`
+	WorkerBits int       `json:"workerBits"`
+	SeqBits    int       `json:"seqBits"`
+	Epoch      time.Time `json:"epoch"`
+	From       time.Time `json:"from"` // the instant the years left count from
+
+	// IDsPerSecond is how many IDs one worker makes in one second of ID
+	// time: 2^SeqBits.
+	IDsPerSecond int64 `json:"idsPerSecond"`
+	// TimeSpanYears is what the time bits hold: 2^TimeBits seconds.
+	TimeSpanYears float64 `json:"timeSpanYears"`
+	// RunsOut is the instant the time bits run out at the wall clock's
+	// pace: Epoch + 2^TimeBits s. Null past year 9999.
+	RunsOut *time.Time `json:"runsOut"`
+	// YearsLeft is the years from From to RunsOut; negative once run out.
+	YearsLeft float64 `json:"yearsLeft"`
+
+	// QPS is the load planned for, in IDs per second through one cached
+	// generator.
+	QPS float64 `json:"qps"`
+	// BorrowRate is the seconds of ID time the cached generator uses per
+	// second of the clock at QPS: max(1, QPS / IDsPerSecond). Above 1 it
+	// borrows future seconds.
+	BorrowRate float64 `json:"borrowRate"`
+	// CachedRunsOut is the instant the time bits run out at QPS from From
+	// on. Null past year 9999.
+	CachedRunsOut *time.Time `json:"cachedRunsOut"`
+	// CachedYearsLeft is the years from From to CachedRunsOut.
+	CachedYearsLeft float64 `json:"cachedYearsLeft"`
+
+	// WorkerIDs is how many process starts the worker bits allow: each
+	// start takes a fresh AUTO_INCREMENT ID from 1 to 2^WorkerBits-1.
+	WorkerIDs int64 `json:"workerIds"`
+	// RestartsPerDay is the fleet's process starts per day planned for.
+	RestartsPerDay float64 `json:"restartsPerDay"`
+	// RestartYears is how long WorkerIDs last at RestartsPerDay. Null
+	// when RestartsPerDay is 0.
+	RestartYears *float64 `json:"restartYears"`
+}
+
+func runPlan(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("plan",
+		"plan [-time-bits T -worker-bits W -seq-bits S -epoch DATE] [-qps Q] [-restarts-per-day R] [-from DATE] [-json]",
+		"uidgen plan -time-bits 29 -worker-bits 21 -seq-bits 13 -epoch 2026-01-01 -qps 100000 -restarts-per-day 500",
+		stderr)
+	var layout layoutFlags
+	layout.register(fs)
+	qps := fs.Float64("qps", 0, "IDs per second through one cached generator to plan for")
+	restarts := fs.Float64("restarts-per-day", 0, "process starts a day across the whole fleet (each takes a worker ID)")
+	from := fs.String("from", "", "date to count years left from, as YYYY-MM-DD or RFC 3339 (default now)")
+	asJSON := fs.Bool("json", false, "print the plan as one JSON object")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	}
+	if *qps < 0 || math.IsInf(*qps, 0) || math.IsNaN(*qps) {
+		return fmt.Errorf("%w: -qps %v: must be 0 or more", errUsage, *qps)
+	}
+	if *restarts < 0 || math.IsInf(*restarts, 0) || math.IsNaN(*restarts) {
+		return fmt.Errorf("%w: -restarts-per-day %v: must be 0 or more", errUsage, *restarts)
+	}
+	alloc, err := bits.New(layout.timeBits, layout.workerBits, layout.seqBits)
+	if err != nil {
+		return fmt.Errorf("%w: %v", errUsage, err)
+	}
+	epoch, err := parseEpoch(layout.epoch)
+	if err != nil {
+		return err
+	}
+	start := time.Now().Truncate(time.Second)
+	if *from != "" {
+		if start, err = parseEpoch(*from); err != nil {
+			return fmt.Errorf("%w: -from %q is neither YYYY-MM-DD nor RFC 3339", errUsage, *from)
+		}
+	}
+	p := makePlan(alloc, epoch.Truncate(time.Second), start, *qps, *restarts)
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(p)
+	}
+	return p.print(stdout)
+}
+
+// makePlan does the arithmetic for alloc's layout from epoch, counting from
+// the instant from, at qps IDs/s and restarts process starts a day.
+func makePlan(alloc *bits.Allocator, epoch, from time.Time, qps, restarts float64) layoutPlan {
+	span := float64(alloc.MaxDeltaSeconds()) + 1
+	p := layoutPlan{
+		TimeBits: alloc.TimeBits(), WorkerBits: alloc.WorkerBits(), SeqBits: alloc.SeqBits(),
+		Epoch: epoch.UTC(), From: from.UTC(),
+		IDsPerSecond:   alloc.MaxSequence() + 1,
+		TimeSpanYears:  round2(span / secondsPerYear),
+		QPS:            qps,
+		WorkerIDs:      alloc.MaxWorkerID(),
+		RestartsPerDay: restarts,
+	}
+	// Seconds of ID time already spent at from; none before the epoch.
+	used := max(from.Sub(epoch).Seconds(), 0)
+	left := span - used
+	p.RunsOut = instant(epoch, span)
+	p.YearsLeft = round2(left / secondsPerYear)
+
+	// The cached generator's padder takes max(last+1, now) as its next
+	// second, so under a load above IDsPerSecond its seconds run ahead of
+	// the clock at QPS/IDsPerSecond; below it they follow the clock.
+	p.BorrowRate = round2(max(1, qps/float64(p.IDsPerSecond)))
+	cachedLeft := left / max(1, qps/float64(p.IDsPerSecond))
+	if left <= 0 {
+		cachedLeft = left
+	}
+	p.CachedRunsOut = instant(maxTime(from, epoch), cachedLeft)
+	p.CachedYearsLeft = round2(cachedLeft / secondsPerYear)
+
+	if restarts > 0 {
+		years := round2(float64(p.WorkerIDs) / restarts / 365.25)
+		p.RestartYears = &years
+	}
+	return p
+}
+
+// print writes p for a person: aligned, with the reasoning in words.
+func (p *layoutPlan) print(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	day := p.From.Format(time.DateOnly)
+	perSecond := group(p.IDsPerSecond)
+	fmt.Fprintf(tw, "layout\t1+%d+%d+%d bits (sign+time+worker+sequence) from %s\n",
+		p.TimeBits, p.WorkerBits, p.SeqBits, p.Epoch.Format(time.DateTime+" MST"))
+	fmt.Fprintf(tw, "IDs per second\t%s per worker in each second of ID time (2^%d)\n", perSecond, p.SeqBits)
+	fmt.Fprintf(tw, "time bits\t2^%d s = %s years, run out %s\n", p.TimeBits, years(p.TimeSpanYears), date(p.RunsOut))
+	if p.YearsLeft <= 0 {
+		fmt.Fprintf(tw, "  at %s\talready run out: no IDs can be made with this layout and epoch\n", day)
+	} else {
+		fmt.Fprintf(tw, "  at the clock's pace\t%s years left after %s\n", years(p.YearsLeft), day)
+		load := group(int64(p.QPS))
+		switch {
+		case p.QPS == 0:
+			fmt.Fprintf(tw, "  under load\tgive -qps: past %s IDs/s the cached generator borrows future seconds\n", perSecond)
+		case p.BorrowRate <= 1:
+			fmt.Fprintf(tw, "  at %s IDs/s\tno borrowing: the load fits in %s IDs a second\n", load, perSecond)
+		default:
+			fmt.Fprintf(tw, "  at %s IDs/s\tthe cached generator uses %v s of ID time a second: run out %s, %s years after %s\n",
+				load, p.BorrowRate, date(p.CachedRunsOut), years(p.CachedYearsLeft), day)
+			fmt.Fprintf(tw, "\tdefaultgen makes at most %s IDs/s per process; its callers wait for the next second\n", perSecond)
+		}
+	}
+	fmt.Fprintf(tw, "worker IDs\t%s process starts (2^%d-1), each taking a fresh ID\n", group(p.WorkerIDs), p.WorkerBits)
+	if p.RestartYears == nil {
+		fmt.Fprintf(tw, "  restarts\tgive -restarts-per-day for how many years they last\n")
+	} else {
+		fmt.Fprintf(tw, "  at %v starts a day\tthey last %s years\n", p.RestartsPerDay, years(*p.RestartYears))
+	}
+	return tw.Flush()
+}
+
+// instant returns t plus seconds, or nil past year 9999. It counts in
+// whole seconds, since a time.Duration holds only 292 years.
+func instant(t time.Time, seconds float64) *time.Time {
+	if float64(t.Unix())+seconds > float64(lastDate.Unix()) {
+		return nil
+	}
+	at := time.Unix(t.Unix()+int64(math.Floor(seconds)), 0).UTC()
+	return &at
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+func round2(x float64) float64 { return math.Round(x*100) / 100 }
+
+// date formats an instant from instant for a person.
+func date(t *time.Time) string {
+	if t == nil {
+		return "beyond year 9999"
+	}
+	return t.Format(time.DateTime + " MST")
+}
+
+// years formats a number of years for a person: one decimal, or two below
+// one year.
+func years(y float64) string {
+	if math.Abs(y) < 1 {
+		return strconv.FormatFloat(y, 'f', 2, 64)
+	}
+	return strconv.FormatFloat(y, 'f', 1, 64)
+}
+
+// group formats n >= 0 with commas between groups of three digits.
+func group(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	out := make([]byte, 0, len(s)+len(s)/3)
+	for i := range len(s) {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			out = append(out, ',')
+		}
+		out = append(out, s[i])
+	}
+	return string(out)
+}

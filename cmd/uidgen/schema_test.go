@@ -1,0 +1,41 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/seed4d941b13/uidgen/worker"
+)
+
+func TestSchemaPrintsBaidusDDL(t *testing.T) {
+	want, err := worker.Schema("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := uidgen(t, "schema")
+	if code != 0 || strings.TrimSuffix(out, "\n") != strings.TrimSuffix(want, "\n") || !strings.HasSuffix(out, ";\n") {
+		t.Fatalf("exit %d, stderr %q, printed\n%s\nwant\n%s", code, stderr, out, want)
+	}
+	code, out, _ = uidgen(t, "schema", "-table", "ORDER_WORKERS")
+	if code != 0 || !strings.HasPrefix(out, "CREATE TABLE ORDER_WORKERS\n") {
+		t.Fatalf("-table: exit %d, printed %q", code, out)
+	}
+}
+
+func TestSchemaBadCalls(t *testing.T) {
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"schema", "-table", "x; DROP TABLE y"}, "bad table name"},
+		{[]string{"schema", "extra"}, `unexpected argument "extra"`},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			code, out, stderr := uidgen(t, tt.args...)
+			if code != 2 || out != "" || !strings.Contains(stderr, tt.want) {
+				t.Fatalf("exit %d, stdout %q, stderr %q; want 2 and %q", code, out, stderr, tt.want)
+			}
+		})
+	}
+}
