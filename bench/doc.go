@@ -1,0 +1,12 @@
+// Package bench measures uidgen against the floor of any ID generator
+// (a bare atomic counter, a mutex counter), against its own baseline
+// (defaultgen) and against the Go generators people use instead:
+// github.com/bwmarrin/snowflake and github.com/sony/sonyflake/v2.
+//
+// It is a module of its own, so that the peers it imports never enter
+// uidgen's go.mod. Run the suite, its comparison and its plot with
+//
+//	bash bench/run.sh
+//
+// which writes RESULTS.md and ids-per-second.png beside this file.
+package bench
