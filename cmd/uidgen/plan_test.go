@@ -88,10 +88,7 @@ func TestPlanText(t *testing.T) {
 }
 
 func TestPlanBadCalls(t *testing.T) {
-	tests := []struct {
-		args []string
-		want string
-	}{
+	testBadCalls(t, []badCall{
 		{[]string{"plan", "-qps", "-5"}, "-qps -5: must be 0 or more"},
 		{[]string{"plan", "-qps", "lots"}, `invalid value "lots" for flag -qps`},
 		{[]string{"plan", "-restarts-per-day", "-1"}, "-restarts-per-day -1: must be 0 or more"},
@@ -99,12 +96,23 @@ func TestPlanBadCalls(t *testing.T) {
 		{[]string{"plan", "-epoch", "soon"}, `-epoch "soon" is neither`},
 		{[]string{"plan", "-from", "tomorrow"}, `-from "tomorrow" is neither`},
 		{[]string{"plan", "30"}, `unexpected argument "30"`},
-	}
-	for _, tt := range tests {
-		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
-			code, out, stderr := uidgen(t, tt.args...)
-			if code != 2 || out != "" || !strings.Contains(stderr, tt.want) {
-				t.Fatalf("exit %d, stdout %q, stderr %q; want 2 and %q", code, out, stderr, tt.want)
+	})
+}
+
+// badCall is a command line that must exit 2, print nothing on stdout and
+// say want on stderr.
+type badCall struct {
+	args []string
+	want string
+}
+
+func testBadCalls(t *testing.T, calls []badCall) {
+	t.Helper()
+	for _, c := range calls {
+		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
+			code, out, stderr := uidgen(t, c.args...)
+			if code != 2 || out != "" || !strings.Contains(stderr, c.want) {
+				t.Fatalf("exit %d, stdout %q, stderr %q; want 2 and %q", code, out, stderr, c.want)
 			}
 		})
 	}

@@ -23,19 +23,8 @@ func TestSchemaPrintsBaidusDDL(t *testing.T) {
 }
 
 func TestSchemaBadCalls(t *testing.T) {
-	tests := []struct {
-		args []string
-		want string
-	}{
+	testBadCalls(t, []badCall{
 		{[]string{"schema", "-table", "x; DROP TABLE y"}, "bad table name"},
 		{[]string{"schema", "extra"}, `unexpected argument "extra"`},
-	}
-	for _, tt := range tests {
-		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
-			code, out, stderr := uidgen(t, tt.args...)
-			if code != 2 || out != "" || !strings.Contains(stderr, tt.want) {
-				t.Fatalf("exit %d, stdout %q, stderr %q; want 2 and %q", code, out, stderr, tt.want)
-			}
-		})
-	}
+	})
 }
