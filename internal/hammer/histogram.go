@@ -143,3 +143,13 @@ func upper(i int) time.Duration {
 	}
 	return lower(i+1) - 1
 }
+
+// Round returns d rounded to three significant digits, so that its String
+// is short enough for a table: 1.07s, 131µs, 64ns.
+func Round(d time.Duration) time.Duration {
+	unit := time.Duration(1)
+	for d/unit >= 1000 || -d/unit >= 1000 {
+		unit *= 10
+	}
+	return d.Round(unit)
+}

@@ -76,3 +76,16 @@ func TestMergeAndPowersOfTwo(t *testing.T) {
 		}
 	}
 }
+
+func TestRound(t *testing.T) {
+	tests := []struct{ in, want time.Duration }{
+		{0, 0}, {64, 64}, {999, 999}, {1234, 1230}, {131072, 131000},
+		{1073741824, 1070 * time.Millisecond}, {-1234, -1230},
+		{math.MaxInt64, 9220000000000000000},
+	}
+	for _, tt := range tests {
+		if got := Round(tt.in); got != tt.want {
+			t.Errorf("Round(%d) = %d, want %d", tt.in, got, tt.want)
+		}
+	}
+}
