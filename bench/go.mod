@@ -8,9 +8,14 @@ require (
 	github.com/bwmarrin/snowflake v0.3.0
 	github.com/seed4d941b13/uidgen v0.0.0-00010101000000-000000000000
 	github.com/sony/sonyflake/v2 v2.2.0
+	golang.org/x/image v0.47.0
+	golang.org/x/perf v0.0.0-20260908200009-22c9c6c9d4da
 )
 
 require (
 	filippo.io/edwards25519 v1.2.0 // indirect
+	github.com/aclements/go-moremath v0.0.0-20210112150236-f10218a38794 // indirect
 	github.com/go-sql-driver/mysql v1.10.1 // indirect
 )
+
+tool golang.org/x/perf/cmd/benchstat

@@ -1,0 +1,152 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// run is everything RESULTS.md reports about one run of bench/run.sh.
+type run struct {
+	res       *results
+	date      string // YYYY-MM-DD, UTC
+	goVersion string
+	cores     int
+	benchtime string
+	peers     string // `go list -m` lines: module and version
+	benchstat string // benchstat's table
+	latency   string // cmd/latency's output
+}
+
+// writeMarkdown writes RESULTS.md.
+func writeMarkdown(w io.Writer, r *run, plotFile string) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, "# uidgen benchmarks\n\n")
+	fmt.Fprintf(&b, "Measured %s on %s (%d cores), %s, with `-count %d -benchtime %s`, by `bash bench/run.sh`,\n",
+		r.date, r.res.cpu, r.cores, r.goVersion, r.res.runs(), r.benchtime)
+	fmt.Fprintf(&b, "which rewrites this file; the raw output is in [results/](results/). The machine is shared and\n")
+	fmt.Fprintf(&b, "noisy: read ratios within this one run, not absolute numbers across runs.\n\n")
+	fmt.Fprintf(&b, "![IDs per second by implementation and goroutines](%s)\n\n", plotFile)
+
+	fmt.Fprintf(&b, "## IDs per second (median of %d)\n\n", r.res.runs())
+	b.WriteString("| implementation |")
+	for _, g := range r.res.levels {
+		fmt.Fprintf(&b, " %d goroutine%s |", g, plural(g))
+	}
+	b.WriteString(" ceiling |\n|---|")
+	b.WriteString(strings.Repeat("--:|", len(r.res.levels)))
+	b.WriteString("---|\n")
+	for _, im := range r.res.present() {
+		fmt.Fprintf(&b, "| %s |", im.label)
+		for _, g := range r.res.levels {
+			if v, ok := r.res.median(im.bench, g); ok {
+				fmt.Fprintf(&b, " %s |", si(v))
+			} else {
+				b.WriteString(" |")
+			}
+		}
+		fmt.Fprintf(&b, " %s |\n", im.cap)
+	}
+	b.WriteString("\nA per-millisecond or per-second Snowflake can go no faster than its ceiling, however\n")
+	b.WriteString("good its code: those rows measure the layout as much as the library.\n\n")
+
+	b.WriteString("## Ratios that matter (same run, medians)\n\n")
+	b.WriteString(ratios(r.res))
+
+	b.WriteString("\n## Peers\n\n```text\n")
+	b.WriteString(r.peers)
+	b.WriteString("```\n\n")
+	b.WriteString("No Go port of Baidu's uid-generator could be had from the Go module proxy when this suite\n")
+	b.WriteString("was written: the ports found on GitHub declare module paths that are not their import paths\n")
+	b.WriteString("(`module uid-generator-go`), or the proxy refuses them, so none is benchmarked here.\n")
+
+	b.WriteString("\n## benchstat\n\n```text\n")
+	b.WriteString(r.benchstat)
+	b.WriteString("```\n\n## NextID latency under load\n\n")
+	b.WriteString("Every call timed (the atomic row is the cost of reading the clock twice), in a\n")
+	b.WriteString("histogram of 32 buckets per power of two; goroutines call NextID back to back.\n\n```text\n")
+	b.WriteString(r.latency)
+	b.WriteString("```\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// ratios writes, per goroutine count, how the cached generator compares
+// with the floor, with defaultgen and with each peer.
+func ratios(res *results) string {
+	var b strings.Builder
+	for _, g := range res.levels {
+		cached, ok := res.median("Cached", g)
+		if !ok {
+			fmt.Fprintf(&b, "- %d goroutine%s: no cached result in this run.\n", g, plural(g))
+			continue
+		}
+		var parts []string
+		if v, ok := res.median("Atomic", g); ok {
+			parts = append(parts, fmt.Sprintf("%s× the ns/op of the atomic floor", times(v/cached)))
+		}
+		if v, ok := res.median("CachedBatch", g); ok {
+			parts = append(parts, fmt.Sprintf("NextIDs batches give %s× its IDs/s", times(v/cached)))
+		}
+		for _, peer := range []string{"Defaultgen", "Snowflake", "Sonyflake"} {
+			if v, ok := res.median(peer, g); ok {
+				parts = append(parts, fmt.Sprintf("%s× the IDs/s of %s", times(cached/v), labelOf(peer)))
+			}
+		}
+		fmt.Fprintf(&b, "- **%d goroutine%s**, cached NextID at %s IDs/s", g, plural(g), si(cached))
+		if len(parts) > 0 {
+			b.WriteString(": " + strings.Join(parts, "; "))
+		}
+		b.WriteString(".\n")
+	}
+	return b.String()
+}
+
+// times formats a ratio: two decimals below 10, then three significant
+// digits.
+func times(x float64) string {
+	if x < 10 {
+		return fmt.Sprintf("%.2f", x)
+	}
+	return si(x)
+}
+
+func labelOf(bench string) string {
+	for _, im := range impls {
+		if im.bench == bench {
+			return im.label
+		}
+	}
+	return bench
+}
+
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// si formats v with three significant digits and a k, M or G suffix.
+func si(v float64) string {
+	for _, u := range []struct {
+		div    float64
+		suffix string
+	}{{1e9, "G"}, {1e6, "M"}, {1e3, "k"}} {
+		if v >= u.div {
+			return sig3(v/u.div) + u.suffix
+		}
+	}
+	return sig3(v)
+}
+
+func sig3(v float64) string {
+	switch {
+	case v >= 100:
+		return fmt.Sprintf("%.0f", v)
+	case v >= 10:
+		return fmt.Sprintf("%.1f", v)
+	default:
+		return fmt.Sprintf("%.2f", v)
+	}
+}

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Runs the benchmark suite and the latency run, prints benchstat's table and
+# the ratios that matter, and rewrites bench/RESULTS.md and
+# bench/ids-per-second.png from them. The raw output stays in bench/results/.
+#
+#   bash bench/run.sh                      # -count 6 -benchtime 1s: about 10 minutes
+#   COUNT=10 BENCHTIME=2s LATENCY=5s bash bench/run.sh
+#
+# The machine should be otherwise idle; on a shared one, compare within a run.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+COUNT="${COUNT:-6}"
+BENCHTIME="${BENCHTIME:-1s}"
+LATENCY="${LATENCY:-3s}"
+mkdir -p results
+
+step() { printf '\n== %s\n' "$*" >&2; }
+
+step "benchmarks: -count $COUNT -benchtime $BENCHTIME (raw output: bench/results/bench.txt)"
+go test -run '^$' -bench . -count "$COUNT" -benchtime "$BENCHTIME" . | tee results/bench.txt
+
+step "NextID latency, $LATENCY per row (bench/results/latency.txt)"
+go run ./cmd/latency -d "$LATENCY" | tee results/latency.txt
+
+go list -m github.com/bwmarrin/snowflake github.com/sony/sonyflake/v2 >results/peers.txt
+
+step "benchstat (bench/results/benchstat.txt)"
+go tool benchstat results/bench.txt | tee results/benchstat.txt
+
+step "ratios (bench/RESULTS.md, bench/ids-per-second.png)"
+go run ./cmd/report -results results -benchtime "$BENCHTIME" -out .
