@@ -2,6 +2,7 @@
 //
 //	uidgen gen -n 5            five IDs from a static worker ID
 //	uidgen parse 512360392635531264
+//	uidgen bench               the cached generator against the default one, 3s each
 //	uidgen plan -qps 100000    how long the default layout lasts at that load
 //	uidgen schema              the WORKER_NODE DDL, for -dsn's database
 //	uidgen help COMMAND        what a command does, with an example
@@ -34,6 +35,7 @@ type command struct {
 var commands = []command{
 	{"gen", "print new IDs", runGen},
 	{"parse", "take IDs apart: time, worker ID, sequence", runParse},
+	{"bench", "measure the cached generator against the default one", runBench},
 	{"plan", "how long a layout's time and worker bits last, at a load", runPlan},
 	{"schema", "print the WORKER_NODE table's DDL", runSchema},
 }

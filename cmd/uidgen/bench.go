@@ -1,0 +1,158 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"runtime"
+	"text/tabwriter"
+	"time"
+
+	"github.com/seed4d941b13/uidgen/defaultgen"
+	"github.com/seed4d941b13/uidgen/internal/hammer"
+)
+
+// benchSampleEvery is how many calls `uidgen bench` makes per timed one:
+// reading the clock twice costs more than a cached NextID, so timing every
+// call would halve what it measures.
+const benchSampleEvery = 32
+
+// contender is one generator `uidgen bench` measures: open builds it from
+// the flags' config.
+type contender struct {
+	name string
+	open func(ctx context.Context, cfg defaultgen.Config) (benchee, error)
+}
+
+// benchee is a generator under measurement.
+type benchee struct {
+	next  func() (int64, error)
+	ahead func() int64  // seconds of ID time borrowed beyond the clock so far
+	ring  func() string // the ring's statistics for the table; nil without a ring
+	close func() error  // releases the generator
+}
+
+// contenders are measured in this order.
+var contenders = []contender{
+	{"default", func(ctx context.Context, cfg defaultgen.Config) (benchee, error) {
+		g, err := defaultgen.New(ctx, cfg)
+		if err != nil {
+			return benchee{}, err
+		}
+		return benchee{next: g.NextID, ahead: func() int64 { return 0 }, close: func() error { return nil }}, nil
+	}},
+}
+
+// benchRow is what one contender measured.
+type benchRow struct {
+	name  string
+	r     hammer.Result
+	ahead int64
+	ring  string
+}
+
+func runBench(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("bench", "bench [-d DURATION] [-goroutines N] [-worker ID | -dsn DSN] [layout flags]",
+		"uidgen bench -d 3s -goroutines 4", stderr)
+	d := fs.Duration("d", 3*time.Second, "how long to run each generator")
+	goroutines := fs.Int("goroutines", runtime.GOMAXPROCS(0), "goroutines calling NextID at once")
+	var (
+		layout layoutFlags
+		wf     workerFlags
+	)
+	layout.register(fs)
+	wf.register(fs)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	switch {
+	case fs.NArg() > 0:
+		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	case *d <= 0:
+		return fmt.Errorf("%w: -d %v: must be more than 0", errUsage, *d)
+	case *goroutines < 1:
+		return fmt.Errorf("%w: -goroutines %d: must be 1 or more", errUsage, *goroutines)
+	}
+	assigner, release, err := wf.assigner()
+	if err != nil {
+		return err
+	}
+	defer release()
+	cfg, err := layout.config(assigner)
+	if err != nil {
+		return err
+	}
+
+	rows := make([]benchRow, 0, len(contenders))
+	for _, c := range contenders {
+		row, err := benchOne(c, cfg, *goroutines, *d, stderr)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, row)
+	}
+	return printBench(stdout, rows, *goroutines, cfg)
+}
+
+// benchOne builds c and hammers it for d, with a progress line on stderr.
+func benchOne(c contender, cfg defaultgen.Config, goroutines int, d time.Duration, stderr io.Writer) (benchRow, error) {
+	b, err := c.open(context.Background(), cfg)
+	if err != nil {
+		return benchRow{}, usageIf(fmt.Errorf("%s: %w", c.name, err))
+	}
+	defer b.close()
+	progress := func(ids int64, elapsed time.Duration) {
+		fmt.Fprintf(stderr, "\r%-8s %5.1fs of %v  %15s IDs  %12s IDs/s ", c.name,
+			elapsed.Seconds(), d, group(ids), group(int64(float64(ids)/elapsed.Seconds())))
+	}
+	r := hammer.Run(hammer.Config{
+		Goroutines:  goroutines,
+		Duration:    d,
+		SampleEvery: benchSampleEvery,
+		Progress:    progress,
+	}, b.next)
+	progress(r.IDs, r.Elapsed)
+	fmt.Fprintln(stderr)
+	if r.Err != nil {
+		return benchRow{}, fmt.Errorf("%s: %w", c.name, r.Err)
+	}
+	row := benchRow{name: c.name, r: r, ahead: b.ahead()}
+	if b.ring != nil {
+		row.ring = b.ring()
+	}
+	return row, nil
+}
+
+// printBench writes the table a person reads, aligned, and what it means.
+func printBench(w io.Writer, rows []benchRow, goroutines int, cfg defaultgen.Config) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "generator\tIDs/s\tns/ID\tp50\tp99\tmax\tahead\tring")
+	for _, r := range rows {
+		h := &r.r.Latency
+		ring := r.ring
+		if ring == "" {
+			ring = "-"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%v\t%v\t%v\t%ds\t%s\n", r.name, group(int64(r.r.PerSecond())), nsPerID(r.r.NsPerID()),
+			hammer.Round(h.Quantile(0.5)), hammer.Round(h.Quantile(0.99)), hammer.Round(h.Max()), r.ahead, ring)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	perSecond := int64(1) << cfg.SeqBits // the layout flags always set all three widths
+	_, err := fmt.Fprintf(w, `
+%d goroutines; ns/ID is wall time per ID across them all; latencies from one call in %d.
+default makes at most %s IDs a second (its sequence bits); past that, callers sleep to the next second.
+ahead is how many seconds of ID time a generator has borrowed beyond the clock.
+`, goroutines, benchSampleEvery, group(perSecond))
+	return err
+}
+
+// nsPerID formats nanoseconds per ID: one decimal where it matters.
+func nsPerID(ns float64) string {
+	if ns < 100 {
+		return fmt.Sprintf("%.1f", ns)
+	}
+	return group(int64(math.Round(ns)))
+}

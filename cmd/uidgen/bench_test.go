@@ -1,0 +1,44 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestBenchPrintsATableRowPerGenerator(t *testing.T) {
+	code, out, stderr := uidgen(t, "bench", "-d", "150ms", "-goroutines", "3", "-worker", "7")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	lines := strings.Split(out, "\n")
+	if !strings.HasPrefix(lines[0], "generator  IDs/s") || !strings.Contains(lines[0], "  p99  ") {
+		t.Fatalf("header %q", lines[0])
+	}
+	for i, c := range contenders {
+		fields := strings.Fields(lines[1+i])
+		if len(fields) != 8 || fields[0] != c.name {
+			t.Errorf("row %d = %q, want 8 columns for %s", i, lines[1+i], c.name)
+		}
+		// The header's columns line up with the row's.
+		if strings.Index(lines[0], "ahead") != strings.Index(lines[1+i], fields[6]) {
+			t.Errorf("row %q is not aligned under %q", lines[1+i], lines[0])
+		}
+		if !strings.Contains(stderr, "\r"+c.name) {
+			t.Errorf("no progress line for %s in %q", c.name, stderr)
+		}
+	}
+	if !strings.Contains(out, "3 goroutines;") || !strings.Contains(out, "at most 8,192 IDs a second") {
+		t.Errorf("no legend:\n%s", out)
+	}
+}
+
+func TestBenchBadCalls(t *testing.T) {
+	testBadCalls(t, []badCall{
+		{[]string{"bench", "-d", "0s"}, "-d 0s: must be more than 0"},
+		{[]string{"bench", "-d", "soon"}, `invalid value "soon" for flag -d`},
+		{[]string{"bench", "-goroutines", "0"}, "-goroutines 0: must be 1 or more"},
+		{[]string{"bench", "-worker", "-3"}, "negative worker ID"},
+		{[]string{"bench", "-seq-bits", "20"}, "must be 64"},
+		{[]string{"bench", "now"}, `unexpected argument "now"`},
+	})
+}
