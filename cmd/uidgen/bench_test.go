@@ -19,8 +19,9 @@ func TestBenchPrintsATableRowPerGenerator(t *testing.T) {
 		if len(fields) != 8 || fields[0] != c.name {
 			t.Errorf("row %d = %q, want 8 columns for %s", i, lines[1+i], c.name)
 		}
-		// The header's columns line up with the row's.
-		if strings.Index(lines[0], "ahead") != strings.Index(lines[1+i], fields[6]) {
+		// The header's columns line up with the row's, in runes: µs is
+		// two bytes wide in UTF-8 and one on the screen.
+		if head, row := starts(lines[0]), starts(lines[1+i]); head[6] != row[6] || head[7] != row[7] {
 			t.Errorf("row %q is not aligned under %q", lines[1+i], lines[0])
 		}
 		if !strings.Contains(stderr, "\r"+c.name) {
@@ -41,4 +42,18 @@ func TestBenchBadCalls(t *testing.T) {
 		{[]string{"bench", "-seq-bits", "20"}, "must be 64"},
 		{[]string{"bench", "now"}, `unexpected argument "now"`},
 	})
+}
+
+// starts returns the screen columns at which line's space-separated
+// fields start.
+func starts(line string) []int {
+	var out []int
+	prev := ' '
+	for col, r := range []rune(line) {
+		if r != ' ' && prev == ' ' {
+			out = append(out, col)
+		}
+		prev = r
+	}
+	return out
 }
