@@ -1,0 +1,32 @@
+package ringbuffer_test
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/seed4d941b13/uidgen/ringbuffer"
+)
+
+func Example() {
+	r, err := ringbuffer.New(ringbuffer.Config{Size: 4, RejectedTake: ringbuffer.Fail})
+	if err != nil {
+		panic(err)
+	}
+	// The producer: one Put publishes the whole batch that fits.
+	fmt.Println("put", r.Put([]int64{101, 102, 103, 104, 105}))
+
+	// Consumers: one at a time, or many with one claim.
+	first, _ := r.Take()
+	batch := make([]int64, 8)
+	n, _ := r.TakeN(batch)
+	fmt.Println("took", first, batch[:n])
+
+	_, err = r.Take()
+	fmt.Println("empty:", errors.Is(err, ringbuffer.ErrEmpty))
+	fmt.Printf("%+v\n", r.Stats())
+	// Output:
+	// put 4
+	// took 101 [102 103 104]
+	// empty: true
+	// {Size:4 Available:0 Tail:3 Cursor:3 PutsRejected:1 TakesWaited:0 TakesFailed:1}
+}

@@ -1,0 +1,374 @@
+// Package ringbuffer is the lock-free ring that the cached generator hands
+// UIDs out of: one producer puts, any number of consumers take.
+//
+// A Ring holds 2^n int64 values in slots padded to a cache line each, so two
+// consumers taking neighbouring slots never write the same line. It knows
+// nothing of time, bit layouts or databases: the padding package fills it and
+// the cached package drains it.
+//
+// The two counters that move are tail, the sequence of the last slot put, and
+// cursor, the sequence of the last slot taken. Both start at -1, only grow,
+// and sit on cache lines of their own; slot s of the unbounded sequence lives
+// at index s & (size-1). cursor <= tail always, and tail - cursor is the
+// number of values waiting to be taken.
+//
+// Unlike Baidu's RingBuffer.take, which reads the cursor and then moves it in
+// a second step and so can hand one slot to two consumers, a Take here claims
+// its slot with a single compare-and-swap whose own old value proves the ring
+// was not empty. A slot is never handed out twice, and a value never put is
+// never handed out.
+package ringbuffer
+
+import (
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"golang.org/x/sys/cpu"
+)
+
+// MaxSize is the largest ring New accepts: 2^24 slots, 1 GiB on amd64.
+const MaxSize = 1 << 24
+
+// DefaultPaddingFactor is the padding factor of a Config that leaves it zero.
+const DefaultPaddingFactor = 50
+
+var (
+	// ErrSize: Config.Size is not a power of two in [1, MaxSize].
+	ErrSize = errors.New("ringbuffer: size is not a power of two in range")
+	// ErrPaddingFactor: Config.PaddingFactor is outside (0, 100).
+	ErrPaddingFactor = errors.New("ringbuffer: padding factor out of range")
+	// ErrEmpty: Take found the ring empty and its TakePolicy gave up, or the
+	// producer sealed the ring and it has drained.
+	ErrEmpty = errors.New("ringbuffer: ring is empty")
+)
+
+// lineSize is the cache line size of the target, as x/sys/cpu pads it.
+const lineSize = unsafe.Sizeof(cpu.CacheLinePad{})
+
+// slotData is the size of a slot's two fields, before its padding.
+const slotData = 16
+
+// slot holds one value and the sequence it may next be put at, padded to a
+// whole cache line (64 bytes on amd64) so that neighbouring slots never share
+// one. A ring's slots are one allocation of 2^n slots; Go's allocator places
+// an object of a power-of-two size of 64 bytes or more on a boundary of that
+// size (or of a page), so every slot starts a line.
+type slot struct {
+	// uid is written by the producer while the slot is puttable, and read by
+	// the one consumer whose cursor CAS claimed it. The producer's tail store
+	// publishes it; the consumer's store to next hands the slot back.
+	uid int64
+
+	// next is the slot's state: the sequence it may next be put at. The slot
+	// is puttable for sequence s exactly when next == s; otherwise it holds a
+	// value not yet read. Written by New (slot i: i) and by the consumer of
+	// sequence s once it has read uid (s + size, a store that publishes "uid
+	// is read, the slot is free"). Read by the producer before each put.
+	// Counting laps, not flipping a flag, makes a stale state impossible to
+	// mistake for a fresh one.
+	next atomic.Int64
+
+	_ [max(lineSize, slotData) - slotData]byte
+}
+
+// Config says how to build a Ring.
+type Config struct {
+	// Size is the number of slots, a power of two in [1, MaxSize]. Required.
+	Size int
+
+	// PaddingFactor is Baidu's paddingFactor: a take that leaves fewer than
+	// PaddingFactor percent of Size waiting wakes the producer. It must be in
+	// (0, 100); zero means DefaultPaddingFactor.
+	PaddingFactor int
+
+	// RejectedPut is told of the values a Put could not place. Nil means they
+	// are only counted. Either way they are dropped: the ring never hands
+	// them out.
+	RejectedPut PutPolicy
+
+	// RejectedTake decides what Take does on an empty ring. Nil means
+	// Wait(DefaultWait): wait briefly for the producer, then fail.
+	RejectedTake TakePolicy
+}
+
+// Ring is a ring of int64 values with one producer and many consumers. It is
+// safe for concurrent use by any number of goroutines calling Take, TakeN,
+// Stats and Seal, and one goroutine at a time calling Put, Free and Rearm.
+// A Ring must not be copied.
+type Ring struct {
+	_ cpu.CacheLinePad
+
+	// Set by New, then only read.
+	slots        []slot
+	mask         int64 // Size - 1
+	size         int64
+	threshold    int64 // wake the producer when fewer than this are waiting
+	rejectedPut  PutPolicy
+	rejectedTake TakePolicy
+	wakeups      chan struct{} // capacity 1
+
+	_ cpu.CacheLinePad
+
+	// tail is written only by the producer, in Put, after it has written
+	// the values of every slot up to it: the store publishes those values.
+	// Read by consumers to bound their claims, and by Stats.
+	tail atomic.Int64
+
+	_ cpu.CacheLinePad
+
+	// cursor is moved only by a consumer's CAS from c to c+n, made after the
+	// consumer has read tail >= c+n; tail never shrinks, so a successful CAS
+	// proves slots c+1..c+n were published, and that no other consumer
+	// claimed them. Read by the producer (through the slots' next) and Stats.
+	cursor atomic.Int64
+
+	_ cpu.CacheLinePad
+
+	// wakePending is true from the moment a consumer asks the producer to
+	// refill until the producer calls Rearm. Only a consumer that turns it
+	// from false to true sends on wakeups, so at most one wake-up is ever in
+	// flight, and a take that finds it true pays one load.
+	wakePending atomic.Bool
+
+	// sealed is set once, by Seal: the error an empty ring now returns.
+	sealed atomic.Pointer[error]
+
+	// Counters for Stats, written on the slow paths only.
+	putsRejected atomic.Int64
+	takesWaited  atomic.Int64
+	takesFailed  atomic.Int64
+
+	_ cpu.CacheLinePad
+}
+
+// New returns an empty Ring built from cfg. It fails, naming the value and
+// the limit, when Size is not a power of two in [1, MaxSize] (ErrSize) or
+// PaddingFactor is outside (0, 100) (ErrPaddingFactor).
+func New(cfg Config) (*Ring, error) {
+	if cfg.Size < 1 || cfg.Size > MaxSize || cfg.Size&(cfg.Size-1) != 0 {
+		return nil, fmt.Errorf("%w: size %d, want a power of two from 1 to %d", ErrSize, cfg.Size, MaxSize)
+	}
+	factor := cfg.PaddingFactor
+	if factor == 0 {
+		factor = DefaultPaddingFactor
+	}
+	if factor <= 0 || factor >= 100 {
+		return nil, fmt.Errorf("%w: padding factor %d, want more than 0 and less than 100", ErrPaddingFactor, factor)
+	}
+	size := int64(cfg.Size)
+	r := &Ring{
+		slots:        make([]slot, size),
+		mask:         size - 1,
+		size:         size,
+		threshold:    size * int64(factor) / 100,
+		rejectedPut:  cfg.RejectedPut,
+		rejectedTake: cfg.RejectedTake,
+		wakeups:      make(chan struct{}, 1),
+	}
+	if r.rejectedTake == nil {
+		r.rejectedTake = Wait(DefaultWait)
+	}
+	for i := range r.slots {
+		r.slots[i].next.Store(int64(i))
+	}
+	r.tail.Store(-1)
+	r.cursor.Store(-1)
+	return r, nil
+}
+
+// Size returns the number of slots.
+func (r *Ring) Size() int { return int(r.size) }
+
+// Put places the longest prefix of uids that fits, in order, publishes them
+// with a single store of tail, and returns how many it placed. The rest are
+// counted as rejected, handed to the RejectedPut policy and dropped.
+//
+// Only one goroutine at a time may call Put: the ring's producer.
+func (r *Ring) Put(uids []int64) int {
+	t := r.tail.Load() // the producer's own field: no one else moves it
+	n := 0
+	for _, uid := range uids {
+		s := t + 1 + int64(n)
+		sl := &r.slots[s&r.mask]
+		// The producer never writes a slot that is not puttable for s: its
+		// last value, sequence s-size, must have been read and handed back.
+		if sl.next.Load() != s {
+			break
+		}
+		sl.uid = uid
+		n++
+	}
+	if n > 0 {
+		r.tail.Store(t + int64(n)) // publishes the n values just written
+	}
+	if rest := uids[n:]; len(rest) > 0 {
+		r.putsRejected.Add(int64(len(rest)))
+		if r.rejectedPut != nil {
+			r.rejectedPut(rest)
+		}
+	}
+	return n
+}
+
+// Free returns how many slots the producer may fill: Size less the values
+// waiting to be taken. A slot whose value is being read as Free runs may
+// still refuse a Put for a moment.
+func (r *Ring) Free() int {
+	return int(r.size - (r.tail.Load() - r.cursor.Load()))
+}
+
+// Wakeups returns the channel on which consumers ask the producer to refill:
+// a take that leaves fewer than the threshold waiting, or finds the ring
+// empty, sends on it unless a wake-up is already pending.
+func (r *Ring) Wakeups() <-chan struct{} { return r.wakeups }
+
+// Rearm ends the pending wake-up, so that the next take below the threshold
+// asks again. The producer calls it after receiving from Wakeups and before
+// it reads Free, so no request made after its look at the ring is lost.
+func (r *Ring) Rearm() { r.wakePending.Store(false) }
+
+// wake asks the producer to refill, unless a wake-up is already pending.
+func (r *Ring) wake() {
+	if r.wakePending.Load() || !r.wakePending.CompareAndSwap(false, true) {
+		return
+	}
+	// Never blocks: the flag lets one sender at a time through, and the
+	// channel holds one.
+	select {
+	case r.wakeups <- struct{}{}:
+	default:
+	}
+}
+
+// Seal tells consumers that the producer will put no more: once the ring has
+// drained, Take and TakeN return an error wrapping both ErrEmpty and err at
+// once, without consulting the RejectedTake policy. The first Seal wins.
+func (r *Ring) Seal(err error) { r.sealed.CompareAndSwap(nil, &err) }
+
+// Take returns the next value. On an empty ring it wakes the producer and
+// asks the RejectedTake policy, which either lets it look again or fails it;
+// see TakePolicy. A value is returned by at most one Take or TakeN.
+func (r *Ring) Take() (int64, error) {
+	first, n := r.claim(1)
+	if n == 0 {
+		var err error
+		if first, n, err = r.claimWaiting(1); err != nil {
+			return 0, err
+		}
+	}
+	return r.read(first), nil
+}
+
+// TakeN fills a prefix of dst with the next values, claiming all of them with
+// one compare-and-swap, and returns how many it took: at least one unless
+// dst is empty or err is not nil. It takes no more than are waiting, and
+// treats an empty ring as Take does.
+func (r *Ring) TakeN(dst []int64) (int, error) {
+	if len(dst) == 0 {
+		return 0, nil
+	}
+	first, n := r.claim(int64(len(dst)))
+	if n == 0 {
+		var err error
+		if first, n, err = r.claimWaiting(int64(len(dst))); err != nil {
+			return 0, err
+		}
+	}
+	for i := range n {
+		dst[i] = r.read(first + i)
+	}
+	return int(n), nil
+}
+
+// claim reserves up to limit waiting slots for the caller and returns the
+// first sequence claimed and how many; n == 0 means the ring was empty.
+//
+// The loop is lock-free: a CAS fails only because another consumer's CAS
+// moved the cursor, that is, because another take succeeded.
+func (r *Ring) claim(limit int64) (first, n int64) {
+	for {
+		c := r.cursor.Load()
+		t := r.tail.Load()
+		n = min(limit, t-c)
+		if n <= 0 {
+			return 0, 0
+		}
+		// Success proves the cursor was still c, and tail >= t > c: the
+		// emptiness test rests on the CAS's own old value, not on a second
+		// read of the cursor (the race in Baidu's take).
+		if r.cursor.CompareAndSwap(c, c+n) {
+			if t-(c+n) < r.threshold {
+				r.wake()
+			}
+			return c + 1, n
+		}
+	}
+}
+
+// claimWaiting is claim on an empty ring: it wakes the producer and loops on
+// the RejectedTake policy until a claim succeeds, the policy gives up, or the
+// ring is sealed and still empty.
+func (r *Ring) claimWaiting(limit int64) (first, n int64, err error) {
+	start := time.Now()
+	for {
+		if sealed := r.sealed.Load(); sealed != nil {
+			// Look once more: values put before the Seal must still drain.
+			if first, n = r.claim(limit); n > 0 {
+				break
+			}
+			r.takesFailed.Add(1)
+			return 0, 0, fmt.Errorf("%w: %w", ErrEmpty, *sealed)
+		}
+		r.wake()
+		if err := r.rejectedTake(time.Since(start)); err != nil {
+			r.takesFailed.Add(1)
+			return 0, 0, err
+		}
+		if first, n = r.claim(limit); n > 0 {
+			break
+		}
+	}
+	r.takesWaited.Add(1)
+	return first, n, nil
+}
+
+// read returns the value of claimed sequence s and hands its slot back to
+// the producer. The order matters: once next moves, the producer may
+// overwrite uid.
+func (r *Ring) read(s int64) int64 {
+	sl := &r.slots[s&r.mask]
+	uid := sl.uid
+	sl.next.Store(s + r.size) // publishes "read": puttable one lap on
+	return uid
+}
+
+// Stats is a snapshot of a Ring's counters.
+type Stats struct {
+	Size         int64 // slots
+	Available    int64 // values waiting to be taken: Tail - Cursor
+	Tail         int64 // sequence of the last value put; -1 before the first
+	Cursor       int64 // sequence of the last value taken; -1 before the first
+	PutsRejected int64 // values Put could not place, dropped
+	TakesWaited  int64 // takes that found the ring empty, waited and succeeded
+	TakesFailed  int64 // takes that returned an error
+}
+
+// Stats returns a snapshot of r's counters. The fields are read one by one
+// while the ring runs, so a busy ring's snapshot is only approximately of
+// one instant; Available is kept within [0, Size].
+func (r *Ring) Stats() Stats {
+	c := r.cursor.Load() // before tail: tail >= any cursor read earlier
+	t := r.tail.Load()
+	return Stats{
+		Size:         r.size,
+		Available:    min(t-c, r.size),
+		Tail:         t,
+		Cursor:       c,
+		PutsRejected: r.putsRejected.Load(),
+		TakesWaited:  r.takesWaited.Load(),
+		TakesFailed:  r.takesFailed.Load(),
+	}
+}

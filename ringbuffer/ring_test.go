@@ -1,0 +1,358 @@
+package ringbuffer
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+	"unsafe"
+
+	"github.com/seed4d941b13/uidgen/internal/racebuild"
+)
+
+func TestNewRejects(t *testing.T) {
+	tests := []struct {
+		name string
+		cfg  Config
+		want error
+	}{
+		{"zero size", Config{Size: 0}, ErrSize},
+		{"negative size", Config{Size: -8}, ErrSize},
+		{"not a power of two", Config{Size: 12}, ErrSize},
+		{"above MaxSize", Config{Size: MaxSize * 2}, ErrSize},
+		{"negative factor", Config{Size: 8, PaddingFactor: -1}, ErrPaddingFactor},
+		{"factor 100", Config{Size: 8, PaddingFactor: 100}, ErrPaddingFactor},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r, err := New(tt.cfg)
+			if !errors.Is(err, tt.want) || r != nil {
+				t.Fatalf("New(%+v) = %v, %v; want nil, %v", tt.cfg, r, err, tt.want)
+			}
+		})
+	}
+	for _, size := range []int{1, 2, 8, 1 << 10} {
+		if _, err := New(Config{Size: size, PaddingFactor: 99}); err != nil {
+			t.Errorf("New(size %d) = %v", size, err)
+		}
+	}
+}
+
+// TestLayout checks the padding: a slot is one cache line, slots start on a
+// line, and tail and cursor each have a line to themselves.
+func TestLayout(t *testing.T) {
+	if got := unsafe.Sizeof(slot{}); got != max(lineSize, slotData) {
+		t.Errorf("slot is %d bytes, want one cache line of %d", got, lineSize)
+	}
+	if runtime.GOARCH == "amd64" && unsafe.Sizeof(slot{}) != 64 {
+		t.Errorf("slot is %d bytes on amd64, want 64", unsafe.Sizeof(slot{}))
+	}
+	var r Ring
+	tail, cursor := unsafe.Offsetof(r.tail), unsafe.Offsetof(r.cursor)
+	if lo, hi := unsafe.Offsetof(r.wakeups)+unsafe.Sizeof(r.wakeups), tail; hi-lo < lineSize {
+		t.Errorf("tail at %d is %d bytes after the read-only fields, want a line (%d)", tail, hi-lo, lineSize)
+	}
+	if cursor-(tail+8) < lineSize {
+		t.Errorf("cursor at %d is %d bytes after tail, want a line (%d)", cursor, cursor-(tail+8), lineSize)
+	}
+	if unsafe.Offsetof(r.wakePending)-(cursor+8) < lineSize {
+		t.Errorf("wakePending is %d bytes after cursor, want a line (%d)", unsafe.Offsetof(r.wakePending)-(cursor+8), lineSize)
+	}
+	if unsafe.Sizeof(r)-(unsafe.Offsetof(r.takesFailed)+8) < lineSize || tail < lineSize {
+		t.Errorf("Ring of %d bytes is not padded a line at both ends", unsafe.Sizeof(r))
+	}
+	for size := 1; size <= 1<<16; size *= 2 {
+		r, err := New(Config{Size: size})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if addr := uintptr(unsafe.Pointer(&r.slots[0])); addr%lineSize != 0 {
+			t.Errorf("size %d: slots start at %#x, not on a line of %d", size, addr, lineSize)
+		}
+	}
+}
+
+func mustNew(t testing.TB, cfg Config) *Ring {
+	t.Helper()
+	r, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// seqs returns from, from+1, ..., from+n-1.
+func seqs(from, n int64) []int64 {
+	s := make([]int64, n)
+	for i := range s {
+		s[i] = from + int64(i)
+	}
+	return s
+}
+
+func TestPutTakeInOrder(t *testing.T) {
+	var rejected []int64
+	r := mustNew(t, Config{Size: 8, RejectedPut: func(u []int64) { rejected = append(rejected, u...) }, RejectedTake: Fail})
+	if n := r.Put(seqs(1, 5)); n != 5 {
+		t.Fatalf("Put 5 into an empty ring of 8 = %d", n)
+	}
+	if n := r.Put(seqs(6, 5)); n != 3 {
+		t.Fatalf("Put 5 into a ring with 3 free = %d", n)
+	}
+	if !slices.Equal(rejected, []int64{9, 10}) {
+		t.Fatalf("RejectedPut got %v, want [9 10]", rejected)
+	}
+	var got []int64
+	for range 4 {
+		v, err := r.Take()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, v)
+	}
+	dst := make([]int64, 10)
+	n, err := r.TakeN(dst)
+	if err != nil || n != 4 {
+		t.Fatalf("TakeN with 4 waiting = %d, %v", n, err)
+	}
+	got = append(got, dst[:n]...)
+	if !slices.Equal(got, seqs(1, 8)) {
+		t.Fatalf("took %v, want 1..8", got)
+	}
+	if _, err := r.Take(); !errors.Is(err, ErrEmpty) {
+		t.Fatalf("Take on an empty ring with Fail = %v, want ErrEmpty", err)
+	}
+	// A second lap reuses every slot.
+	if n := r.Put(seqs(11, 8)); n != 8 {
+		t.Fatalf("Put 8 on the second lap = %d", n)
+	}
+	want := Stats{Size: 8, Available: 8, Tail: 15, Cursor: 7, PutsRejected: 2, TakesFailed: 1}
+	if s := r.Stats(); s != want {
+		t.Fatalf("Stats = %+v, want %+v", s, want)
+	}
+	if n, err := r.TakeN(nil); n != 0 || err != nil {
+		t.Fatalf("TakeN(nil) = %d, %v", n, err)
+	}
+}
+
+// TestPutSkipsUnreadSlot: a slot claimed but not yet handed back stops Put,
+// even when the cursor says the ring has room.
+func TestPutSkipsUnreadSlot(t *testing.T) {
+	r := mustNew(t, Config{Size: 4, RejectedTake: Fail})
+	r.Put(seqs(1, 4))
+	first, n := r.claim(2) // claimed, not read
+	if first != 0 || n != 2 || r.Free() != 2 {
+		t.Fatalf("claim(2) = %d, %d with Free %d; want 0, 2, 2", first, n, r.Free())
+	}
+	if got := r.Put([]int64{5}); got != 0 {
+		t.Fatalf("Put over an unread slot placed %d", got)
+	}
+	if r.read(0) != 1 {
+		t.Fatal("read(0) is not the first value put")
+	}
+	if got := r.Put([]int64{6, 7}); got != 1 {
+		t.Fatalf("Put with one slot handed back placed %d, want 1", got)
+	}
+}
+
+func TestWakeOnePending(t *testing.T) {
+	r := mustNew(t, Config{Size: 8, PaddingFactor: 50})
+	r.Put(seqs(1, 8))
+	pending := func() int { return len(r.Wakeups()) }
+	for range 4 { // leaves 7, 6, 5, 4: not below 4
+		if _, err := r.Take(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if pending() != 0 {
+		t.Fatal("woke the producer above the threshold")
+	}
+	for range 2 { // leaves 3, then 2
+		if _, err := r.Take(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if pending() != 1 {
+		t.Fatalf("%d wake-ups pending below the threshold, want 1", pending())
+	}
+	<-r.Wakeups()
+	if _, err := r.Take(); err != nil || pending() != 0 {
+		t.Fatalf("woke again before Rearm: %v, %d pending", err, pending())
+	}
+	r.Rearm()
+	if _, err := r.Take(); err != nil || pending() != 1 {
+		t.Fatalf("no wake-up after Rearm: %v, %d pending", err, pending())
+	}
+}
+
+func TestSealDrainsThenFails(t *testing.T) {
+	cause := errors.New("producer gone")
+	r := mustNew(t, Config{Size: 4})
+	r.Put(seqs(1, 2))
+	r.Seal(cause)
+	r.Seal(errors.New("second seal, ignored"))
+	dst := make([]int64, 4)
+	if n, err := r.TakeN(dst); n != 2 || err != nil {
+		t.Fatalf("TakeN after Seal = %d, %v; want the 2 put before", n, err)
+	}
+	for _, take := range []func() error{
+		func() error { _, err := r.Take(); return err },
+		func() error { _, err := r.TakeN(dst); return err },
+	} {
+		if err := take(); !errors.Is(err, ErrEmpty) || !errors.Is(err, cause) {
+			t.Fatalf("take from a sealed, drained ring = %v; want ErrEmpty and the cause", err)
+		}
+	}
+	if s := r.Stats(); s.TakesFailed != 2 {
+		t.Fatalf("TakesFailed = %d, want 2", s.TakesFailed)
+	}
+}
+
+// TestTakeWaitsForProducer: an empty take wakes the producer and, under the
+// default policy, gets the value the producer then puts.
+func TestTakeWaitsForProducer(t *testing.T) {
+	r := mustNew(t, Config{Size: 4, RejectedTake: Wait(time.Hour)})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		<-r.Wakeups()
+		r.Rearm()
+		r.Put([]int64{42})
+	}()
+	v, err := r.Take()
+	<-done
+	if v != 42 || err != nil {
+		t.Fatalf("Take = %d, %v; want 42", v, err)
+	}
+	if s := r.Stats(); s.TakesWaited != 1 || s.TakesFailed != 0 {
+		t.Fatalf("Stats = %+v, want one take waited", s)
+	}
+}
+
+func TestWaitGivesUp(t *testing.T) {
+	r := mustNew(t, Config{Size: 4, RejectedTake: Wait(0)})
+	if _, err := r.Take(); !errors.Is(err, ErrEmpty) {
+		t.Fatalf("Take = %v, want ErrEmpty", err)
+	}
+}
+
+// TestStress runs one producer and 8 consumers over rings of 8 and 16 slots
+// and checks that every value put is taken exactly once, in increasing order
+// within each consumer, and that nothing else is taken. On rings this small
+// every slot is reused constantly, which is where a take that decides
+// emptiness apart from its claim (Baidu's) hands one value out twice.
+func TestStress(t *testing.T) {
+	total := 2_000_000
+	if testing.Short() || racebuild.Enabled {
+		total = 100_000
+	}
+	for _, size := range []int{8, 16} {
+		for _, batch := range []bool{false, true} {
+			name := "Take"
+			if batch {
+				name = "TakeN"
+			}
+			t.Run(fmt.Sprintf("%s/size%d", name, size), func(t *testing.T) {
+				stress(t, size, 8, total, batch)
+			})
+		}
+	}
+}
+
+var errDone = errors.New("producer done")
+
+// stress checks each value as it is taken, not only at the end: a take that
+// hands out a slot twice can also hand a slot back late and stall the
+// producer, and the test must fail then, not hang.
+func stress(t *testing.T, size, consumers, total int, batch bool) {
+	seen := make([]atomic.Bool, total+1)
+	var stop atomic.Bool
+	fail := func(format string, args ...any) {
+		stop.Store(true)
+		t.Errorf(format, args...)
+	}
+	r := mustNew(t, Config{Size: size, RejectedTake: func(time.Duration) error {
+		if stop.Load() {
+			return errDone
+		}
+		runtime.Gosched()
+		return nil
+	}})
+	got := make([][]int64, consumers)
+	var wg sync.WaitGroup
+	gate := make(chan struct{})
+	for i := range consumers {
+		wg.Go(func() {
+			<-gate
+			dst := make([]int64, 3)
+			for {
+				var n int
+				var err error
+				if batch {
+					n, err = r.TakeN(dst)
+				} else {
+					dst[0], err = r.Take()
+					n = 1
+				}
+				if errors.Is(err, errDone) {
+					return
+				}
+				if err != nil {
+					fail("consumer %d: %v", i, err)
+					return
+				}
+				for _, v := range dst[:n] {
+					if v < 1 || v > int64(total) {
+						fail("consumer %d took %d, never put", i, v)
+						return
+					}
+					if seen[v].Swap(true) {
+						fail("consumer %d took %d, taken before", i, v)
+						return
+					}
+				}
+				got[i] = append(got[i], dst[:n]...)
+			}
+		})
+	}
+	close(gate)
+	rnd := rand.New(rand.NewPCG(1, 2))
+	for next := int64(1); next <= int64(total) && !stop.Load(); {
+		b := seqs(next, min(1+rnd.Int64N(int64(size)), int64(total)+1-next))
+		for len(b) > 0 && !stop.Load() {
+			n := r.Put(b)
+			b = b[n:]
+			next += int64(n)
+			if n == 0 {
+				runtime.Gosched()
+			}
+		}
+	}
+	r.Seal(errDone)
+	wg.Wait()
+	if t.Failed() {
+		return
+	}
+
+	for i, vals := range got {
+		for j := 1; j < len(vals); j++ {
+			if vals[j] <= vals[j-1] {
+				t.Fatalf("consumer %d took %d after %d", i, vals[j], vals[j-1])
+			}
+		}
+	}
+	for v := 1; v <= total; v++ {
+		if !seen[v].Load() {
+			t.Fatalf("value %d put, never taken", v)
+		}
+	}
+	s := r.Stats()
+	if s.Tail != int64(total-1) || s.Cursor != s.Tail || s.TakesFailed != int64(consumers) {
+		t.Fatalf("Stats = %+v; want tail and cursor %d, one failed take per consumer", s, total-1)
+	}
+}
