@@ -22,6 +22,7 @@ package ringbuffer
 import (
 	"errors"
 	"fmt"
+	"runtime"
 	"sync/atomic"
 	"time"
 	"unsafe"
@@ -184,7 +185,9 @@ func (r *Ring) Size() int { return int(r.size) }
 
 // Put places the longest prefix of uids that fits, in order, publishes them
 // with a single store of tail, and returns how many it placed. The rest are
-// counted as rejected, handed to the RejectedPut policy and dropped.
+// counted as rejected, handed to the RejectedPut policy and dropped. A slot
+// that a take has claimed but not yet read counts as room: Put waits the
+// moment it takes to be read.
 //
 // Only one goroutine at a time may call Put: the ring's producer.
 func (r *Ring) Put(uids []int64) int {
@@ -196,7 +199,15 @@ func (r *Ring) Put(uids []int64) int {
 		// The producer never writes a slot that is not puttable for s: its
 		// last value, sequence s-size, must have been read and handed back.
 		if sl.next.Load() != s {
-			break
+			if s-r.size > r.cursor.Load() {
+				break // not even claimed: the ring is full
+			}
+			// Claimed: its consumer is between its CAS and its store to
+			// next, a few instructions that block on nothing. Wait them out
+			// rather than drop a value there is room for.
+			for sl.next.Load() != s {
+				runtime.Gosched()
+			}
 		}
 		sl.uid = uid
 		n++
@@ -213,9 +224,8 @@ func (r *Ring) Put(uids []int64) int {
 	return n
 }
 
-// Free returns how many slots the producer may fill: Size less the values
-// waiting to be taken. A slot whose value is being read as Free runs may
-// still refuse a Put for a moment.
+// Free returns how many values a Put can place now: Size less the values
+// waiting to be taken.
 func (r *Ring) Free() int {
 	return int(r.size - (r.tail.Load() - r.cursor.Load()))
 }
