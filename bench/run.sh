@@ -18,7 +18,10 @@ mkdir -p results
 step() { printf '\n== %s\n' "$*" >&2; }
 
 step "benchmarks: -count $COUNT -benchtime $BENCHTIME (raw output: bench/results/bench.txt)"
-go test -run '^$' -bench . -count "$COUNT" -benchtime "$BENCHTIME" . | tee results/bench.txt
+# A benchmark that fails still leaves the others' numbers; the report lists
+# it under Failures instead of stopping here.
+go test -run '^$' -bench . -count "$COUNT" -benchtime "$BENCHTIME" . | tee results/bench.txt ||
+  echo "run.sh: some benchmarks failed; RESULTS.md lists them" >&2
 
 step "NextID latency, $LATENCY per row (bench/results/latency.txt)"
 go run ./cmd/latency -d "$LATENCY" | tee results/latency.txt

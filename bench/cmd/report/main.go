@@ -41,7 +41,7 @@ func report(dir, benchtime, out string) error {
 	if err != nil {
 		return err
 	}
-	res, err := readResults(bytes.NewReader([]byte(raw)), "bench.txt")
+	res, err := readResults([]byte(raw), "bench.txt")
 	if err != nil {
 		return err
 	}

@@ -41,6 +41,8 @@ func writeMarkdown(w io.Writer, r *run, plotFile string) error {
 		for _, g := range r.res.levels {
 			if v, ok := r.res.median(im.bench, g); ok {
 				fmt.Fprintf(&b, " %s |", si(v))
+			} else if _, failed := r.res.failures[im.bench][g]; failed {
+				b.WriteString(" **fails** |")
 			} else {
 				b.WriteString(" |")
 			}
@@ -49,6 +51,12 @@ func writeMarkdown(w io.Writer, r *run, plotFile string) error {
 	}
 	b.WriteString("\nA per-millisecond or per-second Snowflake can go no faster than its ceiling, however\n")
 	b.WriteString("good its code: those rows measure the layout as much as the library.\n\n")
+
+	if f := failures(r.res); f != "" {
+		b.WriteString("## Failures\n\nThese benchmarks stopped at an error instead of measuring; the first line each logged:\n\n")
+		b.WriteString(f)
+		b.WriteString("\n")
+	}
 
 	b.WriteString("## Ratios that matter (same run, medians)\n\n")
 	b.WriteString(ratios(r.res))
@@ -78,7 +86,7 @@ func ratios(res *results) string {
 	for _, g := range res.levels {
 		cached, ok := res.median("Cached", g)
 		if !ok {
-			fmt.Fprintf(&b, "- %d goroutine%s: no cached result in this run.\n", g, plural(g))
+			fmt.Fprintf(&b, "- **%d goroutine%s**: no cached NextID result in this run.\n", g, plural(g))
 			continue
 		}
 		var parts []string
@@ -109,6 +117,19 @@ func times(x float64) string {
 		return fmt.Sprintf("%.2f", x)
 	}
 	return si(x)
+}
+
+// failures lists the failed benchmarks, in display order.
+func failures(res *results) string {
+	var b strings.Builder
+	for _, im := range res.present() {
+		for _, g := range res.levels {
+			if msg, ok := res.failures[im.bench][g]; ok {
+				fmt.Fprintf(&b, "- %s at %d goroutine%s: `%s`\n", im.label, g, plural(g), msg)
+			}
+		}
+	}
+	return b.String()
 }
 
 func labelOf(bench string) string {

@@ -95,11 +95,15 @@ func writePlot(w io.Writer, res *results, title string) error {
 	for i, im := range groups {
 		gx := x0 + int(float64(i)*groupW+groupW*0.1)
 		for j, g := range res.levels {
+			bx := gx + j*barW
 			v, ok := res.median(im.bench, g)
+			if _, failed := res.failures[im.bench][g]; !ok && failed {
+				c.text(bx+barW/2, y0-4, "fails", barColours[j%len(barColours)], true)
+			}
 			if !ok || v <= 0 {
 				continue
 			}
-			bx, by := gx+j*barW, y(v)
+			by := y(v)
 			c.rect(bx+1, by, bx+barW-1, y0, barColours[j%len(barColours)])
 			c.text(bx+barW/2, by-4, si(v), black, true)
 		}

@@ -3,7 +3,7 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"io"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -31,17 +31,20 @@ var impls = []impl{
 }
 
 // results holds every IDs/s sample of a benchmark run, by implementation
-// and goroutine count, and the run's configuration.
+// and goroutine count, the first words of each failure, and the run's
+// configuration.
 type results struct {
-	cpu     string
-	samples map[string]map[int][]float64 // impl.bench -> goroutines -> IDs/s
-	levels  []int                        // goroutine counts seen, ascending
+	cpu      string
+	samples  map[string]map[int][]float64 // impl.bench -> goroutines -> IDs/s
+	failures map[string]map[int]string    // impl.bench -> goroutines -> first line logged
+	levels   []int                        // goroutine counts seen, ascending
 }
 
-// readResults parses `go test -bench` output in the format benchfmt reads.
-func readResults(r io.Reader, name string) (*results, error) {
-	res := &results{samples: map[string]map[int][]float64{}}
-	br := benchfmt.NewReader(r, name)
+// readResults parses `go test -bench` output: the results in the format
+// benchfmt reads, and the failures that go test reports around them.
+func readResults(raw []byte, name string) (*results, error) {
+	res := &results{samples: map[string]map[int][]float64{}, failures: readFailures(raw)}
+	br := benchfmt.NewReader(bytes.NewReader(raw), name)
 	for br.Scan() {
 		rec, ok := br.Result().(*benchfmt.Result)
 		if !ok {
@@ -61,18 +64,57 @@ func readResults(r io.Reader, name string) (*results, error) {
 			res.samples[b] = map[int][]float64{}
 		}
 		res.samples[b][g] = append(res.samples[b][g], perSecond)
-		if !slices.Contains(res.levels, g) {
-			res.levels = append(res.levels, g)
-		}
+		res.addLevel(g)
 	}
 	if err := br.Err(); err != nil {
 		return nil, err
 	}
-	if len(res.samples) == 0 {
+	for _, byLevel := range res.failures {
+		for g := range byLevel {
+			res.addLevel(g)
+		}
+	}
+	if len(res.samples) == 0 && len(res.failures) == 0 {
 		return nil, fmt.Errorf("%s: no benchmark reports IDs/s", name)
 	}
 	slices.Sort(res.levels)
 	return res, nil
+}
+
+func (r *results) addLevel(g int) {
+	if !slices.Contains(r.levels, g) {
+		r.levels = append(r.levels, g)
+	}
+}
+
+// failLine is how go test reports a failed sub-benchmark:
+// "--- FAIL: BenchmarkCached/goroutines=64-2", then what it logged,
+// indented.
+var failLine = regexp.MustCompile(`^\s*--- FAIL: Benchmark(\w+)/goroutines=(\d+)(?:-\d+)?\s*$`)
+
+// readFailures finds the failed sub-benchmarks in raw and the first line
+// each logged.
+func readFailures(raw []byte) map[string]map[int]string {
+	out := map[string]map[int]string{}
+	lines := strings.Split(string(raw), "\n")
+	for i, l := range lines {
+		m := failLine.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		g, _ := strconv.Atoi(m[2]) // \d+: a number
+		msg := "no message"
+		if i+1 < len(lines) && !failLine.MatchString(lines[i+1]) && strings.TrimSpace(lines[i+1]) != "" {
+			msg = strings.TrimSpace(lines[i+1])
+		}
+		if out[m[1]] == nil {
+			out[m[1]] = map[int]string{}
+		}
+		if _, seen := out[m[1]][g]; !seen {
+			out[m[1]][g] = msg
+		}
+	}
+	return out
 }
 
 // goroutines finds the goroutines=N part of a benchmark name.
@@ -111,11 +153,12 @@ func (r *results) runs() int {
 	return n
 }
 
-// present returns the implementations the run measured, in display order.
+// present returns the implementations the run measured or saw fail, in
+// display order.
 func (r *results) present() []impl {
 	var out []impl
 	for _, im := range impls {
-		if r.samples[im.bench] != nil {
+		if r.samples[im.bench] != nil || r.failures[im.bench] != nil {
 			out = append(out, im)
 		}
 	}
