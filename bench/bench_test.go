@@ -24,15 +24,24 @@ var goroutineLevels = []int{1, 2, 64}
 // nextFunc hands out one ID per call.
 type nextFunc func() (int64, error)
 
+// opener builds a fresh implementation for one sub-benchmark and returns a
+// func that each goroutine calls once for the nextFunc it will use: the
+// same one for most implementations, a goroutine's own for a batch.
+type opener func(b *testing.B) (perGoroutine func() nextFunc)
+
+// shared is the perGoroutine of an implementation whose goroutines all
+// call next.
+func shared(next nextFunc) func() nextFunc { return func() nextFunc { return next } }
+
 // sink keeps the compiler from proving an ID unused.
 var sink atomic.Int64
 
 // benchLevels runs a sub-benchmark per goroutine level, each on a fresh
 // implementation from open.
-func benchLevels(b *testing.B, open func(b *testing.B) nextFunc) {
+func benchLevels(b *testing.B, open opener) {
 	for _, g := range goroutineLevels {
 		if g == 1 {
-			b.Run("goroutines=1", func(b *testing.B) { serial(b, open(b)) })
+			b.Run("goroutines=1", func(b *testing.B) { serial(b, open(b)()) })
 			continue
 		}
 		// RunParallel starts parallelism × GOMAXPROCS goroutines; the name
@@ -59,11 +68,12 @@ func serial(b *testing.B, next nextFunc) {
 	reportRate(b)
 }
 
-func parallel(b *testing.B, parallelism int, next nextFunc) {
+func parallel(b *testing.B, parallelism int, perGoroutine func() nextFunc) {
 	b.ReportAllocs()
 	b.SetParallelism(parallelism)
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
+		next := perGoroutine()
 		var last int64
 		for pb.Next() {
 			id, err := next()
@@ -88,26 +98,26 @@ func reportRate(b *testing.B) {
 // BenchmarkAtomic is the floor: a bare atomic.Int64.Add, unique but
 // neither time-ordered nor unique across processes.
 func BenchmarkAtomic(b *testing.B) {
-	benchLevels(b, func(*testing.B) nextFunc {
+	benchLevels(b, func(*testing.B) func() nextFunc {
 		var n atomic.Int64
-		return func() (int64, error) { return n.Add(1), nil }
+		return shared(func() (int64, error) { return n.Add(1), nil })
 	})
 }
 
 // BenchmarkMutex is a counter under a sync.Mutex: what any lock-based
 // generator pays at least.
 func BenchmarkMutex(b *testing.B) {
-	benchLevels(b, func(*testing.B) nextFunc {
+	benchLevels(b, func(*testing.B) func() nextFunc {
 		var (
 			mu sync.Mutex
 			n  int64
 		)
-		return func() (int64, error) {
+		return shared(func() (int64, error) {
 			mu.Lock()
 			defer mu.Unlock()
 			n++
 			return n, nil
-		}
+		})
 	})
 }
 
@@ -115,11 +125,11 @@ func BenchmarkMutex(b *testing.B) {
 // the default layout's 13 sequence bits cap it at 8,192 IDs per second,
 // after which callers sleep to the next second.
 func BenchmarkDefaultgen(b *testing.B) {
-	benchLevels(b, func(b *testing.B) nextFunc {
+	benchLevels(b, func(b *testing.B) func() nextFunc {
 		g, err := defaultgen.New(context.Background(), defaultgen.Config{Assigner: worker.Static(1)})
 		if err != nil {
 			b.Fatal(err)
 		}
-		return g.NextID
+		return shared(g.NextID)
 	})
 }

@@ -12,12 +12,12 @@ import (
 // millisecond (4,096,000/s); past that Generate spins to the next
 // millisecond.
 func BenchmarkSnowflake(b *testing.B) {
-	benchLevels(b, func(b *testing.B) nextFunc {
+	benchLevels(b, func(b *testing.B) func() nextFunc {
 		n, err := snowflake.NewNode(1)
 		if err != nil {
 			b.Fatal(err)
 		}
-		return func() (int64, error) { return n.Generate().Int64(), nil }
+		return shared(func() (int64, error) { return n.Generate().Int64(), nil })
 	})
 }
 
@@ -25,11 +25,11 @@ func BenchmarkSnowflake(b *testing.B) {
 // time units and 8 sequence bits, so at most 256 IDs per 10 ms (25,600/s);
 // past that NextID sleeps to the next unit.
 func BenchmarkSonyflake(b *testing.B) {
-	benchLevels(b, func(b *testing.B) nextFunc {
+	benchLevels(b, func(b *testing.B) func() nextFunc {
 		sf, err := sonyflake.New(sonyflake.Settings{MachineID: func() (int, error) { return 1, nil }})
 		if err != nil {
 			b.Fatal(err)
 		}
-		return sf.NextID
+		return shared(sf.NextID)
 	})
 }
