@@ -6,10 +6,10 @@ import (
 	"time"
 )
 
-// DefaultWait is how long a Take on an empty ring waits for the producer
-// under the default policy. A producer that is running refills a ring in
-// microseconds; one that has not refilled it in DefaultWait is starved or
-// gone, and the caller is better told.
+// DefaultWait is how long a Take on an empty ring waits under the default
+// policy for a producer that puts nothing. A producer that is running
+// refills a ring in microseconds; one that has put nothing for DefaultWait
+// is starved or gone, and the caller is better told.
 const DefaultWait = 100 * time.Millisecond
 
 // PutPolicy is Baidu's RejectedPutBufferHandler: it is told of the values a
@@ -19,11 +19,11 @@ const DefaultWait = 100 * time.Millisecond
 type PutPolicy func(rejected []int64)
 
 // TakePolicy is Baidu's RejectedTakeBufferHandler. Take calls it each time it
-// finds the ring empty, after waking the producer, with how long this Take has
-// been waiting. Returning nil makes Take look again; returning an error makes
-// Take fail with it. It must not return nil forever while the ring stays
-// empty, or Take never returns.
-type TakePolicy func(waited time.Duration) error
+// finds the ring empty, after waking the producer, with stalled: how long,
+// while this Take has waited, the producer has put nothing. Returning nil
+// makes Take look again; returning an error makes Take fail with it. It must
+// not return nil forever while the ring stays empty, or Take never returns.
+type TakePolicy func(stalled time.Duration) error
 
 // Fail is Baidu's default take policy: an empty ring is an error at once,
 // wrapping ErrEmpty.
@@ -31,13 +31,14 @@ func Fail(time.Duration) error {
 	return fmt.Errorf("%w: not waiting for the producer", ErrEmpty)
 }
 
-// Wait returns a take policy that yields the processor to the producer
-// between looks at the ring for up to limit, then fails with an error
-// wrapping ErrEmpty.
+// Wait returns a take policy that yields the processor between looks at the
+// ring, and fails with an error wrapping ErrEmpty once the producer has put
+// nothing for limit. A take that finds the ring empty because other takes got
+// there first keeps waiting while the producer keeps putting.
 func Wait(limit time.Duration) TakePolicy {
-	return func(waited time.Duration) error {
-		if waited >= limit {
-			return fmt.Errorf("%w: waited %v for the producer, the limit is %v", ErrEmpty, waited, limit)
+	return func(stalled time.Duration) error {
+		if stalled >= limit {
+			return fmt.Errorf("%w: the producer put nothing for %v, the limit is %v", ErrEmpty, stalled, limit)
 		}
 		runtime.Gosched()
 		return nil

@@ -321,9 +321,17 @@ func (r *Ring) claim(limit int64) (first, n int64) {
 // claimWaiting is claim on an empty ring: it wakes the producer and loops on
 // the RejectedTake policy until a claim succeeds, the policy gives up, or the
 // ring is sealed and still empty.
+//
+// The policy is told how long the producer has put nothing, not how long
+// this take has waited: with more consumers than processors, a take can find
+// the ring empty for a long while only because others, scheduled first, take
+// each refill. That is contention, not a producer that has stopped.
 func (r *Ring) claimWaiting(limit int64) (first, n int64, err error) {
-	start := time.Now()
+	since, tail := time.Now(), r.tail.Load()
 	for {
+		if t := r.tail.Load(); t != tail {
+			since, tail = time.Now(), t
+		}
 		if sealed := r.sealed.Load(); sealed != nil {
 			// Look once more: values put before the Seal must still drain.
 			if first, n = r.claim(limit); n > 0 {
@@ -333,7 +341,7 @@ func (r *Ring) claimWaiting(limit int64) (first, n int64, err error) {
 			return 0, 0, fmt.Errorf("%w: %w", ErrEmpty, *sealed)
 		}
 		r.wake()
-		if err := r.rejectedTake(time.Since(start)); err != nil {
+		if err := r.rejectedTake(time.Since(since)); err != nil {
 			r.takesFailed.Add(1)
 			return 0, 0, err
 		}
