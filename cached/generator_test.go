@@ -1,0 +1,227 @@
+package cached
+
+import (
+	"errors"
+	"fmt"
+	"runtime"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/seed4d941b13/uidgen/defaultgen"
+	"github.com/seed4d941b13/uidgen/internal/fakeclock"
+	"github.com/seed4d941b13/uidgen/internal/idcheck"
+	"github.com/seed4d941b13/uidgen/internal/racebuild"
+	"github.com/seed4d941b13/uidgen/padding"
+	"github.com/seed4d941b13/uidgen/ringbuffer"
+	"github.com/seed4d941b13/uidgen/worker"
+)
+
+func newGenerator(t testing.TB, cfg Config) *Generator {
+	t.Helper()
+	if cfg.Assigner == nil {
+		cfg.Assigner = worker.Static(42)
+	}
+	g, err := New(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { g.Close() })
+	return g
+}
+
+func TestNewRejects(t *testing.T) {
+	static := defaultgen.Config{Assigner: worker.Static(1)}
+	tests := []struct {
+		name string
+		cfg  Config
+		want error
+	}{
+		{"no assigner", Config{}, defaultgen.ErrNoAssigner},
+		{"negative boost", Config{Config: static, BoostPower: -1}, ErrBoostPower},
+		{"ring too large", Config{Config: static, BoostPower: 12}, ErrBoostPower},
+		{"padding factor 100", Config{Config: static, PaddingFactor: 100}, ringbuffer.ErrPaddingFactor},
+		{"negative interval", Config{Config: static, ScheduleInterval: -time.Second}, padding.ErrInterval},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if g, err := New(t.Context(), tt.cfg); !errors.Is(err, tt.want) || g != nil {
+				t.Fatalf("New = %v, %v; want nil, %v", g, err, tt.want)
+			}
+		})
+	}
+}
+
+// baiduSize is the size of Baidu's CachedUidGeneratorTest, shrunk where the
+// race detector or -short would make it slow.
+func baiduSize() int {
+	if testing.Short() || racebuild.Enabled {
+		return 200_000
+	}
+	return 7_000_000
+}
+
+// TestBaidu ports Baidu's CachedUidGeneratorTest: 7,000,000 UIDs serially
+// and across 2×GOMAXPROCS goroutines, and across 64; all unique, positive
+// and parseable, increasing within each goroutine, and no take failed.
+func TestBaidu(t *testing.T) {
+	total := baiduSize()
+	for _, goroutines := range []int{1, 2 * runtime.GOMAXPROCS(0), 64} {
+		t.Run(name(goroutines), func(t *testing.T) {
+			g := newGenerator(t, Config{})
+			ids, err := idcheck.Collect(goroutines, total/goroutines, g.NextID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := idcheck.Check(t, g, ids)
+			s := g.Stats()
+			if s.TakesFailed != 0 || s.PutsRejected != 0 {
+				t.Fatalf("Stats %+v: want no failed take, no rejected put", s)
+			}
+			t.Logf("%d IDs from %d goroutines: %+v", n, goroutines, s)
+		})
+	}
+}
+
+func name(goroutines int) string {
+	if goroutines == 1 {
+		return "serial"
+	}
+	return fmt.Sprintf("goroutines=%d", goroutines)
+}
+
+// TestNextIDs mixes batch takes with single ones across goroutines.
+func TestNextIDs(t *testing.T) {
+	g := newGenerator(t, Config{})
+	const goroutines, batches = 4, 2000
+	ids := make([][]int64, goroutines)
+	var wg sync.WaitGroup
+	for i := range goroutines {
+		wg.Go(func() {
+			dst := make([]int64, 1+i*37) // 1, 38, 75, 112 per call
+			for range batches {
+				if n, err := g.NextIDs(dst); n != len(dst) || err != nil {
+					t.Errorf("NextIDs(%d) = %d, %v", len(dst), n, err)
+					return
+				}
+				ids[i] = append(ids[i], dst...)
+				id, err := g.NextID()
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				ids[i] = append(ids[i], id)
+			}
+		})
+	}
+	wg.Wait()
+	idcheck.Check(t, g, ids)
+}
+
+// TestClose: Close is idempotent, NextID and NextIDs fail cleanly after it,
+// and it leaves no goroutine: synctest.Test fails a bubble whose goroutines
+// outlive it, and NumGoroutine comes back to where it was.
+func TestClose(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		before := runtime.NumGoroutine()
+		g := newGenerator(t, Config{ScheduleInterval: time.Second, Config: defaultgen.Config{Clock: fakeclock.New(defaultgen.DefaultEpoch.Add(time.Hour))}})
+		for range 40_000 { // below the threshold: the padder refills
+			if _, err := g.NextID(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for range 2 {
+			if err := g.Close(); err != nil {
+				t.Fatalf("Close = %v", err)
+			}
+		}
+		if _, err := g.NextID(); !errors.Is(err, ErrClosed) {
+			t.Fatalf("NextID after Close = %v, want ErrClosed", err)
+		}
+		if n, err := g.NextIDs(make([]int64, 3)); n != 0 || !errors.Is(err, ErrClosed) {
+			t.Fatalf("NextIDs after Close = %d, %v, want ErrClosed", n, err)
+		}
+		synctest.Wait()
+		if now := runtime.NumGoroutine(); now != before {
+			t.Fatalf("%d goroutines after Close, %d before New", now, before)
+		}
+	})
+}
+
+// timeFixture is a generator whose 10 time bits end at second 1023, on a
+// clock that reads the given second.
+func timeFixture(t *testing.T, second int64) (*Generator, *fakeclock.Clock) {
+	clock := fakeclock.New(defaultgen.DefaultEpoch.Add(time.Duration(second) * time.Second))
+	g := newGenerator(t, Config{
+		Config:     defaultgen.Config{TimeBits: 10, WorkerBits: 40, SeqBits: 13, Clock: clock},
+		BoostPower: 1,
+	})
+	return g, clock
+}
+
+// TestTimeExhausted: the generator hands out every UID of the last second
+// the time bits hold, then fails with ErrTimeExhausted: never a wrapped
+// timestamp, never a negative UID.
+func TestTimeExhausted(t *testing.T) {
+	g, _ := timeFixture(t, 1020)
+	var ids []int64
+	for {
+		id, err := g.NextID()
+		if err != nil {
+			if !errors.Is(err, defaultgen.ErrTimeExhausted) {
+				t.Fatalf("after %d IDs: %v, want ErrTimeExhausted", len(ids), err)
+			}
+			break
+		}
+		ids = append(ids, id)
+	}
+	if len(ids) != 4<<13 {
+		t.Fatalf("%d IDs before the time bits ran out, want 4 seconds (1020..1023) of 8192", len(ids))
+	}
+	idcheck.Check(t, g, [][]int64{ids})
+	if last := g.Parse(ids[len(ids)-1]); last.Sequence != 1<<13-1 {
+		t.Fatalf("last ID %+v, want the last sequence of the last second", last)
+	}
+	if _, err := g.NextID(); !errors.Is(err, defaultgen.ErrTimeExhausted) {
+		t.Fatalf("NextID again = %v, want ErrTimeExhausted", err)
+	}
+}
+
+// TestSecondsAhead: with the clock stopped, Stats reports the seconds
+// borrowed, within the bound padding promises; a clock stepped back only
+// raises the count; one that catches up brings it back down. synctest.Wait
+// lets the padder finish before each look.
+func TestSecondsAhead(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g, clock := timeFixture(t, 100)
+		if s := g.Stats(); s.SecondsAhead != 1 || s.Available != 2<<13 || s.PadRuns != 1 {
+			t.Fatalf("after New: %+v, want seconds 100 and 101 put, one ahead", s)
+		}
+		const taken = 10 << 13
+		if _, err := g.NextIDs(make([]int64, taken)); err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait()
+		s := g.Stats()
+		if bound := (taken+s.Size)>>13 + 2; s.SecondsAhead < 10 || s.SecondsAhead > bound {
+			t.Fatalf("after 10 seconds of IDs: %+v, want 10 to %d seconds ahead", s, bound)
+		}
+		clock.Advance(-time.Minute)
+		if s2 := g.Stats(); s2.SecondsAhead != s.SecondsAhead+60 {
+			t.Fatalf("clock a minute back: %+v, want %d ahead", s2, s.SecondsAhead+60)
+		}
+		clock.Advance(time.Minute + 20*time.Second)
+		if s := g.Stats(); s.SecondsAhead != 0 {
+			t.Fatalf("clock past the padder: %+v, want 0 ahead", s)
+		}
+	})
+}
+
+func TestStatsAfterNew(t *testing.T) {
+	g := newGenerator(t, Config{Config: defaultgen.Config{Clock: fakeclock.New(defaultgen.DefaultEpoch.Add(time.Hour))}})
+	want := Stats{Size: 1 << 16, Available: 1 << 16, Tail: 1<<16 - 1, Cursor: -1, PadRuns: 1, SecondsAhead: 7}
+	if s := g.Stats(); s != want {
+		t.Fatalf("Stats = %+v, want %+v", s, want)
+	}
+}
