@@ -16,6 +16,7 @@ require (
 	filippo.io/edwards25519 v1.2.0 // indirect
 	github.com/aclements/go-moremath v0.0.0-20210112150236-f10218a38794 // indirect
 	github.com/go-sql-driver/mysql v1.10.1 // indirect
+	golang.org/x/sys v0.49.0 // indirect
 )
 
 tool golang.org/x/perf/cmd/benchstat
