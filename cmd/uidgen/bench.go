@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/seed4d941b13/uidgen/cached"
 	"github.com/seed4d941b13/uidgen/defaultgen"
 	"github.com/seed4d941b13/uidgen/internal/hammer"
 )
@@ -35,6 +36,22 @@ type benchee struct {
 
 // contenders are measured in this order.
 var contenders = []contender{
+	{"cached", func(ctx context.Context, cfg defaultgen.Config) (benchee, error) {
+		g, err := cached.New(ctx, cached.Config{Config: cfg})
+		if err != nil {
+			return benchee{}, err
+		}
+		return benchee{
+			next:  g.NextID,
+			ahead: func() int64 { return g.Stats().SecondsAhead },
+			ring: func() string {
+				s := g.Stats()
+				return fmt.Sprintf("%s slots, %s pad runs, %s takes waited, %s failed",
+					group(s.Size), group(s.PadRuns), group(s.TakesWaited), group(s.TakesFailed))
+			},
+			close: g.Close,
+		}, nil
+	}},
 	{"default", func(ctx context.Context, cfg defaultgen.Config) (benchee, error) {
 		g, err := defaultgen.New(ctx, cfg)
 		if err != nil {

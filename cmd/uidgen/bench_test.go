@@ -16,8 +16,8 @@ func TestBenchPrintsATableRowPerGenerator(t *testing.T) {
 	}
 	for i, c := range contenders {
 		fields := strings.Fields(lines[1+i])
-		if len(fields) != 8 || fields[0] != c.name {
-			t.Errorf("row %d = %q, want 8 columns for %s", i, lines[1+i], c.name)
+		if len(fields) < 8 || fields[0] != c.name {
+			t.Errorf("row %d = %q, want 8 columns or more for %s", i, lines[1+i], c.name)
 		}
 		// The header's columns line up with the row's, in runes: µs is
 		// two bytes wide in UTF-8 and one on the screen.
