@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"runtime"
+	"slices"
 	"text/tabwriter"
 	"time"
 
@@ -29,6 +30,7 @@ type contender struct {
 // benchee is a generator under measurement.
 type benchee struct {
 	next  func() (int64, error)
+	parse func(uid int64) defaultgen.ID
 	ahead func() int64  // seconds of ID time borrowed beyond the clock so far
 	ring  func() string // the ring's statistics for the table; nil without a ring
 	close func() error  // releases the generator
@@ -43,6 +45,7 @@ var contenders = []contender{
 		}
 		return benchee{
 			next:  g.NextID,
+			parse: g.Parse,
 			ahead: func() int64 { return g.Stats().SecondsAhead },
 			ring: func() string {
 				s := g.Stats()
@@ -57,8 +60,24 @@ var contenders = []contender{
 		if err != nil {
 			return benchee{}, err
 		}
-		return benchee{next: g.NextID, ahead: func() int64 { return 0 }, close: func() error { return nil }}, nil
+		return benchee{next: g.NextID, parse: g.Parse, ahead: func() int64 { return 0 }, close: func() error { return nil }}, nil
 	}},
+}
+
+// openContender builds the generator called name from cfg, bounding the
+// worker ID assignment by assignTimeout.
+func openContender(name string, cfg defaultgen.Config) (benchee, error) {
+	i := slices.IndexFunc(contenders, func(c contender) bool { return c.name == name })
+	if i < 0 {
+		return benchee{}, fmt.Errorf("%w: -generator %q: want cached or default", errUsage, name)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), assignTimeout)
+	defer cancel()
+	b, err := contenders[i].open(ctx, cfg)
+	if err != nil {
+		return benchee{}, usageIf(fmt.Errorf("%s: %w", name, err))
+	}
+	return b, nil
 }
 
 // benchRow is what one contender measured.
@@ -114,9 +133,9 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 
 // benchOne builds c and hammers it for d, with a progress line on stderr.
 func benchOne(c contender, cfg defaultgen.Config, goroutines int, d time.Duration, stderr io.Writer) (benchRow, error) {
-	b, err := c.open(context.Background(), cfg)
+	b, err := openContender(c.name, cfg)
 	if err != nil {
-		return benchRow{}, usageIf(fmt.Errorf("%s: %w", c.name, err))
+		return benchRow{}, err
 	}
 	defer b.close()
 	progress := func(ids int64, elapsed time.Duration) {

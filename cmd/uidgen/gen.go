@@ -1,18 +1,18 @@
 package main
 
 import (
-	"context"
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
-
-	"github.com/seed4d941b13/uidgen/defaultgen"
+	"strconv"
 )
 
 func runGen(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("gen", "gen [-n N] [-json] [-worker ID | -dsn DSN] [layout flags]",
+	fs := newFlagSet("gen", "gen [-n N] [-json] [-generator cached|default] [-worker ID | -dsn DSN] [layout flags]",
 		"uidgen gen -n 3 -json", stderr)
 	n := fs.Int("n", 10, "how many IDs to print")
+	generator := fs.String("generator", "cached", "cached (the ring) or default (per-call Snowflake)")
 	asJSON := fs.Bool("json", false, "print each ID taken apart, as a JSON object with string numbers")
 	var (
 		layout layoutFlags
@@ -35,25 +35,27 @@ func runGen(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), assignTimeout)
-	defer cancel()
-	g, err := defaultgen.New(ctx, cfg)
+	g, err := openContender(*generator, cfg)
 	if err != nil {
-		return usageIf(err)
+		return err
 	}
-	enc := json.NewEncoder(stdout)
+	defer g.close()
+	out := bufio.NewWriter(stdout)
+	enc := json.NewEncoder(out)
 	for range *n {
-		uid, err := g.NextID()
+		uid, err := g.next()
 		if err != nil {
+			out.Flush()
 			return err
 		}
 		if *asJSON {
-			if err := enc.Encode(g.Parse(uid)); err != nil {
+			if err := enc.Encode(g.parse(uid)); err != nil {
 				return err
 			}
 			continue
 		}
-		fmt.Fprintln(stdout, uid)
+		out.WriteString(strconv.FormatInt(uid, 10))
+		out.WriteByte('\n')
 	}
-	return nil
+	return out.Flush()
 }

@@ -17,7 +17,13 @@ func uidgen(t *testing.T, args ...string) (code int, stdout, stderr string) {
 }
 
 func TestGenPrintsIncreasingIDs(t *testing.T) {
-	code, out, stderr := uidgen(t, "gen", "-n", "50", "-worker", "9")
+	for _, c := range contenders {
+		t.Run(c.name, func(t *testing.T) { testGen(t, c.name) })
+	}
+}
+
+func testGen(t *testing.T, generator string) {
+	code, out, stderr := uidgen(t, "gen", "-n", "50", "-worker", "9", "-generator", generator)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -65,6 +71,7 @@ func TestBadCallsExitTwo(t *testing.T) {
 		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
 		{[]string{"gen", "-bogus"}, "flag provided but not defined: -bogus"},
 		{[]string{"gen", "-n", "-1"}, "-n -1: must be 0 or more"},
+		{[]string{"gen", "-generator", "fast"}, `-generator "fast": want cached or default`},
 		{[]string{"gen", "-worker", "2000000"}, "worker ID 2000000 is over the maximum 1048575"},
 		{[]string{"gen", "-time-bits", "40"}, "= 74, must be 64"},
 		{[]string{"gen", "-epoch", "2099-01-01"}, "epoch is in the future"},
