@@ -1,0 +1,116 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"maps"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/seed4d941b13/uidgen/defaultgen"
+	"github.com/seed4d941b13/uidgen/internal/idcheck"
+	"github.com/seed4d941b13/uidgen/internal/mysqltest"
+	"github.com/seed4d941b13/uidgen/worker"
+)
+
+// childArgsEnv, when set, makes the test binary act as the uidgen command
+// with these newline-separated arguments: the fleet test's worker processes.
+const childArgsEnv = "UIDGEN_TEST_CHILD_ARGS"
+
+func TestMain(m *testing.M) {
+	if args, ok := os.LookupEnv(childArgsEnv); ok {
+		os.Exit(run(strings.Split(args, "\n"), os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
+}
+
+// TestFleetSharesNoID starts a fleet of separate processes at once against
+// one WORKER_NODE table that none of them has created yet. Each takes its
+// worker ID from MySQL and prints its IDs from the cached generator; no two
+// processes may share a worker ID, and no ID may appear twice anywhere.
+func TestFleetSharesNoID(t *testing.T) {
+	const processes = 8
+	perProcess := 200_000
+	if testing.Short() {
+		perProcess = 20_000
+	}
+	cfg := mysqltest.Config(t)
+	table := mysqltest.Table(t, mysqltest.Open(t, cfg))
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"gen", "-n", strconv.Itoa(perProcess), "-dsn", cfg.FormatDSN(), "-table", table}
+
+	cmds := make([]*exec.Cmd, processes)
+	outs := make([]*bytes.Buffer, processes)
+	for i := range cmds {
+		cmd := exec.CommandContext(t.Context(), exe, "-test.run=^$")
+		cmd.Env = append(os.Environ(), childArgsEnv+"="+strings.Join(args, "\n"))
+		outs[i] = new(bytes.Buffer)
+		cmd.Stdout, cmd.Stderr = outs[i], new(bytes.Buffer)
+		cmds[i] = cmd
+	}
+	for i, cmd := range cmds {
+		if err := cmd.Start(); err != nil {
+			t.Fatalf("start process %d: %v", i, err)
+		}
+	}
+	for i, cmd := range cmds {
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("process %d: %v: %s", i, err, cmd.Stderr)
+		}
+	}
+
+	var all []int64
+	workers := make(map[int64]int)
+	for i, out := range outs {
+		ids := parseIDs(t, out.String())
+		if len(ids) != perProcess {
+			t.Fatalf("process %d printed %d IDs, want %d", i, len(ids), perProcess)
+		}
+		w := schemeFor(t, 0).Parse(ids[0]).WorkerID
+		if j, seen := workers[w]; seen {
+			t.Fatalf("processes %d and %d both got worker ID %d", j, i, w)
+		}
+		workers[w] = i
+		// Every ID of the process carries its worker ID, increases and parses.
+		idcheck.Check(t, schemeFor(t, w), [][]int64{ids})
+		all = append(all, ids...)
+	}
+	slices.Sort(all)
+	for i := 1; i < len(all); i++ {
+		if all[i] == all[i-1] {
+			t.Fatalf("ID %d handed out twice across the fleet", all[i])
+		}
+	}
+	t.Logf("%d processes, worker IDs %v, %d IDs, all unique", processes, slices.Sorted(maps.Keys(workers)), len(all))
+}
+
+func parseIDs(t *testing.T, out string) []int64 {
+	t.Helper()
+	fields := strings.Fields(out)
+	ids := make([]int64, len(fields))
+	for i, f := range fields {
+		id, err := strconv.ParseInt(f, 10, 64)
+		if err != nil {
+			t.Fatalf("line %d: %v", i, err)
+		}
+		ids[i] = id
+	}
+	return ids
+}
+
+// schemeFor returns the default scheme as worker w, to parse the fleet's IDs.
+func schemeFor(t *testing.T, w int64) *defaultgen.Scheme {
+	t.Helper()
+	s, err := defaultgen.Config{Assigner: worker.Static(w)}.Scheme(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
