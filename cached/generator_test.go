@@ -8,6 +8,9 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+	"unsafe"
+
+	"golang.org/x/sys/cpu"
 
 	"github.com/seed4d941b13/uidgen/defaultgen"
 	"github.com/seed4d941b13/uidgen/internal/fakeclock"
@@ -224,4 +227,22 @@ func TestStatsAfterNew(t *testing.T) {
 	if s := g.Stats(); s != want {
 		t.Fatalf("Stats = %+v, want %+v", s, want)
 	}
+}
+
+// TestMemory: the default ring costs one cache line (64 bytes on amd64) per
+// slot and a small fixed part.
+func TestMemory(t *testing.T) {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	g := newGenerator(t, Config{})
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	size := g.Stats().Size
+	heap := int64(after.HeapAlloc) - int64(before.HeapAlloc)
+	t.Logf("ring of %d slots: heap grew by %d bytes, %.2f per slot", size, heap, float64(heap)/float64(size))
+	if limit := size*int64(unsafe.Sizeof(cpu.CacheLinePad{})) + 128<<10; heap > limit {
+		t.Fatalf("heap grew by %d bytes for %d slots, want at most %d", heap, size, limit)
+	}
+	runtime.KeepAlive(g)
 }
