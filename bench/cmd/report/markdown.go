@@ -39,11 +39,16 @@ func writeMarkdown(w io.Writer, r *run, plotFile string) error {
 	for _, im := range r.res.present() {
 		fmt.Fprintf(&b, "| %s |", im.label)
 		for _, g := range r.res.levels {
-			if v, ok := r.res.median(im.bench, g); ok {
+			v, ok := r.res.median(im.bench, g)
+			f := r.res.failures[im.bench][g]
+			switch {
+			case ok && f != nil:
+				fmt.Fprintf(&b, " %s, **%d run%s failed** |", si(v), f.runs, plural(f.runs))
+			case ok:
 				fmt.Fprintf(&b, " %s |", si(v))
-			} else if _, failed := r.res.failures[im.bench][g]; failed {
+			case f != nil:
 				b.WriteString(" **fails** |")
-			} else {
+			default:
 				b.WriteString(" |")
 			}
 		}
@@ -53,7 +58,7 @@ func writeMarkdown(w io.Writer, r *run, plotFile string) error {
 	b.WriteString("good its code: those rows measure the layout as much as the library.\n\n")
 
 	if f := failures(r.res); f != "" {
-		b.WriteString("## Failures\n\nThese benchmarks stopped at an error instead of measuring; the first line each logged:\n\n")
+		b.WriteString("## Failures\n\nThese runs stopped at an error instead of measuring; the medians above are of the\nruns that finished. The first line each logged:\n\n")
 		b.WriteString(f)
 		b.WriteString("\n")
 	}
@@ -124,8 +129,8 @@ func failures(res *results) string {
 	var b strings.Builder
 	for _, im := range res.present() {
 		for _, g := range res.levels {
-			if msg, ok := res.failures[im.bench][g]; ok {
-				fmt.Fprintf(&b, "- %s at %d goroutine%s: `%s`\n", im.label, g, plural(g), msg)
+			if f := res.failures[im.bench][g]; f != nil {
+				fmt.Fprintf(&b, "- %s at %d goroutine%s, %d run%s: `%s`\n", im.label, g, plural(g), f.runs, plural(f.runs), f.first)
 			}
 		}
 	}

@@ -18,7 +18,7 @@ import (
 // The plot: one group of bars per implementation, one bar per goroutine
 // count, IDs/s on a log scale since the implementations span five decades.
 const (
-	plotW, plotH = 1000, 560
+	plotW, plotH = 1100, 580
 	marginLeft   = 70
 	marginRight  = 20
 	marginTop    = 60
@@ -97,15 +97,22 @@ func writePlot(w io.Writer, res *results, title string) error {
 		for j, g := range res.levels {
 			bx := gx + j*barW
 			v, ok := res.median(im.bench, g)
-			if _, failed := res.failures[im.bench][g]; !ok && failed {
+			failed := res.failures[im.bench][g] != nil
+			if !ok && failed {
 				c.text(bx+barW/2, y0-4, "fails", barColours[j%len(barColours)], true)
 			}
 			if !ok || v <= 0 {
 				continue
 			}
 			by := y(v)
+			label := si(v)
+			if failed {
+				label += "*" // some runs failed: see RESULTS.md
+			}
 			c.rect(bx+1, by, bx+barW-1, y0, barColours[j%len(barColours)])
-			c.text(bx+barW/2, by-4, si(v), black, true)
+			// Every other label a line higher, so neighbours of one height
+			// do not overwrite each other.
+			c.text(bx+barW/2, by-4-13*(j%2), label, black, true)
 		}
 		c.text(x0+int((float64(i)+0.5)*groupW), y0+18, im.label, black, true)
 	}
@@ -117,6 +124,9 @@ func writePlot(w io.Writer, res *results, title string) error {
 		c.rect(lx, plotH-30, lx+12, plotH-18, barColours[j%len(barColours)])
 		c.text(lx+18, plotH-19, label, black, false)
 		lx += 18 + 7*len(label) + 30
+	}
+	if len(res.failures) > 0 {
+		c.text(lx, plotH-19, "* or fails: some runs stopped at an error (RESULTS.md says which)", black, false)
 	}
 	return png.Encode(w, c.img)
 }

@@ -36,7 +36,7 @@ var impls = []impl{
 type results struct {
 	cpu      string
 	samples  map[string]map[int][]float64 // impl.bench -> goroutines -> IDs/s
-	failures map[string]map[int]string    // impl.bench -> goroutines -> first line logged
+	failures map[string]map[int]*failure  // impl.bench -> goroutines -> its failed runs
 	levels   []int                        // goroutine counts seen, ascending
 }
 
@@ -87,15 +87,20 @@ func (r *results) addLevel(g int) {
 	}
 }
 
-// failLine is how go test reports a failed sub-benchmark:
-// "--- FAIL: BenchmarkCached/goroutines=64-2", then what it logged,
-// indented.
-var failLine = regexp.MustCompile(`^\s*--- FAIL: Benchmark(\w+)/goroutines=(\d+)(?:-\d+)?\s*$`)
+// failure is what the runs of one sub-benchmark that failed left behind.
+type failure struct {
+	runs  int    // how many of the -count runs failed
+	first string // the first line the first of them logged
+}
 
-// readFailures finds the failed sub-benchmarks in raw and the first line
-// each logged.
-func readFailures(raw []byte) map[string]map[int]string {
-	out := map[string]map[int]string{}
+// failLine is how go test reports a failed sub-benchmark, after its name
+// when the failure cut its result line short: "--- FAIL:
+// BenchmarkCached/goroutines=64-2", then what it logged, indented.
+var failLine = regexp.MustCompile(`--- FAIL: Benchmark(\w+)/goroutines=(\d+)(?:-\d+)?\s*$`)
+
+// readFailures finds the failed sub-benchmarks in raw.
+func readFailures(raw []byte) map[string]map[int]*failure {
+	out := map[string]map[int]*failure{}
 	lines := strings.Split(string(raw), "\n")
 	for i, l := range lines {
 		m := failLine.FindStringSubmatch(l)
@@ -103,16 +108,18 @@ func readFailures(raw []byte) map[string]map[int]string {
 			continue
 		}
 		g, _ := strconv.Atoi(m[2]) // \d+: a number
-		msg := "no message"
-		if i+1 < len(lines) && !failLine.MatchString(lines[i+1]) && strings.TrimSpace(lines[i+1]) != "" {
-			msg = strings.TrimSpace(lines[i+1])
-		}
 		if out[m[1]] == nil {
-			out[m[1]] = map[int]string{}
+			out[m[1]] = map[int]*failure{}
 		}
-		if _, seen := out[m[1]][g]; !seen {
-			out[m[1]][g] = msg
+		f := out[m[1]][g]
+		if f == nil {
+			f = &failure{first: "no message"}
+			if i+1 < len(lines) && !failLine.MatchString(lines[i+1]) && strings.TrimSpace(lines[i+1]) != "" {
+				f.first = strings.TrimSpace(lines[i+1])
+			}
+			out[m[1]][g] = f
 		}
+		f.runs++
 	}
 	return out
 }
