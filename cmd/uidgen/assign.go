@@ -10,6 +10,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/seed4d941b13/uidgen/defaultgen"
 	"github.com/seed4d941b13/uidgen/worker"
 )
 
@@ -19,6 +20,33 @@ const dsnEnv = "UIDGEN_DSN"
 // assignTimeout bounds getting a worker ID from MySQL: connecting, and
 // creating the table if it is missing.
 const assignTimeout = 10 * time.Second
+
+// makerFlags are the flags of the commands that make IDs: the layout, and
+// where the worker ID comes from.
+type makerFlags struct {
+	layout layoutFlags
+	worker workerFlags
+}
+
+func (m *makerFlags) register(fs *flag.FlagSet) {
+	m.layout.register(fs)
+	m.worker.register(fs)
+}
+
+// config returns the generator config the flags describe and a func that
+// releases what its Assigner holds.
+func (m *makerFlags) config() (defaultgen.Config, func(), error) {
+	assigner, release, err := m.worker.assigner()
+	if err != nil {
+		return defaultgen.Config{}, nil, err
+	}
+	cfg, err := m.layout.config(assigner)
+	if err != nil {
+		release()
+		return defaultgen.Config{}, nil, err
+	}
+	return cfg, release, nil
+}
 
 // workerFlags are the flags of the commands that make IDs: where the worker
 // ID comes from. A static ID by default; from MySQL's WORKER_NODE table with

@@ -93,12 +93,8 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		"uidgen bench -d 3s -goroutines 4", stderr)
 	d := fs.Duration("d", 3*time.Second, "how long to run each generator")
 	goroutines := fs.Int("goroutines", runtime.GOMAXPROCS(0), "goroutines calling NextID at once")
-	var (
-		layout layoutFlags
-		wf     workerFlags
-	)
-	layout.register(fs)
-	wf.register(fs)
+	var mf makerFlags
+	mf.register(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -110,15 +106,11 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	case *goroutines < 1:
 		return fmt.Errorf("%w: -goroutines %d: must be 1 or more", errUsage, *goroutines)
 	}
-	assigner, release, err := wf.assigner()
+	cfg, release, err := mf.config()
 	if err != nil {
 		return err
 	}
 	defer release()
-	cfg, err := layout.config(assigner)
-	if err != nil {
-		return err
-	}
 
 	rows := make([]benchRow, 0, len(contenders))
 	for _, c := range contenders {

@@ -14,27 +14,19 @@ func runGen(args []string, stdout, stderr io.Writer) error {
 	n := fs.Int("n", 10, "how many IDs to print")
 	generator := fs.String("generator", "cached", "cached (the ring) or default (per-call Snowflake)")
 	asJSON := fs.Bool("json", false, "print each ID taken apart, as a JSON object with string numbers")
-	var (
-		layout layoutFlags
-		wf     workerFlags
-	)
-	layout.register(fs)
-	wf.register(fs)
+	var mf makerFlags
+	mf.register(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if *n < 0 {
 		return fmt.Errorf("%w: -n %d: must be 0 or more", errUsage, *n)
 	}
-	assigner, release, err := wf.assigner()
+	cfg, release, err := mf.config()
 	if err != nil {
 		return err
 	}
 	defer release()
-	cfg, err := layout.config(assigner)
-	if err != nil {
-		return err
-	}
 	g, err := openContender(*generator, cfg)
 	if err != nil {
 		return err
