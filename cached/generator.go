@@ -67,8 +67,9 @@ type Config struct {
 	RejectedPut ringbuffer.PutPolicy
 
 	// RejectedTake decides what NextID does when the ring is empty. Nil
-	// means ringbuffer.Wait(ringbuffer.DefaultWait): wait for the padder up
-	// to 100 ms, then fail. ringbuffer.Fail is Baidu's: fail at once.
+	// means ringbuffer.Wait(ringbuffer.DefaultWait): wait while the padder
+	// refills, and fail only if it puts nothing for a second.
+	// ringbuffer.Fail is Baidu's: fail at once.
 	RejectedTake ringbuffer.TakePolicy
 }
 
@@ -125,9 +126,9 @@ func New(ctx context.Context, cfg Config) (*Generator, error) {
 // It fails with ErrClosed after Close; with an error wrapping
 // defaultgen.ErrTimeExhausted (and ringbuffer.ErrEmpty) once the time bits
 // are spent and the ring has drained; and, on an empty ring, with whatever
-// the RejectedTake policy returns (by default, after waiting 100 ms for the
-// padder, an error wrapping ringbuffer.ErrEmpty). It never returns a UID
-// twice, 0, or a negative UID.
+// the RejectedTake policy returns (by default, once the padder has put
+// nothing for a second, an error wrapping ringbuffer.ErrEmpty). It never
+// returns a UID twice, 0, or a negative UID.
 func (g *Generator) NextID() (int64, error) {
 	if g.closed.Load() {
 		return 0, ErrClosed

@@ -7,10 +7,20 @@ import (
 )
 
 // DefaultWait is how long a Take on an empty ring waits under the default
-// policy for a producer that puts nothing. A producer that is running
-// refills a ring in microseconds; one that has put nothing for DefaultWait
-// is starved or gone, and the caller is better told.
-const DefaultWait = 100 * time.Millisecond
+// policy for a producer that puts nothing. A running producer refills a ring
+// in microseconds; one that has put nothing for a second is gone or starved,
+// and the caller is better told. (100 ms was tried: two goroutines taking
+// flat out on a 2-core machine that other processes shared hit it about once
+// in ten seconds.)
+const DefaultWait = time.Second
+
+// Under Wait, a take yields the processor while the producer has stalled
+// less than spinFor, and sleeps sleepFor at a time after that, so that its
+// thread leaves the CPU to the producer's rather than spin against it.
+const (
+	spinFor  = 50 * time.Microsecond
+	sleepFor = 100 * time.Microsecond
+)
 
 // PutPolicy is Baidu's RejectedPutBufferHandler: it is told of the values a
 // Put could not place, after the ring has counted them. It cannot save them:
@@ -32,7 +42,8 @@ func Fail(time.Duration) error {
 }
 
 // Wait returns a take policy that yields the processor between looks at the
-// ring, and fails with an error wrapping ErrEmpty once the producer has put
+// ring, then sleeps between them once the producer has been still for 50 µs,
+// and fails with an error wrapping ErrEmpty once the producer has put
 // nothing for limit. A take that finds the ring empty because other takes got
 // there first keeps waiting while the producer keeps putting.
 func Wait(limit time.Duration) TakePolicy {
@@ -40,7 +51,11 @@ func Wait(limit time.Duration) TakePolicy {
 		if stalled >= limit {
 			return fmt.Errorf("%w: the producer put nothing for %v, the limit is %v", ErrEmpty, stalled, limit)
 		}
-		runtime.Gosched()
+		if stalled < spinFor {
+			runtime.Gosched()
+		} else {
+			time.Sleep(sleepFor)
+		}
 		return nil
 	}
 }
