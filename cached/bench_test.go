@@ -65,6 +65,35 @@ func BenchmarkMutexCounterParallel(b *testing.B) {
 	})
 }
 
+// paddedSlot is a value alone on its cache line, as a ring's slot is.
+type paddedSlot struct {
+	v atomic.Int64
+	_ [64 - 8]byte
+}
+
+// BenchmarkPaddedSlotsParallel is the floor under any ring of padded slots
+// with a shared cursor: claim a slot with a CAS, then store to that slot's own
+// line, and no producer at all. Under RunParallel the slots' lines move
+// between the cores, and this costs many times the bare counter; compare
+// NextIDParallel with it, not only with AtomicCounterParallel.
+func BenchmarkPaddedSlotsParallel(b *testing.B) {
+	b.ReportAllocs()
+	const size = 1 << 16
+	var cursor atomic.Int64
+	slots := make([]paddedSlot, size)
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			for {
+				c := cursor.Load()
+				if cursor.CompareAndSwap(c, c+1) {
+					slots[c&(size-1)].v.Store(c)
+					break
+				}
+			}
+		}
+	})
+}
+
 // BenchmarkDefaultgen is the mutex-guarded generator on a hand-driven clock
 // whose Sleep returns at once: on the system clock it makes 8,192 IDs a
 // second and sleeps, which would time the sleep, not the generator.
