@@ -101,9 +101,9 @@ func New(ctx context.Context, cfg Config) (*Generator, error) {
 		boost = DefaultBoostPower
 	}
 	seqBits := scheme.Allocator().SeqBits()
-	if limit := bits.Len(ringbuffer.MaxSize) - 1 - seqBits; boost < 1 || boost > limit {
-		return nil, fmt.Errorf("%w: %d, want 1 to %d with %d sequence bits (a ring of at most %d slots)",
-			ErrBoostPower, boost, limit, seqBits, ringbuffer.MaxSize)
+	if maxBits := bits.Len(ringbuffer.MaxSize) - 1; boost < 1 || seqBits+boost > maxBits {
+		return nil, fmt.Errorf("%w: %d with %d sequence bits makes a ring of 2^%d slots; want a boost power of at least 1 and a ring of at most 2^%d (ringbuffer.MaxSize)",
+			ErrBoostPower, boost, seqBits, seqBits+boost, maxBits)
 	}
 	ring, err := ringbuffer.New(ringbuffer.Config{
 		Size:          1 << (seqBits + boost),
