@@ -15,6 +15,7 @@ import (
 	"github.com/seed4d941b13/uidgen/defaultgen"
 	"github.com/seed4d941b13/uidgen/internal/fakeclock"
 	"github.com/seed4d941b13/uidgen/internal/idcheck"
+	"github.com/seed4d941b13/uidgen/internal/leak"
 	"github.com/seed4d941b13/uidgen/internal/racebuild"
 	"github.com/seed4d941b13/uidgen/padding"
 	"github.com/seed4d941b13/uidgen/ringbuffer"
@@ -124,11 +125,16 @@ func TestNextIDs(t *testing.T) {
 
 // TestClose: Close is idempotent, NextID and NextIDs fail cleanly after it,
 // and it leaves no goroutine: synctest.Test fails a bubble whose goroutines
-// outlive it, and NumGoroutine comes back to where it was.
+// outlive it, and the padding goroutines come back to where they were.
 func TestClose(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		before := runtime.NumGoroutine()
+		const padder = "github.com/seed4d941b13/uidgen/padding.(*Executor).run"
+		before := leak.Running(padder)
 		g := newGenerator(t, Config{ScheduleInterval: time.Second, Config: defaultgen.Config{Clock: fakeclock.New(defaultgen.DefaultEpoch.Add(time.Hour))}})
+		synctest.Wait() // the goroutine has started and blocks
+		if now := leak.Running(padder); now != before+1 {
+			t.Fatalf("%d padding goroutines after New, %d before", now, before)
+		}
 		for range 40_000 { // below the threshold: the padder refills
 			if _, err := g.NextID(); err != nil {
 				t.Fatal(err)
@@ -146,8 +152,8 @@ func TestClose(t *testing.T) {
 			t.Fatalf("NextIDs after Close = %d, %v, want ErrClosed", n, err)
 		}
 		synctest.Wait()
-		if now := runtime.NumGoroutine(); now != before {
-			t.Fatalf("%d goroutines after Close, %d before New", now, before)
+		if now := leak.Running(padder); now != before {
+			t.Fatalf("%d padding goroutines after Close, %d before New", now, before)
 		}
 	})
 }

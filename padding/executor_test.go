@@ -2,13 +2,13 @@ package padding
 
 import (
 	"errors"
-	"runtime"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"github.com/seed4d941b13/uidgen/defaultgen"
 	"github.com/seed4d941b13/uidgen/internal/fakeclock"
+	"github.com/seed4d941b13/uidgen/internal/leak"
 	"github.com/seed4d941b13/uidgen/ringbuffer"
 	"github.com/seed4d941b13/uidgen/worker"
 )
@@ -195,14 +195,18 @@ func TestSchedule(t *testing.T) {
 	})
 }
 
+// executorRun is the function the executor's goroutine runs.
+const executorRun = "github.com/seed4d941b13/uidgen/padding.(*Executor).run"
+
 // TestCloseStopsGoroutine: Close is idempotent and leaves no goroutine; the
 // bubble would report the executor's goroutine as deadlocked otherwise.
 func TestCloseStopsGoroutine(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		before := runtime.NumGoroutine()
+		before := leak.Running(executorRun)
 		f := newFixture(t, 30, time.Hour, 1, time.Second)
-		if runtime.NumGoroutine() != before+1 {
-			t.Fatalf("%d goroutines after New, want %d", runtime.NumGoroutine(), before+1)
+		synctest.Wait() // the goroutine has started and blocks
+		if now := leak.Running(executorRun); now != before+1 {
+			t.Fatalf("%d executor goroutines after New, want %d", now, before+1)
 		}
 		f.take(t, 3*perSecond/2, 0) // below the threshold: wakes the executor
 		for range 2 {
@@ -211,8 +215,8 @@ func TestCloseStopsGoroutine(t *testing.T) {
 			}
 		}
 		synctest.Wait()
-		if runtime.NumGoroutine() != before {
-			t.Fatalf("%d goroutines after Close, want %d", runtime.NumGoroutine(), before)
+		if now := leak.Running(executorRun); now != before {
+			t.Fatalf("%d executor goroutines after Close, want %d", now, before)
 		}
 	})
 }
