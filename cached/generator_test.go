@@ -252,3 +252,20 @@ func TestMemory(t *testing.T) {
 	}
 	runtime.KeepAlive(g)
 }
+
+// TestNeverUIDZero: worker 0 in the epoch's first second would make UID 0
+// at sequence 0; the padder leaves it out of that second.
+func TestNeverUIDZero(t *testing.T) {
+	g := newGenerator(t, Config{Config: defaultgen.Config{Assigner: worker.Static(0), Clock: fakeclock.New(defaultgen.DefaultEpoch)}})
+	ids := make([]int64, 8192)
+	if _, err := g.NextIDs(ids); err != nil {
+		t.Fatal(err)
+	}
+	if ids[0] != 1 {
+		t.Fatalf("first UID %d, want 1: sequence 0 of second 0 is UID 0", ids[0])
+	}
+	if p := g.Parse(ids[8191]); p.Sequence != 0 || p.Time.Unix() != defaultgen.DefaultEpoch.Unix()+1 {
+		t.Fatalf("8192nd UID %+v, want sequence 0 of the next second", p)
+	}
+	idcheck.Check(t, g, [][]int64{ids})
+}

@@ -171,6 +171,17 @@ func (s *Scheme) CheckDelta(delta int64) error {
 	return nil
 }
 
+// FirstSequence returns the first sequence a generator may use in delta
+// second: 0, except in the epoch's own second for worker 0, where sequence 0
+// would make the UID 0, which many stores read as "no ID". That one UID is
+// skipped.
+func (s *Scheme) FirstSequence(delta int64) int64 {
+	if delta == 0 && s.workerID == 0 {
+		return 1
+	}
+	return 0
+}
+
 // TimeOf returns the instant that delta seconds since the epoch stand for,
 // in the local time zone.
 func (s *Scheme) TimeOf(delta int64) time.Time {

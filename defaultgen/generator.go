@@ -34,7 +34,7 @@ type Generator struct {
 
 	mu   sync.Mutex
 	last int64 // guarded by mu: delta second of the last UID handed out
-	seq  int64 // guarded by mu: sequence of the last UID within last; -1 before the first
+	seq  int64 // guarded by mu: sequence of the last UID within last; one less than the first before it
 }
 
 // New builds a Generator from cfg: it validates cfg and assigns the worker ID
@@ -48,7 +48,7 @@ func New(ctx context.Context, cfg Config) (*Generator, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Generator{s: s, last: now, seq: -1}, nil
+	return &Generator{s: s, last: now, seq: s.FirstSequence(now) - 1}, nil
 }
 
 // NextID returns a new UID, unique in this process and, with a sound
@@ -70,7 +70,7 @@ func (g *Generator) NextID() (int64, error) {
 		}
 		switch {
 		case now > g.last:
-			g.last, g.seq = now, 0
+			g.last, g.seq = now, g.s.FirstSequence(now)
 		case g.seq < g.s.alloc.MaxSequence():
 			// The same second, or a clock stepped back: borrow the last
 			// second while it has sequence left.

@@ -312,3 +312,21 @@ func TestSystemClockFollowsTheWallClock(t *testing.T) {
 		t.Fatalf("SystemClock is %v off the wall clock", d)
 	}
 }
+
+// TestNeverUIDZero: worker 0 in the epoch's first second would make UID 0
+// at sequence 0; that one UID is skipped, in that second only.
+func TestNeverUIDZero(t *testing.T) {
+	clock := fakeclock.New(defaultgen.DefaultEpoch)
+	g := newGen(t, defaultgen.Config{Assigner: worker.Static(0), Clock: clock, TimeBits: 40, WorkerBits: 15, SeqBits: 8})
+	ids, err := idcheck.Collect(1, 255+256, g.NextID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ids[0][0] != 1 {
+		t.Fatalf("first UID %d, want 1: sequence 0 of second 0 is UID 0", ids[0][0])
+	}
+	if next := g.Parse(ids[0][255]); next.Sequence != 0 || next.Time.Unix() != defaultgen.DefaultEpoch.Unix()+1 {
+		t.Fatalf("256th UID %+v, want sequence 0 of the next second", next)
+	}
+	idcheck.Check(t, g, ids)
+}

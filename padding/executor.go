@@ -159,7 +159,7 @@ func (e *Executor) fill() error {
 		}
 		e.last = second
 		e.lastSecond.Store(second)
-		e.ring.Put(e.batch)
+		e.ring.Put(e.batch[e.scheme.FirstSequence(second):]) // never UID 0
 	}
 	return nil
 }
