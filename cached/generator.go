@@ -92,7 +92,9 @@ type Generator struct {
 // PaddingFactor is outside (0, 100) (ringbuffer.ErrPaddingFactor), or
 // ScheduleInterval is negative (padding.ErrInterval).
 func New(ctx context.Context, cfg Config) (*Generator, error) {
-	scheme, err := cfg.Config.Scheme(ctx)
+	// The ring first: a bad BoostPower or PaddingFactor must not cost a
+	// worker ID.
+	layout, err := cfg.Config.Layout()
 	if err != nil {
 		return nil, err
 	}
@@ -100,7 +102,7 @@ func New(ctx context.Context, cfg Config) (*Generator, error) {
 	if boost == 0 {
 		boost = DefaultBoostPower
 	}
-	seqBits := scheme.Allocator().SeqBits()
+	seqBits := layout.SeqBits()
 	if maxBits := bits.Len(ringbuffer.MaxSize) - 1; boost < 1 || seqBits+boost > maxBits {
 		return nil, fmt.Errorf("%w: %d with %d sequence bits makes a ring of 2^%d slots; want a boost power of at least 1 and a ring of at most 2^%d (ringbuffer.MaxSize)",
 			ErrBoostPower, boost, seqBits, seqBits+boost, maxBits)
@@ -113,6 +115,10 @@ func New(ctx context.Context, cfg Config) (*Generator, error) {
 	})
 	if err != nil {
 		return nil, fmt.Errorf("cached: %w", err)
+	}
+	scheme, err := cfg.Config.Scheme(ctx)
+	if err != nil {
+		return nil, err
 	}
 	padder, err := padding.New(padding.Config{Ring: ring, Scheme: scheme, Interval: cfg.ScheduleInterval})
 	if err != nil {

@@ -1,10 +1,12 @@
 package cached
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -12,6 +14,7 @@ import (
 
 	"golang.org/x/sys/cpu"
 
+	"github.com/seed4d941b13/uidgen/bits"
 	"github.com/seed4d941b13/uidgen/defaultgen"
 	"github.com/seed4d941b13/uidgen/internal/fakeclock"
 	"github.com/seed4d941b13/uidgen/internal/idcheck"
@@ -35,23 +38,39 @@ func newGenerator(t testing.TB, cfg Config) *Generator {
 	return g
 }
 
+// countingAssigner counts the worker IDs it hands out.
+type countingAssigner struct{ n atomic.Int64 }
+
+func (a *countingAssigner) AssignWorkerID(context.Context) (int64, error) { return a.n.Add(1), nil }
+
+// TestNewRejects: each bad field is an error, and a bad ring costs no worker
+// ID (with MySQL, a row in WORKER_NODE).
 func TestNewRejects(t *testing.T) {
-	static := defaultgen.Config{Assigner: worker.Static(1)}
 	tests := []struct {
-		name string
-		cfg  Config
-		want error
+		name    string
+		cfg     Config
+		want    error
+		assigns int64
 	}{
-		{"no assigner", Config{}, defaultgen.ErrNoAssigner},
-		{"negative boost", Config{Config: static, BoostPower: -1}, ErrBoostPower},
-		{"ring too large", Config{Config: static, BoostPower: 12}, ErrBoostPower},
-		{"padding factor 100", Config{Config: static, PaddingFactor: 100}, ringbuffer.ErrPaddingFactor},
-		{"negative interval", Config{Config: static, ScheduleInterval: -time.Second}, padding.ErrInterval},
+		{"no assigner", Config{}, defaultgen.ErrNoAssigner, 0},
+		{"bad layout", Config{Config: defaultgen.Config{TimeBits: 1, WorkerBits: 1, SeqBits: 1}}, bits.ErrLayout, 0},
+		{"negative boost", Config{BoostPower: -1}, ErrBoostPower, 0},
+		{"ring too large", Config{BoostPower: 12}, ErrBoostPower, 0},
+		{"padding factor 100", Config{PaddingFactor: 100}, ringbuffer.ErrPaddingFactor, 0},
+		// padding.New checks the interval, once the scheme exists.
+		{"negative interval", Config{ScheduleInterval: -time.Second}, padding.ErrInterval, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			var a countingAssigner
+			if tt.want != defaultgen.ErrNoAssigner {
+				tt.cfg.Assigner = &a
+			}
 			if g, err := New(t.Context(), tt.cfg); !errors.Is(err, tt.want) || g != nil {
 				t.Fatalf("New = %v, %v; want nil, %v", g, err, tt.want)
+			}
+			if got := a.n.Load(); got != tt.assigns {
+				t.Fatalf("%d worker IDs assigned, want %d", got, tt.assigns)
 			}
 		})
 	}

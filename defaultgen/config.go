@@ -94,11 +94,7 @@ type Scheme struct {
 //   - the Assigner's own error, wrapped;
 //   - a worker ID above 2^WorkerBits-1 or below 0 (ErrWorkerIDRange).
 func (c Config) Scheme(ctx context.Context) (*Scheme, error) {
-	tb, wb, sb := c.TimeBits, c.WorkerBits, c.SeqBits
-	if tb == 0 && wb == 0 && sb == 0 {
-		tb, wb, sb = DefaultTimeBits, DefaultWorkerBits, DefaultSeqBits
-	}
-	alloc, err := bits.New(tb, wb, sb)
+	alloc, err := c.Layout()
 	if err != nil {
 		return nil, err
 	}
@@ -135,6 +131,17 @@ func (c Config) Scheme(ctx context.Context) (*Scheme, error) {
 	}
 	s.workerID = id
 	return s, nil
+}
+
+// Layout returns the bit layout c describes, the defaults for three zero
+// widths, or an error wrapping bits.ErrLayout. It assigns nothing, so a
+// generator can check what depends on the layout before it spends a worker
+// ID.
+func (c Config) Layout() (*bits.Allocator, error) {
+	if c.TimeBits == 0 && c.WorkerBits == 0 && c.SeqBits == 0 {
+		return bits.New(DefaultTimeBits, DefaultWorkerBits, DefaultSeqBits)
+	}
+	return bits.New(c.TimeBits, c.WorkerBits, c.SeqBits)
 }
 
 // Allocator returns the scheme's bit layout.
