@@ -38,13 +38,6 @@ func (c *Clock) Sleep(d time.Duration) {
 	c.sleeps++
 }
 
-// Set moves the clock to t, forwards or backwards.
-func (c *Clock) Set(t time.Time) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.now = t
-}
-
 // Advance moves the clock by d (negative d steps it back).
 func (c *Clock) Advance(d time.Duration) {
 	c.mu.Lock()
