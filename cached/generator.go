@@ -158,6 +158,9 @@ func (g *Generator) NextIDs(dst []int64) (int, error) {
 		n, err := g.ring.TakeN(dst[filled:])
 		filled += n
 		if err != nil {
+			// The ring reads before it claims: what it left past filled
+			// may be other callers' IDs. Hand back none of them.
+			clear(dst[filled:])
 			return filled, fmt.Errorf("cached: next IDs: %w", err)
 		}
 	}

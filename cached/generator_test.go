@@ -288,3 +288,43 @@ func TestNeverUIDZero(t *testing.T) {
 	}
 	idcheck.Check(t, g, [][]int64{ids})
 }
+
+// TestNextIDsErrorHandsBackNoStrayID: takes read slots before they claim
+// them, so a batch cut short by an error could leave other callers' IDs in
+// dst past what it filled. Racing batches run the ring dry; each failed
+// batch must leave zeros past its count, and every counted ID must be
+// unique.
+func TestNextIDsErrorHandsBackNoStrayID(t *testing.T) {
+	g, _ := timeFixture(t, 1000) // 24 seconds of IDs, then the time bits end
+	const goroutines = 4
+	ids := make([][]int64, goroutines)
+	var wg sync.WaitGroup
+	for i := range goroutines {
+		wg.Go(func() {
+			dst := make([]int64, 1000)
+			for {
+				for j := range dst {
+					dst[j] = -1
+				}
+				n, err := g.NextIDs(dst)
+				ids[i] = append(ids[i], dst[:n]...)
+				if err != nil {
+					if !errors.Is(err, defaultgen.ErrTimeExhausted) {
+						t.Errorf("NextIDs: %v, want ErrTimeExhausted", err)
+					}
+					for j, id := range dst[n:] {
+						if id != 0 {
+							t.Errorf("dst[%d] = %d past the %d IDs filled, want 0", n+j, id, n)
+							return
+						}
+					}
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if n := idcheck.Check(t, g, ids); n != 24<<13 {
+		t.Fatalf("%d IDs before the time bits ran out, want %d", n, 24<<13)
+	}
+}

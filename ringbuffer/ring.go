@@ -1,10 +1,10 @@
 // Package ringbuffer is the lock-free ring that the cached generator hands
 // UIDs out of: one producer puts, any number of consumers take.
 //
-// A Ring holds 2^n int64 values in slots padded to a cache line each, so two
-// consumers taking neighbouring slots never write the same line. It knows
-// nothing of time, bit layouts or databases: the padding package fills it and
-// the cached package drains it.
+// A Ring holds 2^n int64 values in slots padded to a cache line each, so the
+// producer writing one slot never takes the line of a slot a consumer is
+// reading. It knows nothing of time, bit layouts or databases: the padding
+// package fills it and the cached package drains it.
 //
 // The two counters that move are tail, the sequence of the last slot put, and
 // cursor, the sequence of the last slot taken. Both start at -1, only grow,
@@ -17,6 +17,16 @@
 // its slot with a single compare-and-swap whose own old value proves the ring
 // was not empty. A slot is never handed out twice, and a value never put is
 // never handed out.
+//
+// A take reads its slots before that compare-and-swap, not after: the one
+// whose CAS succeeds returns what it read, the others discard it and look
+// again. So a claimed slot has already been read, and the cursor alone says
+// which slots the producer may fill: those whose last value's sequence is at
+// or below it. Consumers never write a slot, so no per-slot state has to be
+// handed back to the producer. Handing it back (Baidu's flags, and this
+// package's first version) cost every take a locked store to a line last
+// written by another core: with two consumers on two cores, about 110 ns a
+// take, against 16 ns now.
 package ringbuffer
 
 import (
@@ -52,28 +62,31 @@ const lineSize = unsafe.Sizeof(cpu.CacheLinePad{})
 // slotData is the size of a slot's two fields, before its padding.
 const slotData = 16
 
-// slot holds one value and the sequence it may next be put at, padded to a
-// whole cache line (64 bytes on amd64) so that neighbouring slots never share
-// one. A ring's slots are one allocation of 2^n slots; Go's allocator places
-// an object of a power-of-two size of 64 bytes or more on a boundary of that
+// slot holds one value, padded to a whole cache line (64 bytes on amd64). A
+// ring's slots are one allocation of 2^n slots; Go's allocator places an
+// object of a power-of-two size of 64 bytes or more on a boundary of that
 // size (or of a page), so every slot starts a line.
 type slot struct {
-	// uid is written by the producer while the slot is puttable, and read by
-	// the one consumer whose cursor CAS claimed it. The producer's tail store
-	// publishes it; the consumer's store to next hands the slot back.
-	uid int64
+	// uid is written only by the producer, with an atomic store, for
+	// sequence s once the cursor has reached s-size (the slot's last value
+	// was claimed, so read). The producer's tail store publishes it.
+	// Consumers read it with an atomic load before they try to claim it;
+	// a consumer that loses the claim may read it while the producer
+	// rewrites it, which the atomics make safe, and discards what it read.
+	uid atomic.Int64
 
-	// next is the slot's state: the sequence it may next be put at. The slot
-	// is puttable for sequence s exactly when next == s; otherwise it holds a
-	// value not yet read. Written by New (slot i: i) and by the consumer of
-	// sequence s once it has read uid (s + size, a store that publishes "uid
-	// is read, the slot is free"). Read by the producer before each put.
-	// Counting laps, not flipping a flag, makes a stale state impossible to
-	// mistake for a fresh one.
-	next atomic.Int64
+	// touch is written only by the producer, with a plain store, and read
+	// by no one. Put stores to the touch of a run of slots before their
+	// uids: the plain stores fetch the run's lines from the consumers'
+	// caches all at once, so each locked uid store finds its line already
+	// owned instead of waiting for it alone.
+	touch int64
 
 	_ [max(lineSize, slotData) - slotData]byte
 }
+
+// touchRun is how many slots Put touches ahead of their atomic stores.
+const touchRun = 256
 
 // Config says how to build a Ring.
 type Config struct {
@@ -172,9 +185,6 @@ func New(cfg Config) (*Ring, error) {
 	if r.rejectedTake == nil {
 		r.rejectedTake = Wait(DefaultWait)
 	}
-	for i := range r.slots {
-		r.slots[i].next.Store(int64(i))
-	}
 	r.tail.Store(-1)
 	r.cursor.Store(-1)
 	return r, nil
@@ -186,31 +196,25 @@ func (r *Ring) Size() int { return int(r.size) }
 // Put places the longest prefix of uids that fits, in order, publishes them
 // with a single store of tail, and returns how many it placed. The rest are
 // counted as rejected, handed to the RejectedPut policy and dropped. A slot
-// that a take has claimed but not yet read counts as room: Put waits the
-// moment it takes to be read.
+// that a take has claimed counts as room at once: the take read it before
+// its claim. Put never waits for a consumer.
 //
 // Only one goroutine at a time may call Put: the ring's producer.
 func (r *Ring) Put(uids []int64) int {
 	t := r.tail.Load() // the producer's own field: no one else moves it
-	n := 0
-	for _, uid := range uids {
-		s := t + 1 + int64(n)
-		sl := &r.slots[s&r.mask]
-		// The producer never writes a slot that is not puttable for s: its
-		// last value, sequence s-size, must have been read and handed back.
-		if sl.next.Load() != s {
-			if s-r.size > r.cursor.Load() {
-				break // not even claimed: the ring is full
-			}
-			// Claimed: its consumer is between its CAS and its store to
-			// next, a few instructions that block on nothing. Wait them out
-			// rather than drop a value there is room for.
-			for sl.next.Load() != s {
-				runtime.Gosched()
-			}
+	// Sequence s is puttable once s-size has been claimed, that is once
+	// s-size <= cursor: its claimer read it before its CAS moved the
+	// cursor past it, and a consumer that reads it later fails its CAS.
+	room := r.cursor.Load() + r.size - t
+	n := int(max(min(int64(len(uids)), room), 0))
+	for i := 0; i < n; i += touchRun {
+		m := min(n-i, touchRun)
+		for j := range m { // one slot, one line
+			r.slots[(t+1+int64(i+j))&r.mask].touch = 0
 		}
-		sl.uid = uid
-		n++
+		for j, uid := range uids[i : i+m] {
+			r.slots[(t+1+int64(i+j))&r.mask].uid.Store(uid)
+		}
 	}
 	if n > 0 {
 		r.tail.Store(t + int64(n)) // publishes the n values just written
@@ -271,52 +275,61 @@ func (r *Ring) Take() (int64, error) {
 	// The common case, one claim well above the threshold, is spelled out
 	// here so that it costs no call: claim's loop and wake-up stay out of
 	// the way. t-c > threshold >= 0 also proves the ring not empty.
-	if c, t := r.cursor.Load(), r.tail.Load(); t-c > r.threshold && r.cursor.CompareAndSwap(c, c+1) {
-		return r.read(c + 1), nil
+	if c, t := r.cursor.Load(), r.tail.Load(); t-c > r.threshold {
+		uid := r.slots[(c+1)&r.mask].uid.Load() // read before the claim
+		if r.cursor.CompareAndSwap(c, c+1) {
+			return uid, nil
+		}
 	}
-	first, n := r.claim(1)
-	if n == 0 {
-		var err error
-		if first, n, err = r.claimWaiting(1); err != nil {
+	var dst [1]int64
+	if n := r.claim(dst[:]); n == 0 {
+		if _, err := r.claimWaiting(dst[:]); err != nil {
 			return 0, err
 		}
 	}
-	return r.read(first), nil
+	return dst[0], nil
 }
 
 // TakeN fills a prefix of dst with the next values, claiming all of them with
 // one compare-and-swap, and returns how many it took: at least one unless
 // dst is empty or err is not nil. It takes no more than are waiting, and
-// treats an empty ring as Take does.
+// treats an empty ring as Take does. It reads values into dst before it
+// claims them, so dst past the n it returns may hold values it did not take
+// (other takes' values): only dst[:n] is the caller's.
 func (r *Ring) TakeN(dst []int64) (int, error) {
 	if len(dst) == 0 {
 		return 0, nil
 	}
-	first, n := r.claim(int64(len(dst)))
+	n := r.claim(dst)
 	if n == 0 {
 		var err error
-		if first, n, err = r.claimWaiting(int64(len(dst))); err != nil {
+		if n, err = r.claimWaiting(dst); err != nil {
 			return 0, err
 		}
-	}
-	for i := range n {
-		dst[i] = r.read(first + i)
 	}
 	return int(n), nil
 }
 
-// claim reserves up to limit waiting slots for the caller and returns the
-// first sequence claimed and how many; n == 0 means the ring was empty.
+// claim reads up to len(dst) waiting values into dst, then claims them for
+// the caller and returns how many; n == 0 means the ring was empty.
+//
+// The values are read before the claim: slots c+1..c+n were published (tail
+// >= c+n was read first), and until the CAS moves the cursor past them the
+// producer will not overwrite them, so if the CAS succeeds what was read is
+// theirs. If it fails, the reads are discarded and the loop starts over.
 //
 // The loop is lock-free: a CAS fails only because another consumer's CAS
 // moved the cursor, that is, because another take succeeded.
-func (r *Ring) claim(limit int64) (first, n int64) {
+func (r *Ring) claim(dst []int64) (n int64) {
 	for {
 		c := r.cursor.Load()
 		t := r.tail.Load()
-		n = min(limit, t-c)
+		n = min(int64(len(dst)), t-c)
 		if n <= 0 {
-			return 0, 0
+			return 0
+		}
+		for i := range n {
+			dst[i] = r.slots[(c+1+i)&r.mask].uid.Load()
 		}
 		// Success proves the cursor was still c, and tail >= t > c: the
 		// emptiness test rests on the CAS's own old value, not on a second
@@ -325,7 +338,7 @@ func (r *Ring) claim(limit int64) (first, n int64) {
 			if t-(c+n) < r.threshold {
 				r.wake()
 			}
-			return c + 1, n
+			return n
 		}
 	}
 }
@@ -338,7 +351,7 @@ func (r *Ring) claim(limit int64) (first, n int64) {
 // this take has waited: with more consumers than processors, a take can find
 // the ring empty for a long while only because others, scheduled first, take
 // each refill. That is contention, not a producer that has stopped.
-func (r *Ring) claimWaiting(limit int64) (first, n int64, err error) {
+func (r *Ring) claimWaiting(dst []int64) (n int64, err error) {
 	since, tail := time.Now(), r.tail.Load()
 	for {
 		if t := r.tail.Load(); t != tail {
@@ -346,33 +359,23 @@ func (r *Ring) claimWaiting(limit int64) (first, n int64, err error) {
 		}
 		if sealed := r.sealed.Load(); sealed != nil {
 			// Look once more: values put before the Seal must still drain.
-			if first, n = r.claim(limit); n > 0 {
+			if n = r.claim(dst); n > 0 {
 				break
 			}
 			r.takesFailed.Add(1)
-			return 0, 0, fmt.Errorf("%w: %w", ErrEmpty, *sealed)
+			return 0, fmt.Errorf("%w: %w", ErrEmpty, *sealed)
 		}
 		r.wake()
 		if err := r.rejectedTake(time.Since(since)); err != nil {
 			r.takesFailed.Add(1)
-			return 0, 0, err
+			return 0, err
 		}
-		if first, n = r.claim(limit); n > 0 {
+		if n = r.claim(dst); n > 0 {
 			break
 		}
 	}
 	r.takesWaited.Add(1)
-	return first, n, nil
-}
-
-// read returns the value of claimed sequence s and hands its slot back to
-// the producer. The order matters: once next moves, the producer may
-// overwrite uid.
-func (r *Ring) read(s int64) int64 {
-	sl := &r.slots[s&r.mask]
-	uid := sl.uid
-	sl.next.Store(s + r.size) // publishes "read": puttable one lap on
-	return uid
+	return n, nil
 }
 
 // Stats is a snapshot of a Ring's counters.

@@ -140,22 +140,17 @@ func TestPutTakeInOrder(t *testing.T) {
 	}
 }
 
-// TestPutWaitsForClaimedSlot: a slot claimed but not yet read is room, not
-// a full ring: Put waits for its reader instead of rejecting the value.
-func TestPutWaitsForClaimedSlot(t *testing.T) {
+// TestClaimedSlotIsRoom: a claim reads its values before it moves the
+// cursor, so a claimed slot is room at once.
+func TestClaimedSlotIsRoom(t *testing.T) {
 	r := mustNew(t, Config{Size: 4, RejectedTake: Fail})
 	r.Put(seqs(1, 4))
-	first, n := r.claim(2) // claimed, not read
-	if first != 0 || n != 2 || r.Free() != 2 {
-		t.Fatalf("claim(2) = %d, %d with Free %d; want 0, 2, 2", first, n, r.Free())
+	dst := make([]int64, 2)
+	if n := r.claim(dst); n != 2 || dst[0] != 1 || dst[1] != 2 || r.Free() != 2 {
+		t.Fatalf("claim = %d, %v with Free %d; want 2, [1 2], 2", n, dst, r.Free())
 	}
-	got := make(chan int64, 2)
-	go func() { got <- r.read(0); got <- r.read(1) }()
 	if n := r.Put([]int64{5, 6, 7}); n != 2 {
 		t.Fatalf("Put with 2 slots claimed placed %d, want 2", n)
-	}
-	if a, b := <-got, <-got; a != 1 || b != 2 {
-		t.Fatalf("readers got %d, %d; want 1, 2", a, b)
 	}
 	if s := r.Stats(); s.PutsRejected != 1 || s.Available != 4 {
 		t.Fatalf("Stats = %+v; want only the value past the full ring rejected", s)
