@@ -6,6 +6,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+	"unsafe"
+
+	"golang.org/x/sys/cpu"
 
 	"github.com/seed4d941b13/uidgen/defaultgen"
 	"github.com/seed4d941b13/uidgen/internal/fakeclock"
@@ -68,14 +71,15 @@ func BenchmarkMutexCounterParallel(b *testing.B) {
 // paddedSlot is a value alone on its cache line, as a ring's slot is.
 type paddedSlot struct {
 	v atomic.Int64
-	_ [64 - 8]byte
+	_ [unsafe.Sizeof(cpu.CacheLinePad{}) - 8]byte
 }
 
-// BenchmarkPaddedSlotsParallel is the floor under any ring of padded slots
-// with a shared cursor: claim a slot with a CAS, then store to that slot's own
-// line, and no producer at all. Under RunParallel the slots' lines move
-// between the cores, and this costs many times the bare counter; compare
-// NextIDParallel with it, not only with AtomicCounterParallel.
+// BenchmarkPaddedSlotsParallel is what a take that hands its slot back
+// costs, as Baidu's flags and this ring's first version did: claim a slot
+// with a CAS, then an atomic store to that slot's own line, and no producer
+// at all. Under RunParallel the locked store waits for a line last written
+// by the other core, and this costs many times the bare counter; the ring
+// avoids it by reading slots before it claims them and never writing them.
 func BenchmarkPaddedSlotsParallel(b *testing.B) {
 	b.ReportAllocs()
 	const size = 1 << 16
