@@ -263,9 +263,9 @@ func TestStress(t *testing.T) {
 
 var errDone = errors.New("producer done")
 
-// stress checks each value as it is taken, not only at the end: a take that
-// hands out a slot twice can also hand a slot back late and stall the
-// producer, and the test must fail then, not hang.
+// stress checks each value as it is taken, not only at the end: a broken
+// take can also leave the ring in a state where the producer and consumers
+// wait on each other, and the test must fail then, not hang.
 func stress(t *testing.T, size, consumers, total int, batch bool) {
 	seen := make([]atomic.Bool, total+1)
 	var stop atomic.Bool
