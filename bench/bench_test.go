@@ -4,12 +4,12 @@ import (
 	"context"
 	"fmt"
 	"runtime"
-	"sync"
 	"sync/atomic"
 	"testing"
 
+	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/defaultgen"
-	"github.com/seed4d941b13/uidgen/worker"
+	"github.com/seed4d941b13/uidgen/internal/floor"
 )
 
 // Every benchmark here measures one thing the same way: ns/op is the wall
@@ -98,27 +98,13 @@ func reportRate(b *testing.B) {
 // BenchmarkAtomic is the floor: a bare atomic.Int64.Add, unique but
 // neither time-ordered nor unique across processes.
 func BenchmarkAtomic(b *testing.B) {
-	benchLevels(b, func(*testing.B) func() nextFunc {
-		var n atomic.Int64
-		return shared(func() (int64, error) { return n.Add(1), nil })
-	})
+	benchLevels(b, func(*testing.B) func() nextFunc { return shared(floor.Atomic()) })
 }
 
 // BenchmarkMutex is a counter under a sync.Mutex: what any lock-based
 // generator pays at least.
 func BenchmarkMutex(b *testing.B) {
-	benchLevels(b, func(*testing.B) func() nextFunc {
-		var (
-			mu sync.Mutex
-			n  int64
-		)
-		return shared(func() (int64, error) {
-			mu.Lock()
-			defer mu.Unlock()
-			n++
-			return n, nil
-		})
-	})
+	benchLevels(b, func(*testing.B) func() nextFunc { return shared(floor.Mutex()) })
 }
 
 // BenchmarkDefaultgen is uidgen's baseline, Baidu's DefaultUidGenerator:
@@ -126,7 +112,7 @@ func BenchmarkMutex(b *testing.B) {
 // after which callers sleep to the next second.
 func BenchmarkDefaultgen(b *testing.B) {
 	benchLevels(b, func(b *testing.B) func() nextFunc {
-		g, err := defaultgen.New(context.Background(), defaultgen.Config{Assigner: worker.Static(1)})
+		g, err := defaultgen.New(context.Background(), defaultgen.Config{Assigner: uidgen.Static(1)})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -4,9 +4,8 @@ import (
 	"context"
 	"testing"
 
+	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/cached"
-	"github.com/seed4d941b13/uidgen/defaultgen"
-	"github.com/seed4d941b13/uidgen/worker"
 )
 
 // batch is how many IDs BenchmarkCachedBatch takes per NextIDs call.
@@ -15,7 +14,7 @@ const batch = 64
 // openCached builds a cached generator with the defaults (a ring of 65,536
 // slots) that the benchmark closes when it ends.
 func openCached(b *testing.B) *cached.Generator {
-	g, err := cached.New(context.Background(), cached.Config{Config: defaultgen.Config{Assigner: worker.Static(1)}})
+	g, err := cached.New(context.Background(), cached.Config{Assigner: uidgen.Static(1)})
 	if err != nil {
 		b.Fatal(err)
 	}

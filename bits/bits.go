@@ -27,7 +27,7 @@ const (
 )
 
 // ErrLayout is wrapped by every error New returns for a bad layout.
-var ErrLayout = errors.New("bits: invalid layout")
+var ErrLayout = errors.New("invalid bit layout")
 
 // Allocator packs (delta seconds, worker ID, sequence) into a UID and unpacks
 // it again. It is immutable and safe for concurrent use.

@@ -26,5 +26,5 @@ func ExampleNew_error() {
 	_, err := bits.New(28, 22, 12)
 	fmt.Println(err)
 	// Output:
-	// bits: invalid layout: 1 sign + time 28 + worker 22 + sequence 12 bits = 63, must be 64
+	// invalid bit layout: 1 sign + time 28 + worker 22 + sequence 12 bits = 63, must be 64
 }

@@ -1,7 +1,6 @@
 package cached
 
 import (
-	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -10,60 +9,41 @@ import (
 
 	"golang.org/x/sys/cpu"
 
+	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/defaultgen"
 	"github.com/seed4d941b13/uidgen/internal/fakeclock"
-	"github.com/seed4d941b13/uidgen/worker"
+	"github.com/seed4d941b13/uidgen/internal/floor"
+	"github.com/seed4d941b13/uidgen/internal/hammer"
 )
 
-// The baselines: the cheapest shared counters there are. A UID generator
-// cannot beat a bare atomic add; the targets are ratios to it.
+// The baselines, from internal/floor, called through a func value as the
+// bench module calls every implementation.
 
-func BenchmarkAtomicCounter(b *testing.B) {
+func BenchmarkAtomicCounter(b *testing.B) { benchSerial(b, floor.Atomic()) }
+
+func BenchmarkAtomicCounterParallel(b *testing.B) { benchParallel(b, floor.Atomic()) }
+
+func BenchmarkMutexCounter(b *testing.B) { benchSerial(b, floor.Mutex()) }
+
+func BenchmarkMutexCounterParallel(b *testing.B) { benchParallel(b, floor.Mutex()) }
+
+func benchSerial(b *testing.B, next func() (int64, error)) {
 	b.ReportAllocs()
-	var n atomic.Int64
 	for b.Loop() {
-		n.Add(1)
-	}
-}
-
-func BenchmarkAtomicCounterParallel(b *testing.B) {
-	b.ReportAllocs()
-	var n atomic.Int64
-	b.RunParallel(func(pb *testing.PB) {
-		for pb.Next() {
-			n.Add(1)
+		if _, err := next(); err != nil {
+			b.Fatal(err)
 		}
-	})
-}
-
-// mutexCounter is a counter behind a mutex, the shape of defaultgen's
-// NextID without its clock.
-type mutexCounter struct {
-	mu sync.Mutex
-	n  int64
-}
-
-func (c *mutexCounter) next() int64 {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.n++
-	return c.n
-}
-
-func BenchmarkMutexCounter(b *testing.B) {
-	b.ReportAllocs()
-	var c mutexCounter
-	for b.Loop() {
-		c.next()
 	}
 }
 
-func BenchmarkMutexCounterParallel(b *testing.B) {
+func benchParallel(b *testing.B, next func() (int64, error)) {
 	b.ReportAllocs()
-	var c mutexCounter
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			c.next()
+			if _, err := next(); err != nil {
+				b.Error(err)
+				return
+			}
 		}
 	})
 }
@@ -75,11 +55,11 @@ type paddedSlot struct {
 }
 
 // BenchmarkPaddedSlotsParallel is what a take that hands its slot back
-// costs, as Baidu's flags and this ring's first version did: claim a slot
-// with a CAS, then an atomic store to that slot's own line, and no producer
-// at all. Under RunParallel the locked store waits for a line last written
-// by the other core, and this costs many times the bare counter; the ring
-// avoids it by reading slots before it claims them and never writing them.
+// would cost, as Baidu's per-slot flags do: claim a slot with a CAS, then an
+// atomic store to that slot's own line, and no producer at all. Under
+// RunParallel the locked store waits for a line last written by the other
+// core; the ring avoids it by reading slots before it claims them and never
+// writing them.
 func BenchmarkPaddedSlotsParallel(b *testing.B) {
 	b.ReportAllocs()
 	const size = 1 << 16
@@ -105,7 +85,7 @@ func BenchmarkPaddedSlotsParallel(b *testing.B) {
 func BenchmarkDefaultgen(b *testing.B) {
 	b.ReportAllocs()
 	g, err := defaultgen.New(b.Context(), defaultgen.Config{
-		Assigner: worker.Static(1), Clock: fakeclock.New(defaultgen.DefaultEpoch.Add(time.Hour)),
+		Assigner: uidgen.Static(1), Clock: fakeclock.New(uidgen.DefaultEpoch.Add(time.Hour)),
 	})
 	if err != nil {
 		b.Fatal(err)
@@ -132,26 +112,9 @@ func benchGenerator(b *testing.B) *Generator {
 	return g
 }
 
-func BenchmarkNextID(b *testing.B) {
-	g := benchGenerator(b)
-	for b.Loop() {
-		if _, err := g.NextID(); err != nil {
-			b.Fatal(err)
-		}
-	}
-}
+func BenchmarkNextID(b *testing.B) { benchSerial(b, benchGenerator(b).NextID) }
 
-func BenchmarkNextIDParallel(b *testing.B) {
-	g := benchGenerator(b)
-	b.RunParallel(func(pb *testing.PB) {
-		for pb.Next() {
-			if _, err := g.NextID(); err != nil {
-				b.Error(err)
-				return
-			}
-		}
-	})
-}
+func BenchmarkNextIDParallel(b *testing.B) { benchParallel(b, benchGenerator(b).NextID) }
 
 // BenchmarkNextIDs takes 256 IDs per call; ns/op is per ID.
 func BenchmarkNextIDs(b *testing.B) {
@@ -167,55 +130,36 @@ func BenchmarkNextIDs(b *testing.B) {
 // BenchmarkNextIDLatency times every NextID of two goroutines while the
 // padder refills the ring behind them, and reports percentiles of the
 // latency. Each goroutine reads the clock once per call, so a latency
-// includes one clock read and the loop (some 20-40 ns).
+// includes one clock read and the loop.
 func BenchmarkNextIDLatency(b *testing.B) {
-	const consumers, bucket, buckets = 2, 10 * time.Nanosecond, 100_000 // up to 1 ms
+	const consumers = 2
 	g := benchGenerator(b)
-	hists := make([][]int64, consumers)
+	hists := make([]hammer.Histogram, consumers)
 	var wg sync.WaitGroup
 	b.ResetTimer()
 	for i := range consumers {
-		hist := make([]int64, buckets+1) // the last holds everything above
-		hists[i] = hist
 		wg.Go(func() {
-			start := time.Now()
-			last := time.Duration(0)
+			last := time.Now()
 			for range b.N / consumers {
 				if _, err := g.NextID(); err != nil {
 					b.Error(err)
 					return
 				}
-				now := time.Since(start)
-				hist[min((now-last)/bucket, buckets)]++
+				now := time.Now()
+				hists[i].Record(now.Sub(last))
 				last = now
 			}
 		})
 	}
 	wg.Wait()
 	b.StopTimer()
-	total := make([]int64, buckets+1)
-	for _, h := range hists {
-		for i, n := range h {
-			total[i] += n
-		}
+	for i := 1; i < consumers; i++ {
+		hists[0].Merge(&hists[i])
 	}
 	for _, p := range []struct {
 		q    float64
 		unit string
 	}{{0.5, "p50-ns"}, {0.99, "p99-ns"}, {0.999, "p99.9-ns"}, {0.9999, "p99.99-ns"}} {
-		b.ReportMetric(float64(percentile(total, p.q, bucket)), p.unit)
+		b.ReportMetric(float64(hists[0].Quantile(p.q)), p.unit)
 	}
-}
-
-// percentile returns the upper edge of the bucket of width bucket below
-// which a fraction q of the counts in hist fall.
-func percentile(hist []int64, q float64, bucket time.Duration) time.Duration {
-	var sum int64
-	for _, n := range hist {
-		sum += n
-	}
-	want := int64(q * float64(sum))
-	acc := int64(0)
-	i := slices.IndexFunc(hist, func(n int64) bool { acc += n; return acc > want })
-	return time.Duration(max(i, 0)+1) * bucket
 }

@@ -4,14 +4,13 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/cached"
-	"github.com/seed4d941b13/uidgen/defaultgen"
-	"github.com/seed4d941b13/uidgen/worker"
 )
 
 func Example() {
 	g, err := cached.New(context.Background(), cached.Config{
-		Config: defaultgen.Config{Assigner: worker.Static(7)},
+		Assigner: uidgen.Static(7),
 	})
 	if err != nil {
 		fmt.Println(err)

@@ -2,13 +2,14 @@
 // second at a time by one padding goroutine, kept in a lock-free ring, and
 // handed out by a single compare-and-swap.
 //
-// A Generator wires the pieces together: defaultgen's Scheme (layout, epoch,
-// worker ID, clock), a ringbuffer.Ring of (2^SeqBits << BoostPower) slots,
-// and a padding.Executor that keeps it full, borrowing future seconds under
-// heavy load. Where the Java original can hand one UID to two threads, throws
-// on an empty ring under ordinary load, and wastes a second of IDs on every
-// refill, this one does none of that, and its Stats say how far ahead of the
-// clock it has borrowed.
+// A Generator wires the pieces together: a layout, epoch, clock and worker ID
+// (checked as defaultgen checks them), a ringbuffer.Ring of
+// 2^SeqBits << BoostPower slots, and a padding.Executor that keeps it full
+// with whole seconds, borrowing future seconds under heavy load. Where the
+// Java original can hand one UID to two threads, throws on an empty ring
+// under ordinary load, and wastes a second of IDs on every refill, this one
+// does none of that, and its Stats say how far ahead of the clock it has
+// borrowed.
 package cached
 
 import (
@@ -20,29 +21,47 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/seed4d941b13/uidgen/defaultgen"
+	"github.com/seed4d941b13/uidgen"
+	"github.com/seed4d941b13/uidgen/internal/scheme"
 	"github.com/seed4d941b13/uidgen/padding"
 	"github.com/seed4d941b13/uidgen/ringbuffer"
 )
 
 // DefaultBoostPower is the BoostPower of a Config that leaves it zero: a
-// ring of 8 seconds of IDs, 65,536 slots (4 MiB) with 13 sequence bits.
+// ring of 8 seconds of IDs, 65,536 slots with 13 sequence bits.
 const DefaultBoostPower = 3
 
-var (
-	// ErrClosed: the Generator has been closed.
-	ErrClosed = errors.New("cached: generator closed")
-	// ErrBoostPower: Config.BoostPower is negative, or makes the ring
-	// larger than ringbuffer.MaxSize.
-	ErrBoostPower = errors.New("cached: boost power out of range")
-)
+// ErrBoostPower: Config.BoostPower is negative, or makes the ring larger
+// than ringbuffer.MaxSize.
+var ErrBoostPower = errors.New("boost power out of range")
+
+// errNextIDClosed is what NextID returns after Close, made once so that the
+// check costs no allocation.
+var errNextIDClosed = fmt.Errorf("cached: next ID: %w", uidgen.ErrClosed)
 
 // Config says how to build a Generator. Its zero value, but for Assigner,
 // means the defaults.
 type Config struct {
-	// Config is the layout, epoch, worker ID assigner and clock, as for
-	// defaultgen, with the same defaults and checks.
-	defaultgen.Config
+	// TimeBits, WorkerBits and SeqBits are the widths of the three fields of
+	// a UID; with the sign bit they must add up to 64. All three zero means
+	// uidgen.DefaultTimeBits, DefaultWorkerBits and DefaultSeqBits;
+	// otherwise all three are taken as given.
+	TimeBits, WorkerBits, SeqBits int
+
+	// Epoch is the instant that delta seconds count from, truncated to the
+	// second. Zero means uidgen.DefaultEpoch. It must not be in the future,
+	// and the seconds since it must still fit the time bits.
+	Epoch time.Time
+
+	// Assigner gives this process its worker ID, once, in New. Required:
+	// uidgen.Static(id) for a process that owns its ID space, a
+	// worker.NewDisposable for a fleet.
+	Assigner uidgen.Assigner
+
+	// Clock is the source of time. Nil means uidgen.SystemClock(): the
+	// system clock anchored to Go's monotonic clock, which never runs
+	// backwards while the process lives, whatever is done to the wall clock.
+	Clock uidgen.Clock
 
 	// BoostPower sizes the ring: 2^SeqBits << BoostPower slots, that is
 	// 2^BoostPower seconds of IDs. Zero means DefaultBoostPower; it must be
@@ -76,37 +95,50 @@ type Config struct {
 // Generator hands out UIDs from a ring that a padding goroutine keeps full.
 // It is safe for concurrent use. Build one with New and stop it with Close.
 type Generator struct {
-	scheme *defaultgen.Scheme
+	s      *scheme.Scheme
 	ring   *ringbuffer.Ring
+	src    *seconds
 	padder *padding.Executor
 
 	closed    atomic.Bool // set once, by Close; read by every NextID
 	closeOnce sync.Once
 }
 
-// New checks cfg, assigns the worker ID under ctx, fills the ring, and starts
-// the padding goroutine; Close stops it. It fails as defaultgen's
-// Config.Scheme does (a bad layout, no Assigner, an epoch in the future or
-// exhausted, the Assigner's error, a worker ID out of range), and when
-// BoostPower is negative or makes the ring too large (ErrBoostPower),
-// PaddingFactor is outside (0, 100) (ringbuffer.ErrPaddingFactor), or
-// ScheduleInterval is negative (padding.ErrInterval).
+// New checks cfg, asks its Assigner for the worker ID under ctx, fills the
+// ring, and starts the padding goroutine; Close stops it. Every field is
+// checked before the Assigner is asked, so a bad Config costs no worker ID.
+// Errors start "cached: " and wrap:
+//   - bits.ErrLayout: the widths do not make a layout;
+//   - uidgen.ErrNoAssigner: Assigner is nil;
+//   - uidgen.ErrEpochInFuture: Epoch is after the clock's now;
+//   - uidgen.ErrTimeExhausted: the seconds since Epoch no longer fit TimeBits;
+//   - ErrBoostPower: BoostPower is negative or makes the ring too large;
+//   - ringbuffer.ErrPaddingFactor: PaddingFactor is outside (0, 100);
+//   - padding.ErrInterval: ScheduleInterval is negative;
+//   - the Assigner's own error;
+//   - uidgen.ErrWorkerIDRange: the worker ID is below 0 or above the layout's
+//     maximum.
 func New(ctx context.Context, cfg Config) (*Generator, error) {
-	// The ring first: a bad BoostPower or PaddingFactor must not cost a
-	// worker ID.
-	layout, err := cfg.Config.Layout()
+	s, err := scheme.New(scheme.Params{
+		TimeBits: cfg.TimeBits, WorkerBits: cfg.WorkerBits, SeqBits: cfg.SeqBits,
+		Epoch: cfg.Epoch, Assigner: cfg.Assigner, Clock: cfg.Clock,
+	})
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("cached: %w", err)
 	}
 	boost := cfg.BoostPower
 	if boost == 0 {
 		boost = DefaultBoostPower
 	}
-	seqBits := layout.SeqBits()
+	seqBits := s.Bits().SeqBits()
 	if maxBits := bits.Len(ringbuffer.MaxSize) - 1; boost < 1 || seqBits+boost > maxBits {
-		return nil, fmt.Errorf("%w: %d with %d sequence bits makes a ring of 2^%d slots; want a boost power of at least 1 and a ring of at most 2^%d (ringbuffer.MaxSize)",
+		return nil, fmt.Errorf("cached: %w: %d with %d sequence bits makes a ring of 2^%d slots; want a boost power of at least 1 and a ring of at most 2^%d (ringbuffer.MaxSize)",
 			ErrBoostPower, boost, seqBits, seqBits+boost, maxBits)
 	}
+	if cfg.ScheduleInterval < 0 {
+		return nil, fmt.Errorf("cached: %w: ScheduleInterval %v, want 0 (off) or more", padding.ErrInterval, cfg.ScheduleInterval)
+	}
+	// The ring checks PaddingFactor before it allocates a slot.
 	ring, err := ringbuffer.New(ringbuffer.Config{
 		Size:          1 << (seqBits + boost),
 		PaddingFactor: cfg.PaddingFactor,
@@ -116,28 +148,28 @@ func New(ctx context.Context, cfg Config) (*Generator, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cached: %w", err)
 	}
-	scheme, err := cfg.Config.Scheme(ctx)
-	if err != nil {
-		return nil, err
+	if err := s.Assign(ctx); err != nil {
+		return nil, fmt.Errorf("cached: %w", err)
 	}
-	padder, err := padding.New(padding.Config{Ring: ring, Scheme: scheme, Interval: cfg.ScheduleInterval})
+	src := newSeconds(s)
+	padder, err := padding.New(padding.Config{Ring: ring, Source: src, Interval: cfg.ScheduleInterval})
 	if err != nil {
 		return nil, fmt.Errorf("cached: %w", err)
 	}
-	return &Generator{scheme: scheme, ring: ring, padder: padder}, nil
+	return &Generator{s: s, ring: ring, src: src, padder: padder}, nil
 }
 
 // NextID returns a new UID. IDs from one goroutine increase.
 //
-// It fails with ErrClosed after Close; with an error wrapping
-// defaultgen.ErrTimeExhausted (and ringbuffer.ErrEmpty) once the time bits
-// are spent and the ring has drained; and, on an empty ring, with whatever
-// the RejectedTake policy returns (by default, once the padder has put
-// nothing for a second, an error wrapping ringbuffer.ErrEmpty). It never
-// returns a UID twice, 0, or a negative UID.
+// It fails with an error wrapping uidgen.ErrClosed after Close; wrapping
+// uidgen.ErrTimeExhausted (and ringbuffer.ErrEmpty) once the time bits are
+// spent and the ring has drained; and, on an empty ring, with whatever the
+// RejectedTake policy returns (by default, once the padder has put nothing
+// for a second, an error wrapping ringbuffer.ErrEmpty). It never returns a
+// UID twice, 0, or a negative UID.
 func (g *Generator) NextID() (int64, error) {
 	if g.closed.Load() {
-		return 0, ErrClosed
+		return 0, errNextIDClosed
 	}
 	uid, err := g.ring.Take()
 	if err != nil {
@@ -148,10 +180,11 @@ func (g *Generator) NextID() (int64, error) {
 
 // NextIDs fills dst with new UIDs, in increasing order, claiming as many as
 // the ring holds with each compare-and-swap, and returns len(dst). On an
-// error it returns how many it filled and the error, as NextID would.
+// error it returns how many it filled and the error, as NextID would, and
+// leaves dst past them zero.
 func (g *Generator) NextIDs(dst []int64) (int, error) {
 	if g.closed.Load() {
-		return 0, ErrClosed
+		return 0, fmt.Errorf("cached: next IDs: %w", uidgen.ErrClosed)
 	}
 	filled := 0
 	for filled < len(dst) {
@@ -167,25 +200,28 @@ func (g *Generator) NextIDs(dst []int64) (int, error) {
 	return filled, nil
 }
 
-// ParseUID returns Baidu's string form of uid:
+// WorkerID returns the worker ID this generator puts in every UID.
+func (g *Generator) WorkerID() int64 { return g.s.WorkerID() }
+
+// Layout returns the layout and epoch of the generator's IDs.
+func (g *Generator) Layout() uidgen.Layout { return g.s.Layout() }
+
+// Parse takes uid apart: g.Layout().Parse(uid).
+func (g *Generator) Parse(uid int64) uidgen.ID { return g.s.Layout().Parse(uid) }
+
+// ParseUID returns Baidu's string form of uid: g.Layout().ParseUID(uid).
 //
 //	{"UID":"%d","timestamp":"yyyy-MM-dd HH:mm:ss","workerId":"%d","sequence":"%d"}
-func (g *Generator) ParseUID(uid int64) string { return g.scheme.ParseUID(uid) }
-
-// Parse takes uid apart for Go callers.
-func (g *Generator) Parse(uid int64) defaultgen.ID { return g.scheme.Parse(uid) }
-
-// WorkerID returns the worker ID this generator puts in every UID.
-func (g *Generator) WorkerID() int64 { return g.scheme.WorkerID() }
+func (g *Generator) ParseUID(uid int64) string { return g.s.Layout().ParseUID(uid) }
 
 // Close stops the padding goroutine and waits for it; NextID then fails with
-// ErrClosed, and a NextID waiting on an empty ring stops waiting. Close is
-// idempotent and safe to call concurrently; it always returns nil.
+// uidgen.ErrClosed, and a NextID waiting on an empty ring stops waiting.
+// Close is idempotent and safe to call concurrently; it always returns nil.
 func (g *Generator) Close() error {
 	g.closeOnce.Do(func() {
 		g.closed.Store(true)
 		g.padder.Close()
-		g.ring.Seal(ErrClosed)
+		g.ring.Seal(uidgen.ErrClosed)
 	})
 	return nil
 }
@@ -206,7 +242,7 @@ type Stats struct {
 // Stats returns a snapshot of g's ring and padder. Under load the fields are
 // read one at a time, so they describe nearby instants, not one.
 func (g *Generator) Stats() Stats {
-	rs, ps := g.ring.Stats(), g.padder.Stats()
+	rs := g.ring.Stats()
 	return Stats{
 		Size:         rs.Size,
 		Available:    rs.Available,
@@ -215,7 +251,7 @@ func (g *Generator) Stats() Stats {
 		PutsRejected: rs.PutsRejected,
 		TakesWaited:  rs.TakesWaited,
 		TakesFailed:  rs.TakesFailed,
-		PadRuns:      ps.Runs,
-		SecondsAhead: ps.Ahead,
+		PadRuns:      g.padder.Runs(),
+		SecondsAhead: g.src.ahead(),
 	}
 }

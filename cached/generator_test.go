@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -14,21 +15,20 @@ import (
 
 	"golang.org/x/sys/cpu"
 
+	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/bits"
-	"github.com/seed4d941b13/uidgen/defaultgen"
 	"github.com/seed4d941b13/uidgen/internal/fakeclock"
 	"github.com/seed4d941b13/uidgen/internal/idcheck"
 	"github.com/seed4d941b13/uidgen/internal/leak"
-	"github.com/seed4d941b13/uidgen/internal/racebuild"
+	"github.com/seed4d941b13/uidgen/internal/testsize"
 	"github.com/seed4d941b13/uidgen/padding"
 	"github.com/seed4d941b13/uidgen/ringbuffer"
-	"github.com/seed4d941b13/uidgen/worker"
 )
 
 func newGenerator(t testing.TB, cfg Config) *Generator {
 	t.Helper()
 	if cfg.Assigner == nil {
-		cfg.Assigner = worker.Static(42)
+		cfg.Assigner = uidgen.Static(42)
 	}
 	g, err := New(t.Context(), cfg)
 	if err != nil {
@@ -43,47 +43,64 @@ type countingAssigner struct{ n atomic.Int64 }
 
 func (a *countingAssigner) AssignWorkerID(context.Context) (int64, error) { return a.n.Add(1), nil }
 
-// TestNewRejects: each bad field is an error, and a bad ring costs no worker
-// ID (with MySQL, a row in WORKER_NODE).
+// TestNewRejects: each bad field is one clear error, prefixed once, that
+// names the value; and no bad field costs a worker ID (with a database, a
+// row in WORKER_NODE).
 func TestNewRejects(t *testing.T) {
+	now := fakeclock.New(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))
 	tests := []struct {
-		name    string
-		cfg     Config
-		want    error
-		assigns int64
+		name string
+		cfg  Config
+		want error
+		text string
 	}{
-		{"no assigner", Config{}, defaultgen.ErrNoAssigner, 0},
-		{"bad layout", Config{Config: defaultgen.Config{TimeBits: 1, WorkerBits: 1, SeqBits: 1}}, bits.ErrLayout, 0},
-		{"negative boost", Config{BoostPower: -1}, ErrBoostPower, 0},
-		{"ring too large", Config{BoostPower: 12}, ErrBoostPower, 0},
-		{"padding factor 100", Config{PaddingFactor: 100}, ringbuffer.ErrPaddingFactor, 0},
-		// padding.New checks the interval, once the scheme exists.
-		{"negative interval", Config{ScheduleInterval: -time.Second}, padding.ErrInterval, 1},
+		{"no assigner", Config{}, uidgen.ErrNoAssigner, "uidgen.Static"},
+		{"bad layout", Config{TimeBits: 1, WorkerBits: 1, SeqBits: 1}, bits.ErrLayout, "= 4, must be 64"},
+		{"epoch in the future", Config{Epoch: time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC), Clock: now}, uidgen.ErrEpochInFuture, "epoch 2027-01-01"},
+		{"epoch spent", Config{TimeBits: 28, WorkerBits: 22, SeqBits: 13, Epoch: time.Date(2016, 5, 20, 0, 0, 0, 0, time.UTC), Clock: now},
+			uidgen.ErrTimeExhausted, "ran out at 2024-11-20 21:24:16 UTC"},
+		{"negative boost", Config{BoostPower: -1}, ErrBoostPower, "-1 with 13 sequence bits"},
+		{"ring too large", Config{BoostPower: 12}, ErrBoostPower, "2^25 slots"},
+		{"padding factor 100", Config{PaddingFactor: 100}, ringbuffer.ErrPaddingFactor, "100"},
+		{"negative interval", Config{ScheduleInterval: -time.Second}, padding.ErrInterval, "-1s"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var a countingAssigner
-			if tt.want != defaultgen.ErrNoAssigner {
+			if tt.want != uidgen.ErrNoAssigner {
 				tt.cfg.Assigner = &a
 			}
-			if g, err := New(t.Context(), tt.cfg); !errors.Is(err, tt.want) || g != nil {
+			g, err := New(t.Context(), tt.cfg)
+			if !errors.Is(err, tt.want) || g != nil {
 				t.Fatalf("New = %v, %v; want nil, %v", g, err, tt.want)
 			}
-			if got := a.n.Load(); got != tt.assigns {
-				t.Fatalf("%d worker IDs assigned, want %d", got, tt.assigns)
+			if msg := err.Error(); !strings.HasPrefix(msg, "cached: ") || strings.Count(msg, ": ") > 4 || !strings.Contains(msg, tt.text) {
+				t.Errorf("error %q: want one line starting \"cached: \" that says %q", msg, tt.text)
+			}
+			if got := a.n.Load(); got != 0 {
+				t.Fatalf("%d worker IDs assigned, want none", got)
 			}
 		})
 	}
 }
 
+// TestErrorsNameEachPackageOnce: an error that crosses the ring, the padder
+// and the layout still reads with one prefix.
+func TestErrorsNameEachPackageOnce(t *testing.T) {
+	g, _ := timeFixture(t, 1023)
+	if _, err := g.NextIDs(make([]int64, 1<<13)); err != nil {
+		t.Fatal(err)
+	}
+	_, err := g.NextID()
+	want := "cached: next ID: ring is empty: time bits exhausted: 1024 seconds since epoch 2025-01-01 00:00:00 UTC is over the maximum 1023 of 10 time bits, which ran out at "
+	if err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Fatalf("NextID past the time bits = %v, want %q...", err, want)
+	}
+}
+
 // baiduSize is the size of Baidu's CachedUidGeneratorTest, shrunk where the
 // race detector or -short would make it slow.
-func baiduSize() int {
-	if testing.Short() || racebuild.Enabled {
-		return 200_000
-	}
-	return 7_000_000
-}
+func baiduSize() int { return testsize.Pick(7_000_000, 200_000) }
 
 // TestBaidu ports Baidu's CachedUidGeneratorTest: 7,000,000 UIDs serially
 // and across 2×GOMAXPROCS goroutines, and across 64; all unique, positive
@@ -149,7 +166,7 @@ func TestClose(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		const padder = "github.com/seed4d941b13/uidgen/padding.(*Executor).run"
 		before := leak.Running(padder)
-		g := newGenerator(t, Config{ScheduleInterval: time.Second, Config: defaultgen.Config{Clock: fakeclock.New(defaultgen.DefaultEpoch.Add(time.Hour))}})
+		g := newGenerator(t, Config{ScheduleInterval: time.Second, Clock: fakeclock.New(uidgen.DefaultEpoch.Add(time.Hour))})
 		synctest.Wait() // the goroutine has started and blocks
 		if now := leak.Running(padder); now != before+1 {
 			t.Fatalf("%d padding goroutines after New, %d before", now, before)
@@ -164,11 +181,11 @@ func TestClose(t *testing.T) {
 				t.Fatalf("Close = %v", err)
 			}
 		}
-		if _, err := g.NextID(); !errors.Is(err, ErrClosed) {
-			t.Fatalf("NextID after Close = %v, want ErrClosed", err)
+		if _, err := g.NextID(); !errors.Is(err, uidgen.ErrClosed) {
+			t.Fatalf("NextID after Close = %v, want uidgen.ErrClosed", err)
 		}
-		if n, err := g.NextIDs(make([]int64, 3)); n != 0 || !errors.Is(err, ErrClosed) {
-			t.Fatalf("NextIDs after Close = %d, %v, want ErrClosed", n, err)
+		if n, err := g.NextIDs(make([]int64, 3)); n != 0 || !errors.Is(err, uidgen.ErrClosed) {
+			t.Fatalf("NextIDs after Close = %d, %v, want uidgen.ErrClosed", n, err)
 		}
 		synctest.Wait()
 		if now := leak.Running(padder); now != before {
@@ -180,11 +197,8 @@ func TestClose(t *testing.T) {
 // timeFixture is a generator whose 10 time bits end at second 1023, on a
 // clock that reads the given second.
 func timeFixture(t *testing.T, second int64) (*Generator, *fakeclock.Clock) {
-	clock := fakeclock.New(defaultgen.DefaultEpoch.Add(time.Duration(second) * time.Second))
-	g := newGenerator(t, Config{
-		Config:     defaultgen.Config{TimeBits: 10, WorkerBits: 40, SeqBits: 13, Clock: clock},
-		BoostPower: 1,
-	})
+	clock := fakeclock.New(uidgen.DefaultEpoch.Add(time.Duration(second) * time.Second))
+	g := newGenerator(t, Config{TimeBits: 10, WorkerBits: 40, SeqBits: 13, Clock: clock, BoostPower: 1})
 	return g, clock
 }
 
@@ -197,7 +211,7 @@ func TestTimeExhausted(t *testing.T) {
 	for {
 		id, err := g.NextID()
 		if err != nil {
-			if !errors.Is(err, defaultgen.ErrTimeExhausted) {
+			if !errors.Is(err, uidgen.ErrTimeExhausted) {
 				t.Fatalf("after %d IDs: %v, want ErrTimeExhausted", len(ids), err)
 			}
 			break
@@ -211,7 +225,7 @@ func TestTimeExhausted(t *testing.T) {
 	if last := g.Parse(ids[len(ids)-1]); last.Sequence != 1<<13-1 {
 		t.Fatalf("last ID %+v, want the last sequence of the last second", last)
 	}
-	if _, err := g.NextID(); !errors.Is(err, defaultgen.ErrTimeExhausted) {
+	if _, err := g.NextID(); !errors.Is(err, uidgen.ErrTimeExhausted) {
 		t.Fatalf("NextID again = %v, want ErrTimeExhausted", err)
 	}
 }
@@ -247,7 +261,7 @@ func TestSecondsAhead(t *testing.T) {
 }
 
 func TestStatsAfterNew(t *testing.T) {
-	g := newGenerator(t, Config{Config: defaultgen.Config{Clock: fakeclock.New(defaultgen.DefaultEpoch.Add(time.Hour))}})
+	g := newGenerator(t, Config{Clock: fakeclock.New(uidgen.DefaultEpoch.Add(time.Hour))})
 	want := Stats{Size: 1 << 16, Available: 1 << 16, Tail: 1<<16 - 1, Cursor: -1, PadRuns: 1, SecondsAhead: 7}
 	if s := g.Stats(); s != want {
 		t.Fatalf("Stats = %+v, want %+v", s, want)
@@ -275,7 +289,7 @@ func TestMemory(t *testing.T) {
 // TestNeverUIDZero: worker 0 in the epoch's first second would make UID 0
 // at sequence 0; the padder leaves it out of that second.
 func TestNeverUIDZero(t *testing.T) {
-	g := newGenerator(t, Config{Config: defaultgen.Config{Assigner: worker.Static(0), Clock: fakeclock.New(defaultgen.DefaultEpoch)}})
+	g := newGenerator(t, Config{Assigner: uidgen.Static(0), Clock: fakeclock.New(uidgen.DefaultEpoch)})
 	ids := make([]int64, 8192)
 	if _, err := g.NextIDs(ids); err != nil {
 		t.Fatal(err)
@@ -283,7 +297,7 @@ func TestNeverUIDZero(t *testing.T) {
 	if ids[0] != 1 {
 		t.Fatalf("first UID %d, want 1: sequence 0 of second 0 is UID 0", ids[0])
 	}
-	if p := g.Parse(ids[8191]); p.Sequence != 0 || p.Time.Unix() != defaultgen.DefaultEpoch.Unix()+1 {
+	if p := g.Parse(ids[8191]); p.Sequence != 0 || p.Time.Unix() != uidgen.DefaultEpoch.Unix()+1 {
 		t.Fatalf("8192nd UID %+v, want sequence 0 of the next second", p)
 	}
 	idcheck.Check(t, g, [][]int64{ids})
@@ -309,7 +323,7 @@ func TestNextIDsErrorHandsBackNoStrayID(t *testing.T) {
 				n, err := g.NextIDs(dst)
 				ids[i] = append(ids[i], dst[:n]...)
 				if err != nil {
-					if !errors.Is(err, defaultgen.ErrTimeExhausted) {
+					if !errors.Is(err, uidgen.ErrTimeExhausted) {
 						t.Errorf("NextIDs: %v, want ErrTimeExhausted", err)
 					}
 					for j, id := range dst[n:] {

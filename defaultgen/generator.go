@@ -3,14 +3,15 @@
 //
 // It is the baseline the cached generator (package cached) is measured
 // against, and the simplest correct generator for a service that needs a few
-// thousand IDs a second. Its Config and Scheme hold what both generators
-// share: the defaults, the validation, the worker ID and the parse format.
+// thousand IDs a second. Its Config is the cached generator's, less the
+// ring: the same layout, epoch, assigner and clock, with the same defaults
+// and checks.
 //
 // Where Baidu's Java refuses to work, this one goes on without repeating an
-// ID: a wall clock stepped back does not reach it (SystemClock), an injected
-// clock stepped back is bridged by borrowing the last second, and a second
-// whose sequence is spent is waited out by sleeping to its end, not by
-// spinning a core.
+// ID: a wall clock stepped back does not reach it (uidgen.SystemClock), an
+// injected clock stepped back is bridged by borrowing the last second, and a
+// second whose sequence is spent is waited out by sleeping to its end, not
+// by spinning a core.
 package defaultgen
 
 import (
@@ -18,35 +19,49 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/seed4d941b13/uidgen"
+	"github.com/seed4d941b13/uidgen/internal/scheme"
 )
 
 // MaxClockWait is the longest NextID waits for the clock to reach the next
 // second once the last second's sequence is spent. A spent sequence alone
 // needs at most a second; a clock stepped back needs as long as the step.
-// Past MaxClockWait, NextID returns ErrClockBackwards instead of blocking
-// every caller for longer.
+// Past MaxClockWait, NextID returns uidgen.ErrClockBackwards instead of
+// blocking every caller for longer.
 const MaxClockWait = 5 * time.Second
 
 // Generator hands out UIDs one at a time under a mutex. It is safe for
 // concurrent use. Build one with New.
 type Generator struct {
-	s *Scheme
+	s *scheme.Scheme
 
 	mu   sync.Mutex
 	last int64 // guarded by mu: delta second of the last UID handed out
 	seq  int64 // guarded by mu: sequence of the last UID within last; one less than the first before it
 }
 
-// New builds a Generator from cfg: it validates cfg and assigns the worker ID
-// under ctx, and fails as Config.Scheme does.
+// New checks cfg, then asks its Assigner for the worker ID under ctx. Every
+// field is checked before the Assigner is asked, so a bad Config costs no
+// worker ID. Errors start "defaultgen: " and wrap:
+//   - bits.ErrLayout: the widths do not make a layout;
+//   - uidgen.ErrNoAssigner: Assigner is nil;
+//   - uidgen.ErrEpochInFuture: Epoch is after the clock's now;
+//   - uidgen.ErrTimeExhausted: the seconds since Epoch no longer fit TimeBits;
+//   - the Assigner's own error;
+//   - uidgen.ErrWorkerIDRange: the worker ID is below 0 or above the layout's
+//     maximum.
 func New(ctx context.Context, cfg Config) (*Generator, error) {
-	s, err := cfg.Scheme(ctx)
+	s, err := scheme.New(cfg.params())
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("defaultgen: %w", err)
+	}
+	if err := s.Assign(ctx); err != nil {
+		return nil, fmt.Errorf("defaultgen: %w", err)
 	}
 	now, err := s.Second()
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("defaultgen: %w", err)
 	}
 	return &Generator{s: s, last: now, seq: s.FirstSequence(now) - 1}, nil
 }
@@ -57,31 +72,31 @@ func New(ctx context.Context, cfg Config) (*Generator, error) {
 // When the current second's sequence is spent, NextID sleeps to the start of
 // the next second. When the clock reads earlier than the last UID's second, it
 // goes on in that second until its sequence is spent, then waits for the
-// clock. It fails with ErrTimeExhausted once the time bits are spent (it never
-// wraps) and with ErrClockBackwards when the clock is more than MaxClockWait
-// behind.
+// clock. It fails with uidgen.ErrTimeExhausted once the time bits are spent
+// (it never wraps) and with uidgen.ErrClockBackwards when the clock is more
+// than MaxClockWait behind.
 func (g *Generator) NextID() (int64, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	for {
 		now, err := g.s.Second()
 		if err != nil {
-			return 0, err
+			return 0, fmt.Errorf("defaultgen: next ID: %w", err)
 		}
 		switch {
 		case now > g.last:
 			g.last, g.seq = now, g.s.FirstSequence(now)
-		case g.seq < g.s.alloc.MaxSequence():
+		case g.seq < g.s.Bits().MaxSequence():
 			// The same second, or a clock stepped back: borrow the last
 			// second while it has sequence left.
 			g.seq++
 		default:
 			if err := g.waitFor(g.last + 1); err != nil {
-				return 0, err
+				return 0, fmt.Errorf("defaultgen: next ID: %w", err)
 			}
 			continue
 		}
-		return g.s.alloc.Allocate(g.last, g.s.workerID, g.seq), nil
+		return g.s.Bits().Allocate(g.last, g.s.WorkerID(), g.seq), nil
 	}
 }
 
@@ -91,27 +106,27 @@ func (g *Generator) waitFor(delta int64) error {
 	if err := g.s.CheckDelta(delta); err != nil {
 		return err
 	}
-	start := g.s.TimeOf(delta)
-	wait := start.Sub(g.s.clock.Now())
+	clock := g.s.Clock()
+	wait := g.s.TimeOf(delta).Sub(clock.Now())
 	if wait > MaxClockWait {
 		return fmt.Errorf("%w: the clock is %v behind second %s of the last UID; refusing to wait more than %v",
-			ErrClockBackwards, (wait - time.Second).Round(time.Millisecond),
-			g.s.TimeOf(delta-1).Format(dateLayout), MaxClockWait)
+			uidgen.ErrClockBackwards, (wait - time.Second).Round(time.Millisecond),
+			scheme.FormatTime(g.s.TimeOf(delta-1)), MaxClockWait)
 	}
-	g.s.clock.Sleep(wait)
+	clock.Sleep(wait)
 	return nil
 }
 
 // WorkerID returns the worker ID this generator puts in every UID.
-func (g *Generator) WorkerID() int64 { return g.s.workerID }
+func (g *Generator) WorkerID() int64 { return g.s.WorkerID() }
 
-// Scheme returns the layout, epoch and worker ID the generator uses.
-func (g *Generator) Scheme() *Scheme { return g.s }
+// Layout returns the layout and epoch of the generator's IDs.
+func (g *Generator) Layout() uidgen.Layout { return g.s.Layout() }
 
-// ParseUID returns Baidu's string form of uid:
+// Parse takes uid apart: g.Layout().Parse(uid).
+func (g *Generator) Parse(uid int64) uidgen.ID { return g.s.Layout().Parse(uid) }
+
+// ParseUID returns Baidu's string form of uid: g.Layout().ParseUID(uid).
 //
 //	{"UID":"%d","timestamp":"yyyy-MM-dd HH:mm:ss","workerId":"%d","sequence":"%d"}
-func (g *Generator) ParseUID(uid int64) string { return g.s.ParseUID(uid) }
-
-// Parse takes uid apart for Go callers.
-func (g *Generator) Parse(uid int64) ID { return g.s.Parse(uid) }
+func (g *Generator) ParseUID(uid int64) string { return g.s.Layout().ParseUID(uid) }

@@ -1,20 +1,15 @@
-// Package padding keeps a ring of UIDs full: its Executor is the one goroutine
-// that puts whole seconds of IDs into a ringbuffer.Ring, after Baidu's
+// Package padding keeps a ring full: its Executor is the one goroutine that
+// puts batches of values into a ringbuffer.Ring, after Baidu's
 // BufferPaddingExecutor.
 //
-// Each second it puts is max(last+1, now) in the scheme's clock: under light
-// load the IDs carry the real time, and under heavy load the executor borrows
-// seconds from the future, as Baidu's does, and reports how far ahead it is.
-// Unlike Baidu's, it starts a second only when the whole second fits in the
-// ring, so no second is half used and thrown away: over any run, the seconds
-// borrowed beyond the clock are at most (IDs taken + ring size) / IDs per
-// second + 2.
-//
-// The executor fills the ring once in New, then again whenever a take leaves
-// the ring below its padding threshold, and on every tick of an optional
-// schedule. When the next second would not fit the time bits, it seals the
-// ring with an error wrapping defaultgen.ErrTimeExhausted and stops: takes
-// drain what is left, then fail. A UID never wraps and never goes negative.
+// What goes in the ring is a Source's business: the cached generator's
+// source makes whole seconds of UIDs, borrowing future seconds under heavy
+// load. The executor decides only when to fill: once in New, again whenever
+// a take leaves the ring below its padding threshold (the ring's Wakeups),
+// and on every tick of an optional schedule. Each fill asks the source for
+// batches while the ring has room, and stops at the first empty batch. When
+// the source fails, the executor seals the ring with its error and stops:
+// takes drain what is left, then fail with that error.
 package padding
 
 import (
@@ -24,27 +19,35 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/seed4d941b13/uidgen/defaultgen"
 	"github.com/seed4d941b13/uidgen/ringbuffer"
 )
 
 var (
-	// ErrConfig: Config.Ring or Config.Scheme is nil.
-	ErrConfig = errors.New("padding: incomplete config")
-	// ErrRingTooSmall: the ring cannot hold one second of IDs.
-	ErrRingTooSmall = errors.New("padding: ring smaller than one second of IDs")
+	// ErrConfig: Config.Ring or Config.Source is nil.
+	ErrConfig = errors.New("incomplete padding config")
 	// ErrInterval: Config.Interval is negative.
-	ErrInterval = errors.New("padding: negative schedule interval")
+	ErrInterval = errors.New("negative schedule interval")
 )
 
-// Config says what an Executor fills, with what, and how often.
+// Source makes the values an Executor puts. Only the executor's goroutine
+// calls it, one call at a time, so it needs no locks of its own.
+type Source interface {
+	// Next returns the next batch, of at most room values, which the
+	// executor puts at once, in order. An empty batch means nothing fits in
+	// room now: the executor waits for the next wake-up or tick. An error
+	// stops the executor, which seals the ring with it. The executor does
+	// not keep the batch past the Put, so Next may reuse its memory.
+	Next(room int) ([]int64, error)
+}
+
+// Config says what an Executor fills, from where, and how often.
 type Config struct {
-	// Ring is the ring to fill; it must hold at least one second of IDs
-	// (2^SeqBits). Required. The Executor is its only producer.
+	// Ring is the ring to fill. Required. The Executor is its only
+	// producer.
 	Ring *ringbuffer.Ring
 
-	// Scheme gives the layout, worker ID and clock of the IDs. Required.
-	Scheme *defaultgen.Scheme
+	// Source makes the values. Required.
+	Source Source
 
 	// Interval is Baidu's scheduleInterval: the Executor also fills the
 	// ring this often. Zero means only when a take asks.
@@ -54,17 +57,10 @@ type Config struct {
 // Executor is the goroutine that fills a ring. Build one with New and stop it
 // with Close. An Executor must not be copied.
 type Executor struct {
-	ring   *ringbuffer.Ring
-	scheme *defaultgen.Scheme
-	batch  []int64 // one second of IDs; reused, so filling allocates nothing
+	ring *ringbuffer.Ring
+	src  Source
 
-	// last is the newest second put, in delta seconds; -1 before the first.
-	// Written and read only by the filling goroutine (New's, then run's).
-	last int64
-
-	// Published for Stats; written only by the filling goroutine.
-	lastSecond atomic.Int64
-	runs       atomic.Int64
+	runs atomic.Int64 // fills so far; written only by the filling goroutine
 
 	stop      chan struct{} // closed by Close
 	done      chan struct{} // closed when run returns
@@ -72,31 +68,22 @@ type Executor struct {
 }
 
 // New checks cfg, fills cfg.Ring, and starts the goroutine that keeps it
-// full. It fails when Ring or Scheme is nil (ErrConfig), when the ring holds
-// less than one second of IDs (ErrRingTooSmall), or when Interval is negative
-// (ErrInterval). If the time bits run out during the first fill, New still
-// succeeds: the ring is sealed, and takes fail once it drains.
+// full. It fails when Ring or Source is nil (ErrConfig) or Interval is
+// negative (ErrInterval). If the source fails during the first fill, New
+// still succeeds: the ring is sealed, and takes fail once it drains.
 func New(cfg Config) (*Executor, error) {
-	if cfg.Ring == nil || cfg.Scheme == nil {
-		return nil, fmt.Errorf("%w: Ring %v and Scheme %v are both required", ErrConfig, cfg.Ring != nil, cfg.Scheme != nil)
-	}
-	perSecond := cfg.Scheme.Allocator().MaxSequence() + 1
-	if size := int64(cfg.Ring.Size()); size < perSecond {
-		return nil, fmt.Errorf("%w: %d slots, one second is %d IDs (%d sequence bits)",
-			ErrRingTooSmall, size, perSecond, cfg.Scheme.Allocator().SeqBits())
+	if cfg.Ring == nil || cfg.Source == nil {
+		return nil, fmt.Errorf("%w: Ring %v and Source %v are both required", ErrConfig, cfg.Ring != nil, cfg.Source != nil)
 	}
 	if cfg.Interval < 0 {
 		return nil, fmt.Errorf("%w: %v, want 0 (off) or more", ErrInterval, cfg.Interval)
 	}
 	e := &Executor{
-		ring:   cfg.Ring,
-		scheme: cfg.Scheme,
-		batch:  make([]int64, perSecond),
-		last:   -1,
-		stop:   make(chan struct{}),
-		done:   make(chan struct{}),
+		ring: cfg.Ring,
+		src:  cfg.Source,
+		stop: make(chan struct{}),
+		done: make(chan struct{}),
 	}
-	e.lastSecond.Store(-1)
 	if err := e.fill(); err != nil {
 		e.ring.Seal(err)
 		close(e.done)
@@ -113,7 +100,7 @@ func New(cfg Config) (*Executor, error) {
 }
 
 // run fills the ring each time a take asks or the schedule ticks, until Close
-// or until the time bits run out.
+// or until the source fails.
 func (e *Executor) run(tick <-chan time.Time, ticker *time.Ticker) {
 	defer close(e.done)
 	if ticker != nil {
@@ -134,34 +121,22 @@ func (e *Executor) run(tick <-chan time.Time, ticker *time.Ticker) {
 	}
 }
 
-// fill puts whole seconds into the ring while one fits. It returns an error
-// only when the time bits have run out.
+// fill puts the source's batches while it has any that fit. It returns the
+// source's error, if any.
 func (e *Executor) fill() error {
 	e.runs.Add(1)
-	alloc := e.scheme.Allocator()
-	for len(e.batch) <= e.ring.Free() {
+	for {
 		select {
 		case <-e.stop:
 			return nil
 		default:
 		}
-		now, err := e.scheme.Second()
-		if err != nil {
+		batch, err := e.src.Next(e.ring.Free())
+		if err != nil || len(batch) == 0 {
 			return err
 		}
-		second := max(e.last+1, now)
-		if err := e.scheme.CheckDelta(second); err != nil {
-			return fmt.Errorf("padding: borrowing second %d, %d ahead of the clock: %w", second, second-now, err)
-		}
-		first := alloc.Allocate(second, e.scheme.WorkerID(), 0)
-		for i := range e.batch {
-			e.batch[i] = first + int64(i) // the sequence is the low bits
-		}
-		e.last = second
-		e.lastSecond.Store(second)
-		e.ring.Put(e.batch[e.scheme.FirstSequence(second):]) // never UID 0
+		e.ring.Put(batch)
 	}
-	return nil
 }
 
 // Close stops the goroutine and waits for it to return. It is idempotent and
@@ -173,21 +148,6 @@ func (e *Executor) Close() error {
 	return nil
 }
 
-// Stats is a snapshot of an Executor's work.
-type Stats struct {
-	// Runs counts fills: the one in New, and one per wake-up or tick.
-	Runs int64
-	// LastSecond is the newest second put, in delta seconds since the
-	// epoch; -1 before the first.
-	LastSecond int64
-	// Ahead is how many seconds LastSecond is ahead of the clock's current
-	// second: the seconds borrowed from the future. Zero when not ahead.
-	Ahead int64
-}
-
-// Stats returns a snapshot of e's work.
-func (e *Executor) Stats() Stats {
-	last := e.lastSecond.Load()
-	now := e.scheme.Clock().Now().Unix() - e.scheme.Epoch().Unix()
-	return Stats{Runs: e.runs.Load(), LastSecond: last, Ahead: max(0, last-now)}
-}
+// Runs returns how many fills the executor has made: the one in New, and one
+// per wake-up or tick since.
+func (e *Executor) Runs() int64 { return e.runs.Load() }

@@ -6,172 +6,133 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/seed4d941b13/uidgen/defaultgen"
-	"github.com/seed4d941b13/uidgen/internal/fakeclock"
 	"github.com/seed4d941b13/uidgen/internal/leak"
 	"github.com/seed4d941b13/uidgen/ringbuffer"
-	"github.com/seed4d941b13/uidgen/worker"
 )
 
-var epoch = time.Date(2025, time.January, 1, 0, 0, 0, 0, time.UTC)
-
-// fixture is an Executor over a ring of 2^boost seconds of 16 IDs each, on a
-// hand-driven clock that reads epoch + now seconds.
-type fixture struct {
-	clock *fakeclock.Clock
-	ring  *ringbuffer.Ring
-	exec  *Executor
+// counter is a Source of batch consecutive values from 1 on, that fails
+// with err once it has made limit values (limit 0: never).
+type counter struct {
+	batch []int64
+	next  int64
+	limit int64
+	err   error
 }
 
-const seqBits, perSecond = 4, 16
+func (c *counter) Next(room int) ([]int64, error) {
+	if c.limit > 0 && c.next >= c.limit {
+		return nil, c.err
+	}
+	if room < len(c.batch) {
+		return nil, nil
+	}
+	for i := range c.batch {
+		c.next++
+		c.batch[i] = c.next
+	}
+	return c.batch, nil
+}
 
-func newFixture(t *testing.T, timeBits int, now time.Duration, boost int, interval time.Duration) *fixture {
+const batch = 16
+
+// newExecutor returns an Executor filling a ring of size slots from src.
+func newExecutor(t *testing.T, size int, src Source, interval time.Duration) (*ringbuffer.Ring, *Executor) {
 	t.Helper()
-	clock := fakeclock.New(epoch.Add(now))
-	scheme, err := defaultgen.Config{
-		TimeBits: timeBits, WorkerBits: 63 - timeBits - seqBits, SeqBits: seqBits,
-		Epoch: epoch, Assigner: worker.Static(5), Clock: clock,
-	}.Scheme(t.Context())
+	ring, err := ringbuffer.New(ringbuffer.Config{Size: size})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ring, err := ringbuffer.New(ringbuffer.Config{Size: perSecond << boost})
+	e, err := New(Config{Ring: ring, Source: src, Interval: interval})
 	if err != nil {
 		t.Fatal(err)
 	}
-	exec, err := New(Config{Ring: ring, Scheme: scheme, Interval: interval})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { exec.Close() })
-	return &fixture{clock, ring, exec}
+	t.Cleanup(func() { e.Close() })
+	return ring, e
 }
 
-// take takes n IDs and fails t unless each is above the one before.
-func (f *fixture) take(t *testing.T, n int, prev int64) int64 {
+// take takes n values and fails t unless they are prev+1, prev+2, ...
+func take(t *testing.T, r *ringbuffer.Ring, n int, prev int64) int64 {
 	t.Helper()
 	for i := range n {
-		id, err := f.ring.Take()
+		v, err := r.Take()
 		if err != nil {
 			t.Fatalf("take %d of %d: %v", i, n, err)
 		}
-		if id <= prev {
-			t.Fatalf("take %d of %d: %d is not above %d", i, n, id, prev)
+		if v != prev+1 {
+			t.Fatalf("take %d of %d: %d, want %d", i, n, v, prev+1)
 		}
-		prev = id
+		prev = v
 	}
 	return prev
 }
 
 func TestNewRejects(t *testing.T) {
-	f := newFixture(t, 30, time.Hour, 1, 0)
-	small, err := ringbuffer.New(ringbuffer.Config{Size: perSecond / 2})
+	ring, err := ringbuffer.New(ringbuffer.Config{Size: 64})
 	if err != nil {
 		t.Fatal(err)
 	}
-	tests := []struct {
+	src := &counter{batch: make([]int64, batch)}
+	for _, tt := range []struct {
 		name string
 		cfg  Config
 		want error
 	}{
-		{"no ring", Config{Scheme: f.exec.scheme}, ErrConfig},
-		{"no scheme", Config{Ring: f.ring}, ErrConfig},
-		{"ring under a second", Config{Ring: small, Scheme: f.exec.scheme}, ErrRingTooSmall},
-		{"negative interval", Config{Ring: f.ring, Scheme: f.exec.scheme, Interval: -time.Second}, ErrInterval},
-	}
-	for _, tt := range tests {
+		{"no ring", Config{Source: src}, ErrConfig},
+		{"no source", Config{Ring: ring}, ErrConfig},
+		{"negative interval", Config{Ring: ring, Source: src, Interval: -time.Second}, ErrInterval},
+	} {
 		t.Run(tt.name, func(t *testing.T) {
 			if e, err := New(tt.cfg); !errors.Is(err, tt.want) || e != nil {
 				t.Fatalf("New = %v, %v; want nil, %v", e, err, tt.want)
 			}
 		})
 	}
+	if src.next != 0 {
+		t.Errorf("the source made %d values for configs that were refused", src.next)
+	}
 }
 
+// TestFillsAtStart: New fills the ring with whole batches, in order.
 func TestFillsAtStart(t *testing.T) {
-	f := newFixture(t, 30, 100*time.Second, 2, 0)
-	s, rs := f.exec.Stats(), f.ring.Stats()
-	if s != (Stats{Runs: 1, LastSecond: 103, Ahead: 3}) || rs.Available != 4*perSecond || rs.PutsRejected != 0 {
-		t.Fatalf("after New: %+v, ring %+v; want seconds 100..103 put in one run", s, rs)
+	ring, e := newExecutor(t, 64, &counter{batch: make([]int64, batch)}, 0)
+	if rs := ring.Stats(); rs.Available != 64 || rs.PutsRejected != 0 || e.Runs() != 1 {
+		t.Fatalf("after New: ring %+v, %d runs; want 4 batches put in one run", rs, e.Runs())
 	}
-	id, err := f.ring.Take()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if id := f.exec.scheme.Parse(id); id.Time.Unix()-epoch.Unix() != 100 || id.Sequence != 0 || id.WorkerID != 5 {
-		t.Fatalf("first ID %+v, want second 100, sequence 0, worker 5", id)
-	}
+	take(t, ring, 64, 0)
 }
 
-// TestNoWastedSeconds: with the clock stopped, every second the executor
-// borrows is put whole, so IDs taken plus IDs waiting are exactly the seconds
-// put times IDs per second, and the lead over the clock stays within the
-// bound the package promises. synctest.Wait lets the executor finish each
-// fill before the test looks.
-func TestNoWastedSeconds(t *testing.T) {
-	for _, boost := range []int{1, 2, 3} {
-		synctest.Test(t, func(t *testing.T) {
-			f := newFixture(t, 30, 1000*time.Second, boost, 0)
-			size := int64(f.ring.Size())
-			prev := int64(0)
-			for taken := int64(0); taken < 5000; {
-				prev = f.take(t, 37, prev)
-				taken += 37
-				synctest.Wait()
-				s, rs := f.exec.Stats(), f.ring.Stats()
-				if put := (s.LastSecond - 1000 + 1) * perSecond; taken+rs.Available != put || rs.PutsRejected != 0 {
-					t.Fatalf("boost %d: %d taken + %d waiting != %d put in seconds 1000..%d", boost, taken, rs.Available, put, s.LastSecond)
-				}
-				if bound := (taken+size)/perSecond + 2; s.Ahead > bound {
-					t.Fatalf("boost %d: %d seconds ahead after %d taken, bound %d", boost, s.Ahead, taken, bound)
-				}
-			}
-		})
-	}
+// TestRefillsWhenAsked: a take below the threshold wakes the executor, which
+// fills what has room and leaves a partial batch for later.
+func TestRefillsWhenAsked(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		ring, e := newExecutor(t, 64, &counter{batch: make([]int64, batch)}, 0)
+		prev := take(t, ring, 40, 0) // below half: wakes the executor
+		synctest.Wait()
+		if rs := ring.Stats(); rs.Available != 24+2*batch || e.Runs() != 2 {
+			t.Fatalf("after the wake-up: ring %+v, %d runs; want 2 more batches in a second run", rs, e.Runs())
+		}
+		take(t, ring, 24+2*batch, prev)
+	})
 }
 
-// TestClockSteppedBack: a clock that goes back changes nothing, since the
-// next second is max(last+1, now); one that jumps forward is followed.
-func TestClockSteppedBack(t *testing.T) {
-	f := newFixture(t, 30, 5000*time.Second, 1, 0)
-	prev := f.take(t, 3*perSecond, 0)
-	f.clock.Advance(-time.Hour)
-	prev = f.take(t, 5*perSecond, prev)
-	if s := f.exec.Stats(); s.Ahead < 3600 {
-		t.Fatalf("%+v: with the clock an hour back, want over 3600 seconds ahead", s)
-	}
-	f.clock.Advance(2 * time.Hour)
-	for f.exec.Stats().LastSecond < 5000+3600 {
-		prev = f.take(t, perSecond, prev)
-	}
-	if s := f.exec.Stats(); s.Ahead > 2 {
-		t.Fatalf("%+v: want the executor back on the clock, at most the ring's 2 seconds ahead", s)
-	}
-}
-
-// TestTimeExhausted: the executor puts the last second the time bits hold,
-// then seals the ring; takes drain it, then fail with ErrTimeExhausted.
-func TestTimeExhausted(t *testing.T) {
-	const timeBits, last = 10, 1<<10 - 1
+// TestSourceErrorSeals: when the source fails, takes drain what was put, then
+// fail with the source's error.
+func TestSourceErrorSeals(t *testing.T) {
+	boom := errors.New("boom")
 	for _, tt := range []struct {
 		name  string
-		start int64 // the clock's second
-		boost int
+		limit int64
 	}{
-		{"during the first fill", last - 1, 2}, // puts last-1 and last
-		{"while running", last - 6, 1},         // puts last-6 .. last
+		{"during the first fill", 2 * batch},
+		{"while running", 6 * batch},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			f := newFixture(t, timeBits, time.Duration(tt.start)*time.Second, tt.boost, 0)
-			f.take(t, int(last-tt.start+1)*perSecond, 0)
+			ring, _ := newExecutor(t, 4*batch, &counter{batch: make([]int64, batch), limit: tt.limit, err: boom}, 0)
+			take(t, ring, int(tt.limit), 0)
 			for range 2 {
-				id, err := f.ring.Take()
-				if !errors.Is(err, defaultgen.ErrTimeExhausted) || !errors.Is(err, ringbuffer.ErrEmpty) || id != 0 {
-					t.Fatalf("take past the last second = %d, %v; want ErrTimeExhausted", id, err)
+				if v, err := ring.Take(); !errors.Is(err, boom) || !errors.Is(err, ringbuffer.ErrEmpty) || v != 0 {
+					t.Fatalf("take past the source's end = %d, %v; want its error", v, err)
 				}
-			}
-			if s := f.exec.Stats(); s.LastSecond != last {
-				t.Fatalf("%+v: want the last second %d put", s, last)
 			}
 		})
 	}
@@ -181,16 +142,16 @@ func TestTimeExhausted(t *testing.T) {
 // being asked. Time here is synctest's: the test does not wait a minute.
 func TestSchedule(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		f := newFixture(t, 30, 100*time.Second, 3, time.Minute)
-		f.take(t, perSecond, 0) // well above the threshold: no wake-up
+		ring, e := newExecutor(t, 8*batch, &counter{batch: make([]int64, batch)}, time.Minute)
+		take(t, ring, batch, 0) // well above the threshold: no wake-up
 		synctest.Wait()
-		if s, rs := f.exec.Stats(), f.ring.Stats(); s.Runs != 1 || rs.Available != rs.Size-perSecond {
-			t.Fatalf("before the tick: %+v, ring %+v; want no refill", s, rs)
+		if rs := ring.Stats(); e.Runs() != 1 || rs.Available != rs.Size-batch {
+			t.Fatalf("before the tick: %d runs, ring %+v; want no refill", e.Runs(), rs)
 		}
 		time.Sleep(time.Minute)
 		synctest.Wait()
-		if s, rs := f.exec.Stats(), f.ring.Stats(); s.Runs != 2 || rs.Available != rs.Size {
-			t.Fatalf("after the tick: %+v, ring %+v; want one more run and a full ring", s, rs)
+		if rs := ring.Stats(); e.Runs() != 2 || rs.Available != rs.Size {
+			t.Fatalf("after the tick: %d runs, ring %+v; want one more run and a full ring", e.Runs(), rs)
 		}
 	})
 }
@@ -203,14 +164,14 @@ const executorRun = "github.com/seed4d941b13/uidgen/padding.(*Executor).run"
 func TestCloseStopsGoroutine(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		before := leak.Running(executorRun)
-		f := newFixture(t, 30, time.Hour, 1, time.Second)
+		ring, e := newExecutor(t, 4*batch, &counter{batch: make([]int64, batch)}, time.Second)
 		synctest.Wait() // the goroutine has started and blocks
 		if now := leak.Running(executorRun); now != before+1 {
 			t.Fatalf("%d executor goroutines after New, want %d", now, before+1)
 		}
-		f.take(t, 3*perSecond/2, 0) // below the threshold: wakes the executor
+		take(t, ring, 3*batch, 0) // below the threshold: wakes the executor
 		for range 2 {
-			if err := f.exec.Close(); err != nil {
+			if err := e.Close(); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -48,12 +48,12 @@ const DefaultPaddingFactor = 50
 
 var (
 	// ErrSize: Config.Size is not a power of two in [1, MaxSize].
-	ErrSize = errors.New("ringbuffer: size is not a power of two in range")
+	ErrSize = errors.New("ring size is not a power of two in range")
 	// ErrPaddingFactor: Config.PaddingFactor is outside (0, 100).
-	ErrPaddingFactor = errors.New("ringbuffer: padding factor out of range")
+	ErrPaddingFactor = errors.New("padding factor out of range")
 	// ErrEmpty: Take found the ring empty and its TakePolicy gave up, or the
 	// producer sealed the ring and it has drained.
-	ErrEmpty = errors.New("ringbuffer: ring is empty")
+	ErrEmpty = errors.New("ring is empty")
 )
 
 // lineSize is the cache line size of the target, as x/sys/cpu pads it.

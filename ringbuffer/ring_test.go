@@ -12,7 +12,7 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/seed4d941b13/uidgen/internal/racebuild"
+	"github.com/seed4d941b13/uidgen/internal/testsize"
 )
 
 func TestNewRejects(t *testing.T) {
@@ -244,10 +244,7 @@ func TestWaitGivesUp(t *testing.T) {
 // every slot is reused constantly, which is where a take that decides
 // emptiness apart from its claim (Baidu's) hands one value out twice.
 func TestStress(t *testing.T) {
-	total := 2_000_000
-	if testing.Short() || racebuild.Enabled {
-		total = 100_000
-	}
+	total := testsize.Pick(2_000_000, 100_000)
 	for _, size := range []int{8, 16} {
 		for _, batch := range []bool{false, true} {
 			name := "Take"

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"os"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
@@ -22,8 +21,8 @@ const (
 	errAccessDeniedNoPasswd = 1698 // ER_ACCESS_DENIED_NO_PASSWORD_ERROR: MariaDB's answer to an unknown user
 )
 
-// Disposable is an Assigner that gives every call a fresh worker ID: the
-// AUTO_INCREMENT ID of one new row in the WORKER_NODE table, as Baidu's
+// Disposable is a uidgen.Assigner that gives every call a fresh worker ID:
+// the AUTO_INCREMENT ID of one new row in the worker table, as Baidu's
 // DisposableWorkerIdAssigner does. IDs are never reused, so a restarted
 // process can not collide with its former self even if the clock went back.
 //
@@ -50,74 +49,36 @@ const (
 // A Disposable holds no connection of its own and is safe for concurrent
 // use; every AssignWorkerID inserts a row of its own.
 type Disposable struct {
-	db        *sql.DB
-	table     string
-	err       error // from NewDisposable or an Option; returned by every call
-	logger    *slog.Logger
-	lookupEnv func(string) (string, bool)
-
-	// The machine, replaced by tests.
-	now      func() time.Time
-	addrs    func() ([]net.Addr, error)
-	hostname func() (string, error)
+	db     *sql.DB
+	table  string
+	logger *slog.Logger // nil: quiet
+	host   host
+	now    func() time.Time // replaced by tests
 }
 
-// Option configures a Disposable.
-type Option func(*Disposable)
-
-// WithTable sets the table to insert into, DefaultTable by default (also for
-// ""). The name must be a plain identifier, as Schema says; a bad name is
-// reported by every call of AssignWorkerID and EnsureSchema, wrapping
-// ErrBadTable.
-func WithTable(name string) Option {
-	return func(d *Disposable) { d.table, d.err = tableName(name) }
+// NewDisposable returns a Disposable that inserts into db, a MySQL (or
+// MariaDB) database opened with sql.Open("mysql", dsn). It sends nothing yet.
+// It fails, with an error that names the value, on a nil db (ErrNilDB) or a
+// table name that is not a plain identifier (ErrBadTable).
+func NewDisposable(db *sql.DB, opts ...Option) (*Disposable, error) {
+	o := newOptions(opts)
+	table, err := checkDB(db, o.table)
+	if err != nil {
+		return nil, err
+	}
+	return &Disposable{db: db, table: table, logger: o.logger, host: systemHost(o.lookupEnv), now: time.Now}, nil
 }
 
-// WithLogger sets where the assigned ID and a created table are logged, at
-// level Info; slog.Default() by default (also for nil).
-func WithLogger(l *slog.Logger) Option {
-	return func(d *Disposable) {
-		if l != nil {
-			d.logger = l
-		}
-	}
-}
-
-// WithLookupEnv sets how environment variables are read, os.LookupEnv by
-// default (also for nil). Tests and services that describe their node from
-// configuration rather than the process environment supply their own.
-func WithLookupEnv(lookup func(name string) (string, bool)) Option {
-	return func(d *Disposable) {
-		if lookup != nil {
-			d.lookupEnv = lookup
-		}
-	}
-}
-
-// NewDisposable returns a Disposable that inserts into db, which must be a
-// MySQL (or MariaDB) database opened with github.com/go-sql-driver/mysql;
-// this package imports the driver, so sql.Open("mysql", dsn) works.
-//
-// NewDisposable itself never fails. A nil db or a bad table name is reported
-// by every call of AssignWorkerID and EnsureSchema, wrapping ErrNilDB or
-// ErrBadTable, before any statement is sent.
-func NewDisposable(db *sql.DB, opts ...Option) *Disposable {
-	d := &Disposable{
-		db:        db,
-		table:     DefaultTable,
-		logger:    slog.Default(),
-		lookupEnv: os.LookupEnv,
-		now:       time.Now,
-		addrs:     net.InterfaceAddrs,
-		hostname:  os.Hostname,
-	}
-	for _, o := range opts {
-		o(d)
-	}
+// checkDB returns table if db and table can be used, and otherwise the
+// error the constructors return.
+func checkDB(db *sql.DB, table string) (string, error) {
 	if db == nil {
-		d.err = fmt.Errorf("%w: NewDisposable was given none", ErrNilDB)
+		return "", fmt.Errorf("worker: %w: the constructor was given none", ErrNilDB)
 	}
-	return d
+	if err := checkTable(table); err != nil {
+		return "", fmt.Errorf("worker: %w", err)
+	}
+	return table, nil
 }
 
 // AssignWorkerID inserts one row describing this process into the table and
@@ -128,7 +89,6 @@ func NewDisposable(db *sql.DB, opts ...Option) *Disposable {
 // Every failure names the operation and the table and wraps the driver's
 // error, and where the cause is known one of:
 //
-//   - ErrNilDB, ErrBadTable: from NewDisposable's arguments;
 //   - ErrContainerEnv, ErrNoHost: the process could not be described;
 //   - ctx.Err(): the deadline passed or ctx was cancelled;
 //   - ErrUnreachable: the server could not be reached;
@@ -136,13 +96,10 @@ func NewDisposable(db *sql.DB, opts ...Option) *Disposable {
 //   - ErrNoTable: the table is missing; EnsureSchema creates it;
 //   - ErrNoAutoIncrement: the table's ID column is not AUTO_INCREMENT.
 func (d *Disposable) AssignWorkerID(ctx context.Context) (int64, error) {
-	if d.err != nil {
-		return 0, d.err
-	}
 	now := d.now()
-	n, err := d.node(now)
+	n, err := d.host.describe(now)
 	if err != nil {
-		return 0, err
+		return 0, fmt.Errorf("worker: describe this process: %w", err)
 	}
 	op := "insert row into " + d.table
 	res, err := d.db.ExecContext(ctx,
@@ -151,25 +108,27 @@ func (d *Disposable) AssignWorkerID(ctx context.Context) (int64, error) {
 		// the DSN says loc=) can not move it to another day.
 		n.host, n.port, int(n.typ), now.Format(time.DateOnly))
 	if err != nil {
-		return 0, d.fail(ctx, op, err)
+		return 0, fail(ctx, op, err)
 	}
 	id, err := res.LastInsertId()
 	if err != nil {
-		return 0, d.fail(ctx, op, err)
+		return 0, fail(ctx, op, err)
 	}
 	if id <= 0 {
-		return 0, fmt.Errorf("%w: %s returned ID %d (want ID BIGINT NOT NULL AUTO_INCREMENT, as Schema has it)",
-			ErrNoAutoIncrement, op, id)
+		return 0, fmt.Errorf("worker: %s: %w: the insert returned ID %d (want ID BIGINT NOT NULL AUTO_INCREMENT, as Schema has it)",
+			op, ErrNoAutoIncrement, id)
 	}
-	d.logger.InfoContext(ctx, "worker: assigned worker ID", "id", id, "table", d.table,
-		"type", n.typ, "host", n.host, "port", n.port)
+	if d.logger != nil {
+		d.logger.InfoContext(ctx, "worker: assigned worker ID", "id", id, "table", d.table,
+			"type", n.typ, "host", n.host, "port", n.port)
+	}
 	return id, nil
 }
 
 // fail wraps err, the driver's answer to op, with the sentinel that names its
 // cause. A done ctx comes first: a deadline met while dialling is also a
 // network timeout, and it is the caller's deadline that the caller must see.
-func (d *Disposable) fail(ctx context.Context, op string, err error) error {
+func fail(ctx context.Context, op string, err error) error {
 	if cerr := ctx.Err(); cerr != nil {
 		if !errors.Is(err, cerr) {
 			err = fmt.Errorf("%w: %w", cerr, err)
@@ -180,15 +139,15 @@ func (d *Disposable) fail(ctx context.Context, op string, err error) error {
 	if errors.As(err, &me) {
 		switch me.Number {
 		case errNoSuchTable:
-			return fmt.Errorf("%w: %s: %w (create the table with worker.EnsureSchema or the DDL that `uidgen schema` prints)",
-				ErrNoTable, op, err)
+			return fmt.Errorf("worker: %s: %w: %w (create the table with worker.EnsureSchema or the DDL that `uidgen schema` prints)",
+				op, ErrNoTable, err)
 		case errAccessDenied, errDBAccessDenied, errTableAccessDenied, errAccessDeniedNoPasswd:
-			return fmt.Errorf("%w: %s: %w", ErrAccessDenied, op, err)
+			return fmt.Errorf("worker: %s: %w: %w", op, ErrAccessDenied, err)
 		}
 	}
 	var ne net.Error
 	if errors.As(err, &ne) {
-		return fmt.Errorf("%w: %s: %w", ErrUnreachable, op, err)
+		return fmt.Errorf("worker: %s: %w: %w", op, ErrUnreachable, err)
 	}
 	return fmt.Errorf("worker: %s: %w", op, err)
 }

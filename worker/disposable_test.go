@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/seed4d941b13/uidgen/internal/mysqltest"
+	"github.com/seed4d941b13/uidgen/internal/testsize"
 )
 
 func TestAssignWorkerIDIncreases(t *testing.T) {
@@ -37,10 +37,7 @@ func TestAssignWorkerIDIncreases(t *testing.T) {
 }
 
 func TestAssignWorkerIDConcurrent(t *testing.T) {
-	goroutines, each := 32, 8
-	if testing.Short() {
-		goroutines, each = 8, 4
-	}
+	goroutines, each := testsize.Pick(32, 8), testsize.Pick(8, 4)
 	db := testDB(t)
 	d := newTestDisposable(t, db, testTable(t, db))
 	ctx := testContext(t)
@@ -85,60 +82,24 @@ func TestAssignWorkerIDConcurrent(t *testing.T) {
 	}
 }
 
+// TestAssignWorkerIDRow writes each of the node cases to the real server
+// once and reads the row back; the assigned ID goes to the logger it was
+// given.
 func TestAssignWorkerIDRow(t *testing.T) {
 	db := testDB(t)
 	table := testTable(t, db)
 	ctx := testContext(t)
-	now := time.Date(2026, 3, 4, 23, 59, 58, 0, time.Local)
-	addrs := []net.Addr{
-		&net.IPNet{IP: net.ParseIP("127.0.0.1")},
-		&net.IPNet{IP: net.ParseIP("10.9.8.7")},
+	if err := EnsureSchema(ctx, db, WithTable(table)); err != nil {
+		t.Fatalf("EnsureSchema: %v", err)
 	}
-	actualPort := regexp.MustCompile(`^` + strconv.FormatInt(now.UnixMilli(), 10) + `-(\d{1,5})$`)
-
-	tests := []struct {
-		name     string
-		env      map[string]string
-		typ      NodeType
-		host     string
-		port     string         // exact, or
-		portLike *regexp.Regexp // for ACTUAL's random part
-	}{
-		{name: "jpaas http port",
-			env: map[string]string{"JPAAS_HOST": "172.16.1.2", "JPAAS_HTTP_PORT": "8081"},
-			typ: Container, host: "172.16.1.2", port: "8081"},
-		{name: "jpaas port 8080",
-			env: map[string]string{"JPAAS_HOST": "172.16.1.2", "JPAAS_HOST_PORT_8080": "31080"},
-			typ: Container, host: "172.16.1.2", port: "31080"},
-		{name: "jpaas http port first",
-			env: map[string]string{"JPAAS_HOST": "h", "JPAAS_HTTP_PORT": "1", "JPAAS_HOST_PORT_8080": "2"},
-			typ: Container, host: "h", port: "1"},
-		{name: "jpaas before kubernetes",
-			env: map[string]string{"JPAAS_HOST": "h", "JPAAS_HTTP_PORT": "1", "KUBERNETES_SERVICE_HOST": "10.0.0.1", "HOSTNAME": "pod"},
-			typ: Container, host: "h", port: "1"},
-		{name: "kubernetes pod ip",
-			env: map[string]string{"KUBERNETES_SERVICE_HOST": "10.0.0.1", "HOSTNAME": "api-7d9f-x2x", "POD_IP": "10.244.3.17"},
-			typ: Container, host: "10.244.3.17", port: "api-7d9f-x2x"},
-		{name: "kubernetes interface address",
-			env: map[string]string{"KUBERNETES_SERVICE_HOST": "10.0.0.1", "HOSTNAME": "api-7d9f-x2x"},
-			typ: Container, host: "10.9.8.7", port: "api-7d9f-x2x"},
-		{name: "actual",
-			env: nil,
-			typ: Actual, host: "10.9.8.7", portLike: actualPort},
-		{name: "blank is unset",
-			env: map[string]string{"JPAAS_HOST": " ", "JPAAS_HTTP_PORT": "", "KUBERNETES_SERVICE_HOST": "\t"},
-			typ: Actual, host: "10.9.8.7", portLike: actualPort},
-	}
-	for _, tt := range tests {
+	for _, tt := range nodeCases {
 		t.Run(tt.name, func(t *testing.T) {
 			var log bytes.Buffer
-			d := NewDisposable(db, WithTable(table), WithLookupEnv(envOf(tt.env)),
-				WithLogger(slog.New(slog.NewTextHandler(&log, nil))))
-			d.now = func() time.Time { return now }
-			d.addrs = func() ([]net.Addr, error) { return addrs, nil }
-			if err := d.EnsureSchema(ctx); err != nil {
-				t.Fatalf("EnsureSchema: %v", err)
+			d, err := NewDisposable(db, WithTable(table), WithLogger(slog.New(slog.NewTextHandler(&log, nil))))
+			if err != nil {
+				t.Fatal(err)
 			}
+			d.host, d.now = testHost(tt.env), func() time.Time { return nodeNow }
 			id, err := d.AssignWorkerID(ctx)
 			if err != nil {
 				t.Fatalf("AssignWorkerID: %v", err)
@@ -151,18 +112,9 @@ func TestAssignWorkerIDRow(t *testing.T) {
 			if err != nil {
 				t.Fatalf("read row %d: %v", id, err)
 			}
-			if typ != tt.typ || host != tt.host || launch != "2026-03-04" {
-				t.Errorf("row %d: TYPE %v, HOST_NAME %q, LAUNCH_DATE %s; want %v, %q, 2026-03-04",
-					id, typ, host, launch, tt.typ, tt.host)
-			}
-			if tt.portLike == nil {
-				if port != tt.port {
-					t.Errorf("row %d: PORT %q, want %q", id, port, tt.port)
-				}
-			} else if m := tt.portLike.FindStringSubmatch(port); m == nil {
-				t.Errorf("row %d: PORT %q, want it to match %s", id, port, tt.portLike)
-			} else if n, _ := strconv.Atoi(m[1]); n >= portRandom {
-				t.Errorf("row %d: PORT %q: random part %d, want below %d", id, port, n, portRandom)
+			checkNode(t, typ, host, port, tt.typ, tt.host, tt.port, tt.portLike)
+			if launch != "2026-03-04" {
+				t.Errorf("row %d: LAUNCH_DATE %s, want 2026-03-04", id, launch)
 			}
 			for _, want := range []string{"id=" + strconv.FormatInt(id, 10), "type=" + tt.typ.String()} {
 				if !strings.Contains(log.String(), want) {
@@ -170,6 +122,32 @@ func TestAssignWorkerIDRow(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestQuietByDefault: without WithLogger, creating a table and assigning an
+// ID log nothing, not even to slog's default logger.
+func TestQuietByDefault(t *testing.T) {
+	var log bytes.Buffer
+	old := slog.Default()
+	slog.SetDefault(slog.New(slog.NewTextHandler(&log, nil)))
+	t.Cleanup(func() { slog.SetDefault(old) })
+
+	db := testDB(t)
+	table := testTable(t, db)
+	ctx := testContext(t)
+	if err := EnsureSchema(ctx, db, WithTable(table)); err != nil {
+		t.Fatal(err)
+	}
+	d, err := NewDisposable(db, WithTable(table))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.AssignWorkerID(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if log.Len() != 0 {
+		t.Errorf("logged %q without a logger", log.String())
 	}
 }
 
@@ -219,13 +197,16 @@ func TestAssignWorkerIDServerErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d := NewDisposable(tt.db, WithTable(missing), WithLogger(quiet), WithLookupEnv(envOf(nil)))
-			_, err := d.AssignWorkerID(testContext(t))
-			checkErr(t, "AssignWorkerID", err, tt.want, append(tt.text, "insert row into "+missing))
+			d, err := NewDisposable(tt.db, WithTable(missing), WithLookupEnv(envOf(nil)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = d.AssignWorkerID(testContext(t))
+			checkErr(t, "AssignWorkerID", err, tt.want, append(tt.text, "worker: insert row into "+missing))
 			if tt.want == ErrNoTable {
 				return // EnsureSchema makes the table, as it should
 			}
-			err = d.EnsureSchema(testContext(t))
+			err = EnsureSchema(testContext(t), tt.db, WithTable(missing))
 			checkErr(t, "EnsureSchema", err, tt.want, append(tt.text, "create table "+missing))
 		})
 	}
@@ -312,43 +293,52 @@ func TestAssignWorkerIDNoAutoIncrement(t *testing.T) {
 	if _, err := db.ExecContext(ctx, ddl); err != nil {
 		t.Fatalf("%s: %v", ddl, err)
 	}
-	d := NewDisposable(db, WithTable(table), WithLogger(quiet), WithLookupEnv(envOf(nil)))
-	_, err := d.AssignWorkerID(ctx)
+	d, err := NewDisposable(db, WithTable(table), WithLookupEnv(envOf(nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = d.AssignWorkerID(ctx)
 	checkErr(t, "AssignWorkerID", err, ErrNoAutoIncrement, []string{"insert row into " + table, "ID 0"})
 }
 
-// TestAssignWorkerIDFailsBeforeSQL checks the errors found without a server:
-// each comes before any statement is sent, so none is ErrUnreachable
-// although the database could not be reached.
-func TestAssignWorkerIDFailsBeforeSQL(t *testing.T) {
+// TestFailsBeforeSQL checks the errors found without a server: each comes
+// before any statement is sent, so none is ErrUnreachable although the
+// database could not be reached.
+func TestFailsBeforeSQL(t *testing.T) {
 	nowhere, err := sql.Open("mysql", "root@tcp(127.0.0.1:1)/test")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer nowhere.Close()
 
-	tests := []struct {
-		name   string
-		db     *sql.DB
-		opts   []Option
-		want   error
-		schema bool // EnsureSchema fails alike
+	for _, tt := range []struct {
+		name string
+		db   *sql.DB
+		opts []Option
+		want error
+		text string
 	}{
-		{"nil db", nil, nil, ErrNilDB, true},
-		{"bad table", nowhere, []Option{WithTable("WORKER NODE")}, ErrBadTable, true},
-		{"container env", nowhere, []Option{WithLookupEnv(envOf(map[string]string{"JPAAS_HOST": "h"}))}, ErrContainerEnv, false},
-	}
-	for _, tt := range tests {
+		{"nil db", nil, nil, ErrNilDB, "nil *sql.DB"},
+		{"bad table", nowhere, []Option{WithTable("WORKER NODE")}, ErrBadTable, `"WORKER NODE"`},
+		{"table too long", nowhere, []Option{WithTable(strings.Repeat("w", maxIdentifier+1))}, ErrBadTable, "65 characters, want 1 to 64"},
+	} {
 		t.Run(tt.name, func(t *testing.T) {
-			d := NewDisposable(tt.db, append([]Option{WithLogger(quiet)}, tt.opts...)...)
-			if _, err := d.AssignWorkerID(t.Context()); !errors.Is(err, tt.want) {
-				t.Errorf("AssignWorkerID: error %v, want one wrapping %q", err, tt.want)
+			d, err := NewDisposable(tt.db, tt.opts...)
+			checkErr(t, "NewDisposable", err, tt.want, []string{"worker: ", tt.text})
+			if d != nil {
+				t.Errorf("NewDisposable = %v with an error, want nil", d)
 			}
-			if err := d.EnsureSchema(t.Context()); tt.schema && !errors.Is(err, tt.want) {
-				t.Errorf("EnsureSchema: error %v, want one wrapping %q", err, tt.want)
-			}
+			err = EnsureSchema(t.Context(), tt.db, tt.opts...)
+			checkErr(t, "EnsureSchema", err, tt.want, []string{"worker: ", tt.text})
 		})
 	}
+
+	d, err := NewDisposable(nowhere, WithLookupEnv(envOf(map[string]string{"JPAAS_HOST": "h"})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = d.AssignWorkerID(t.Context())
+	checkErr(t, "AssignWorkerID", err, ErrContainerEnv, []string{"worker: describe this process: ", "JPAAS_HOST"})
 }
 
 // TestJavaInterop writes one row as Baidu's Java WorkerNodeDAO does and one
@@ -356,7 +346,7 @@ func TestAssignWorkerIDFailsBeforeSQL(t *testing.T) {
 func TestJavaInterop(t *testing.T) {
 	db := testDatabase(t)
 	ctx := testContext(t)
-	if err := EnsureSchema(ctx, db, WithLogger(quiet)); err != nil {
+	if err := EnsureSchema(ctx, db); err != nil {
 		t.Fatalf("EnsureSchema: %v", err)
 	}
 
@@ -373,7 +363,11 @@ func TestJavaInterop(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	goID, err := NewDisposable(db, WithLogger(quiet), WithLookupEnv(envOf(nil))).AssignWorkerID(ctx)
+	d, err := NewDisposable(db, WithLookupEnv(envOf(nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	goID, err := d.AssignWorkerID(ctx)
 	if err != nil {
 		t.Fatalf("AssignWorkerID: %v", err)
 	}

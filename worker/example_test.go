@@ -7,6 +7,7 @@ import (
 	"log"
 	"time"
 
+	"github.com/seed4d941b13/uidgen/cached"
 	"github.com/seed4d941b13/uidgen/worker"
 )
 
@@ -32,9 +33,9 @@ func ExampleSchema() {
 	//  COMMENT='DB WorkerID Assigner for UID Generator',ENGINE = INNODB;
 }
 
-// A process takes its worker ID from MySQL once, at start-up, under a
-// deadline.
-func ExampleDisposable() {
+// A process takes its worker ID from MySQL once, when its generator is
+// built, under a deadline.
+func ExampleNewDisposable() {
 	db, err := sql.Open("mysql", "root@tcp(127.0.0.1:3306)/test")
 	if err != nil {
 		log.Fatal(err)
@@ -43,13 +44,17 @@ func ExampleDisposable() {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	assigner := worker.NewDisposable(db)
-	if err := assigner.EnsureSchema(ctx); err != nil {
+	if err := worker.EnsureSchema(ctx, db); err != nil {
 		log.Fatal(err)
 	}
-	id, err := assigner.AssignWorkerID(ctx)
+	assigner, err := worker.NewDisposable(db)
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println("worker ID", id)
+	g, err := cached.New(ctx, cached.Config{Assigner: assigner})
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer g.Close()
+	fmt.Println("worker ID", g.WorkerID())
 }

@@ -3,7 +3,6 @@ package worker
 import (
 	"context"
 	"database/sql"
-	"log/slog"
 	"testing"
 	"time"
 
@@ -40,9 +39,6 @@ func testContext(t testing.TB) context.Context {
 	return ctx
 }
 
-// quiet is a logger that drops everything.
-var quiet = slog.New(slog.DiscardHandler)
-
 // envOf returns a WithLookupEnv function that reads only vars.
 func envOf(vars map[string]string) func(string) (string, bool) {
 	return func(name string) (string, bool) {
@@ -51,14 +47,16 @@ func envOf(vars map[string]string) func(string) (string, bool) {
 	}
 }
 
-// newTestDisposable returns a Disposable on table that sees an empty
-// environment and logs nothing, for tests that do not look at the row.
-func newTestDisposable(t testing.TB, db *sql.DB, table string, opts ...Option) *Disposable {
+// newTestDisposable returns a Disposable on table, created, that sees an
+// empty environment, for tests that do not look at the row.
+func newTestDisposable(t testing.TB, db *sql.DB, table string) *Disposable {
 	t.Helper()
-	opts = append([]Option{WithTable(table), WithLogger(quiet), WithLookupEnv(envOf(nil))}, opts...)
-	d := NewDisposable(db, opts...)
-	if err := d.EnsureSchema(testContext(t)); err != nil {
+	if err := EnsureSchema(testContext(t), db, WithTable(table)); err != nil {
 		t.Fatalf("EnsureSchema: %v", err)
+	}
+	d, err := NewDisposable(db, WithTable(table), WithLookupEnv(envOf(nil)))
+	if err != nil {
+		t.Fatal(err)
 	}
 	return d
 }

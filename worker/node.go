@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"net"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -64,22 +65,36 @@ type node struct {
 	port string // PORT
 }
 
+// host is where node descriptions come from: the environment and the
+// machine's network. Tests replace each part.
+type host struct {
+	lookupEnv func(string) (string, bool)
+	addrs     func() ([]net.Addr, error)
+	hostname  func() (string, error)
+}
+
+// systemHost returns the host of this process, reading the environment with
+// lookupEnv.
+func systemHost(lookupEnv func(string) (string, bool)) host {
+	return host{lookupEnv: lookupEnv, addrs: net.InterfaceAddrs, hostname: os.Hostname}
+}
+
 // env returns the variable's value, with a blank one read as unset, as
 // Baidu's StringUtils.isBlank does.
-func (d *Disposable) env(name string) string {
-	v, _ := d.lookupEnv(name)
+func (h host) env(name string) string {
+	v, _ := h.lookupEnv(name)
 	return strings.TrimSpace(v)
 }
 
-// node describes this process at now, in Baidu's order: JPAAS container,
+// describe describes this process at now, in Baidu's order: JPAAS container,
 // then (ours) Kubernetes pod, then actual host.
-func (d *Disposable) node(now time.Time) (node, error) {
-	host := d.env(envJPAASHost)
+func (h host) describe(now time.Time) (node, error) {
+	host := h.env(envJPAASHost)
 	portVar := envJPAASHTTPPort
-	port := d.env(portVar)
+	port := h.env(portVar)
 	if port == "" {
 		portVar = envJPAASPort8080
-		port = d.env(portVar)
+		port = h.env(portVar)
 	}
 	switch {
 	case host != "" && port != "":
@@ -92,23 +107,23 @@ func (d *Disposable) node(now time.Time) (node, error) {
 			ErrContainerEnv, portVar, port, envJPAASHost)
 	}
 
-	if d.env(envK8sServiceHost) != "" {
-		name := d.env(envHostname)
+	if h.env(envK8sServiceHost) != "" {
+		name := h.env(envHostname)
 		if name == "" {
 			return node{}, fmt.Errorf("%w: %s is set (a Kubernetes pod) but %s, the pod's name, is not",
 				ErrContainerEnv, envK8sServiceHost, envHostname)
 		}
-		addr := d.env(envPodIP)
+		addr := h.env(envPodIP)
 		if addr == "" {
 			var err error
-			if addr, err = d.hostAddress(); err != nil {
+			if addr, err = h.address(); err != nil {
 				return node{}, err
 			}
 		}
 		return container(addr, name)
 	}
 
-	addr, err := d.hostAddress()
+	addr, err := h.address()
 	if err != nil {
 		return node{}, err
 	}
@@ -128,19 +143,19 @@ func container(host, port string) (node, error) {
 	return node{typ: Container, host: host, port: port}, nil
 }
 
-// hostAddress returns the first address of this machine that is neither
+// address returns the first address of this machine that is neither
 // loopback nor link-local, as Baidu's NetUtils does. Where there is none
 // (a machine that reaches MySQL only through 127.0.0.1) it falls back to
 // the host name, since the row is a record for people and never decides
 // the ID.
-func (d *Disposable) hostAddress() (string, error) {
-	addrs, err := d.addrs()
+func (h host) address() (string, error) {
+	addrs, err := h.addrs()
 	if err == nil {
 		if a, ok := firstAddress(addrs); ok {
 			return a, nil
 		}
 	}
-	name, herr := d.hostname()
+	name, herr := h.hostname()
 	if herr == nil && name != "" {
 		return name, nil
 	}

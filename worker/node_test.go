@@ -3,6 +3,8 @@ package worker
 import (
 	"errors"
 	"net"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -39,8 +41,7 @@ func TestNodeErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d := NewDisposable(nil, WithLookupEnv(envOf(tt.env)))
-			n, err := d.node(time.Now())
+			n, err := testHost(tt.env).describe(time.Now())
 			if !errors.Is(err, tt.want) || !strings.Contains(err.Error(), tt.text) {
 				t.Errorf("node() = %+v, %v; want an error wrapping %q saying %q", n, err, tt.want, tt.text)
 			}
@@ -70,16 +71,102 @@ func TestHostAddress(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d := NewDisposable(nil)
-			d.addrs = func() ([]net.Addr, error) { return tt.addrs, tt.addrsErr }
-			d.hostname = func() (string, error) { return tt.hostname, tt.hostErr }
-			got, err := d.hostAddress()
+			h := host{
+				addrs:    func() ([]net.Addr, error) { return tt.addrs, tt.addrsErr },
+				hostname: func() (string, error) { return tt.hostname, tt.hostErr },
+			}
+			got, err := h.address()
 			if got != tt.want || !errors.Is(err, tt.wantErr) {
-				t.Errorf("hostAddress() = %q, %v; want %q, %v", got, err, tt.want, tt.wantErr)
+				t.Errorf("address() = %q, %v; want %q, %v", got, err, tt.want, tt.wantErr)
 			}
 			if tt.addrsErr != nil && tt.wantErr != nil && !errors.Is(err, tt.addrsErr) {
 				t.Errorf("error %v does not wrap the interfaces' %v", err, tt.addrsErr)
 			}
+		})
+	}
+}
+
+// nodeNow and nodeAddrs are the clock and interfaces the node cases see.
+var (
+	nodeNow   = time.Date(2026, 3, 4, 23, 59, 58, 0, time.Local)
+	nodeAddrs = []net.Addr{
+		&net.IPNet{IP: net.ParseIP("127.0.0.1")},
+		&net.IPNet{IP: net.ParseIP("10.9.8.7")},
+	}
+	actualPort = regexp.MustCompile(`^` + strconv.FormatInt(nodeNow.UnixMilli(), 10) + `-(\d{1,5})$`)
+)
+
+// nodeCases are the environments a process may describe itself from, with
+// the row each must give. TestDescribe checks them without a database;
+// TestAssignWorkerIDRow writes each once to the real server.
+var nodeCases = []struct {
+	name     string
+	env      map[string]string
+	typ      NodeType
+	host     string
+	port     string         // exact, or
+	portLike *regexp.Regexp // for ACTUAL's random part
+}{
+	{name: "jpaas http port",
+		env: map[string]string{"JPAAS_HOST": "172.16.1.2", "JPAAS_HTTP_PORT": "8081"},
+		typ: Container, host: "172.16.1.2", port: "8081"},
+	{name: "jpaas port 8080",
+		env: map[string]string{"JPAAS_HOST": "172.16.1.2", "JPAAS_HOST_PORT_8080": "31080"},
+		typ: Container, host: "172.16.1.2", port: "31080"},
+	{name: "jpaas http port first",
+		env: map[string]string{"JPAAS_HOST": "h", "JPAAS_HTTP_PORT": "1", "JPAAS_HOST_PORT_8080": "2"},
+		typ: Container, host: "h", port: "1"},
+	{name: "jpaas before kubernetes",
+		env: map[string]string{"JPAAS_HOST": "h", "JPAAS_HTTP_PORT": "1", "KUBERNETES_SERVICE_HOST": "10.0.0.1", "HOSTNAME": "pod"},
+		typ: Container, host: "h", port: "1"},
+	{name: "kubernetes pod ip",
+		env: map[string]string{"KUBERNETES_SERVICE_HOST": "10.0.0.1", "HOSTNAME": "api-7d9f-x2x", "POD_IP": "10.244.3.17"},
+		typ: Container, host: "10.244.3.17", port: "api-7d9f-x2x"},
+	{name: "kubernetes interface address",
+		env: map[string]string{"KUBERNETES_SERVICE_HOST": "10.0.0.1", "HOSTNAME": "api-7d9f-x2x"},
+		typ: Container, host: "10.9.8.7", port: "api-7d9f-x2x"},
+	{name: "actual",
+		env: nil,
+		typ: Actual, host: "10.9.8.7", portLike: actualPort},
+	{name: "blank is unset",
+		env: map[string]string{"JPAAS_HOST": " ", "JPAAS_HTTP_PORT": "", "KUBERNETES_SERVICE_HOST": "\t"},
+		typ: Actual, host: "10.9.8.7", portLike: actualPort},
+}
+
+// testHost is a host that sees only env and nodeAddrs.
+func testHost(env map[string]string) host {
+	return host{
+		lookupEnv: envOf(env),
+		addrs:     func() ([]net.Addr, error) { return nodeAddrs, nil },
+		hostname:  func() (string, error) { return "box", nil },
+	}
+}
+
+// checkNode fails t unless the type, host and port match the case's.
+func checkNode(t *testing.T, typ NodeType, host, port string, wantTyp NodeType, wantHost, wantPort string, portLike *regexp.Regexp) {
+	t.Helper()
+	if typ != wantTyp || host != wantHost {
+		t.Errorf("TYPE %v, HOST_NAME %q; want %v, %q", typ, host, wantTyp, wantHost)
+	}
+	if portLike == nil {
+		if port != wantPort {
+			t.Errorf("PORT %q, want %q", port, wantPort)
+		}
+	} else if m := portLike.FindStringSubmatch(port); m == nil {
+		t.Errorf("PORT %q, want it to match %s", port, portLike)
+	} else if n, _ := strconv.Atoi(m[1]); n >= portRandom {
+		t.Errorf("PORT %q: random part %d, want below %d", port, n, portRandom)
+	}
+}
+
+func TestDescribe(t *testing.T) {
+	for _, tt := range nodeCases {
+		t.Run(tt.name, func(t *testing.T) {
+			n, err := testHost(tt.env).describe(nodeNow)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkNode(t, n.typ, n.host, n.port, tt.typ, tt.host, tt.port, tt.portLike)
 		})
 	}
 }

@@ -36,9 +36,11 @@ var schemaSQL string
 // wrapping ErrBadTable. A reserved word passes this check and fails on the
 // server as a syntax error.
 func Schema(table string) (string, error) {
-	table, err := tableName(table)
-	if err != nil {
-		return "", err
+	if table == "" {
+		table = DefaultTable
+	}
+	if err := checkTable(table); err != nil {
+		return "", fmt.Errorf("worker: %w", err)
 	}
 	return schemaFor(table), nil
 }
@@ -48,51 +50,47 @@ func schemaFor(table string) string {
 	return strings.Replace(schemaSQL, DefaultTable, table, 1)
 }
 
-// tableName checks name and returns it, or DefaultTable for "".
-func tableName(name string) (string, error) {
-	if name == "" {
-		return DefaultTable, nil
-	}
-	if len(name) > maxIdentifier {
-		return "", fmt.Errorf("%w: %q is %d characters, MySQL allows %d", ErrBadTable, name, len(name), maxIdentifier)
+// checkTable returns an error wrapping ErrBadTable unless name is a plain
+// identifier.
+func checkTable(name string) error {
+	if name == "" || len(name) > maxIdentifier {
+		return fmt.Errorf("%w: %q is %d characters, want 1 to %d", ErrBadTable, name, len(name), maxIdentifier)
 	}
 	for i, c := range name {
 		letter := c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
 		if !letter && (i == 0 || c < '0' || c > '9') {
-			return "", fmt.Errorf("%w: %q has %q at byte %d (want letters, digits and underscores, not starting with a digit)",
+			return fmt.Errorf("%w: %q has %q at byte %d (want letters, digits and underscores, not starting with a digit)",
 				ErrBadTable, name, c, i)
 		}
 	}
-	return name, nil
+	return nil
 }
 
-// EnsureSchema creates the worker table unless it exists: by default
-// DefaultTable, with Baidu's DDL unchanged. It is
-// NewDisposable(db, opts...).EnsureSchema(ctx); see there.
-func EnsureSchema(ctx context.Context, db *sql.DB, opts ...Option) error {
-	return NewDisposable(db, opts...).EnsureSchema(ctx)
-}
-
-// EnsureSchema creates d's table with Schema's DDL unless it exists, with
-// the semantics of CREATE TABLE IF NOT EXISTS but Baidu's text unchanged: the
-// server's "table exists" answer counts as success, so many processes may
-// call it at once. An existing table is left as it is, whatever its columns.
+// EnsureSchema creates the worker table in db unless it exists: by default
+// DefaultTable (WithTable names another), with Baidu's DDL unchanged. The
+// server's "table exists" answer counts as success, as CREATE TABLE IF NOT
+// EXISTS would, but Baidu's text stays as it is, so many processes may call
+// it at once. An existing table is left as it is, whatever its columns.
 //
-// It fails as AssignWorkerID does, wrapping ErrNilDB, ErrBadTable,
-// ctx.Err(), ErrUnreachable or ErrAccessDenied where one is the cause, with
-// the operation named "create table".
-func (d *Disposable) EnsureSchema(ctx context.Context) error {
-	if d.err != nil {
-		return d.err
+// It fails with an error wrapping ErrNilDB or ErrBadTable before sending
+// anything, and otherwise as Disposable.AssignWorkerID does (ctx.Err(),
+// ErrUnreachable, ErrAccessDenied), with the operation named "create table".
+func EnsureSchema(ctx context.Context, db *sql.DB, opts ...Option) error {
+	o := newOptions(opts)
+	table, err := checkDB(db, o.table)
+	if err != nil {
+		return err
 	}
-	_, err := d.db.ExecContext(ctx, schemaFor(d.table))
+	_, err = db.ExecContext(ctx, schemaFor(table))
 	var me *mysql.MySQLError
 	if errors.As(err, &me) && me.Number == errTableExists {
 		return nil
 	}
 	if err != nil {
-		return d.fail(ctx, "create table "+d.table, err)
+		return fail(ctx, "create table "+table, err)
 	}
-	d.logger.InfoContext(ctx, "worker: created table", "table", d.table)
+	if o.logger != nil {
+		o.logger.InfoContext(ctx, "worker: created table", "table", table)
+	}
 	return nil
 }

@@ -57,7 +57,6 @@ func TestEnsureSchema(t *testing.T) {
 	db := testDB(t)
 	table := testTable(t, db)
 	ctx := testContext(t)
-	d := NewDisposable(db, WithTable(table), WithLogger(quiet))
 
 	var wg sync.WaitGroup
 	errs := make([]error, 8)
@@ -65,12 +64,12 @@ func TestEnsureSchema(t *testing.T) {
 	for i := range errs {
 		wg.Go(func() {
 			<-gate
-			errs[i] = d.EnsureSchema(ctx)
+			errs[i] = EnsureSchema(ctx, db, WithTable(table))
 		})
 	}
 	close(gate)
 	wg.Wait()
-	errs = append(errs, d.EnsureSchema(ctx))
+	errs = append(errs, EnsureSchema(ctx, db, WithTable(table)))
 	if err := errors.Join(errs...); err != nil {
 		t.Fatalf("EnsureSchema: %v", err)
 	}
@@ -82,7 +81,7 @@ func TestEnsureSchema(t *testing.T) {
 func TestEnsureSchemaDefault(t *testing.T) {
 	db := testDatabase(t)
 	for range 2 {
-		if err := EnsureSchema(testContext(t), db, WithLogger(quiet)); err != nil {
+		if err := EnsureSchema(testContext(t), db); err != nil {
 			t.Fatalf("EnsureSchema: %v", err)
 		}
 	}

@@ -6,10 +6,10 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"log/slog"
 	"os"
 	"time"
 
+	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/defaultgen"
 	"github.com/seed4d941b13/uidgen/worker"
 )
@@ -69,9 +69,9 @@ func (w *workerFlags) register(fs *flag.FlagSet) {
 
 // assigner returns the Assigner the flags ask for and a func that releases
 // what it holds.
-func (w *workerFlags) assigner() (worker.Assigner, func(), error) {
+func (w *workerFlags) assigner() (uidgen.Assigner, func(), error) {
 	if w.dsn == "" {
-		return worker.Static(w.id), func() {}, nil
+		return uidgen.Static(w.id), func() {}, nil
 	}
 	if w.set("worker") {
 		return nil, nil, fmt.Errorf("%w: -worker and -dsn both given: the worker ID comes from one or the other", errUsage)
@@ -80,9 +80,12 @@ func (w *workerFlags) assigner() (worker.Assigner, func(), error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: -dsn: %v", errUsage, err)
 	}
-	quiet := worker.WithLogger(slog.New(slog.DiscardHandler))
-	return ensuringAssigner{worker.NewDisposable(db, worker.WithTable(w.table), quiet), db, w.table},
-		func() { db.Close() }, nil
+	d, err := worker.NewDisposable(db, worker.WithTable(w.table))
+	if err != nil {
+		db.Close()
+		return nil, nil, callerError{err}
+	}
+	return ensuringAssigner{d, db, w.table}, func() { db.Close() }, nil
 }
 
 func (w *workerFlags) set(name string) bool {
@@ -106,7 +109,7 @@ func (a ensuringAssigner) AssignWorkerID(ctx context.Context) (int64, error) {
 	if !errors.Is(err, worker.ErrNoTable) {
 		return id, err
 	}
-	if err := a.d.EnsureSchema(ctx); err != nil {
+	if err := worker.EnsureSchema(ctx, a.db, worker.WithTable(a.table)); err != nil {
 		return 0, err
 	}
 	return a.d.AssignWorkerID(ctx)

@@ -14,7 +14,7 @@ func TestGenTakesWorkerIDFromMySQL(t *testing.T) {
 	cfg := mysqltest.Config(t)
 	table := mysqltest.Table(t, mysqltest.Open(t, cfg))
 	workerOf := func() string {
-		code, out, stderr := uidgen(t, "gen", "-n", "3", "-json", "-dsn", cfg.FormatDSN(), "-table", table)
+		code, out, stderr := runCLI(t, "gen", "-n", "3", "-json", "-dsn", cfg.FormatDSN(), "-table", table)
 		if code != 0 {
 			t.Fatalf("exit %d: %s", code, stderr)
 		}
@@ -41,15 +41,15 @@ func TestGenTakesWorkerIDFromMySQL(t *testing.T) {
 }
 
 func TestGenDSNErrors(t *testing.T) {
-	code, _, stderr := uidgen(t, "gen", "-dsn", "root@tcp(127.0.0.1:1)/test")
+	code, _, stderr := runCLI(t, "gen", "-dsn", "root@tcp(127.0.0.1:1)/test")
 	if code != 1 || !strings.Contains(stderr, "unreachable") || !strings.Contains(stderr, "127.0.0.1:1") {
 		t.Fatalf("closed port: exit %d, %q", code, stderr)
 	}
-	code, _, stderr = uidgen(t, "gen", "-dsn", "root@tcp(127.0.0.1:1)/test", "-worker", "3")
+	code, _, stderr = runCLI(t, "gen", "-dsn", "root@tcp(127.0.0.1:1)/test", "-worker", "3")
 	if code != 2 || !strings.Contains(stderr, "-worker and -dsn both given") {
 		t.Fatalf("-worker with -dsn: exit %d, %q", code, stderr)
 	}
-	code, _, stderr = uidgen(t, "gen", "-dsn", "root@tcp(127.0.0.1:1)/test", "-table", "no such")
+	code, _, stderr = runCLI(t, "gen", "-dsn", "root@tcp(127.0.0.1:1)/test", "-table", "no such")
 	if code != 2 || !strings.Contains(stderr, `"no such"`) {
 		t.Fatalf("bad table: exit %d, %q", code, stderr)
 	}

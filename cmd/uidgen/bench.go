@@ -10,6 +10,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/cached"
 	"github.com/seed4d941b13/uidgen/defaultgen"
 	"github.com/seed4d941b13/uidgen/internal/hammer"
@@ -30,7 +31,7 @@ type contender struct {
 // benchee is a generator under measurement.
 type benchee struct {
 	next  func() (int64, error)
-	parse func(uid int64) defaultgen.ID
+	parse func(uid int64) uidgen.ID
 	ahead func() int64  // seconds of ID time borrowed beyond the clock so far
 	ring  func() string // the ring's statistics for the table; nil without a ring
 	close func() error  // releases the generator
@@ -39,7 +40,10 @@ type benchee struct {
 // contenders are measured in this order.
 var contenders = []contender{
 	{"cached", func(ctx context.Context, cfg defaultgen.Config) (benchee, error) {
-		g, err := cached.New(ctx, cached.Config{Config: cfg})
+		g, err := cached.New(ctx, cached.Config{
+			TimeBits: cfg.TimeBits, WorkerBits: cfg.WorkerBits, SeqBits: cfg.SeqBits,
+			Epoch: cfg.Epoch, Assigner: cfg.Assigner, Clock: cfg.Clock,
+		})
 		if err != nil {
 			return benchee{}, err
 		}
@@ -75,7 +79,7 @@ func openContender(name string, cfg defaultgen.Config) (benchee, error) {
 	defer cancel()
 	b, err := contenders[i].open(ctx, cfg)
 	if err != nil {
-		return benchee{}, usageIf(fmt.Errorf("%s: %w", name, err))
+		return benchee{}, usageIf(err)
 	}
 	return b, nil
 }

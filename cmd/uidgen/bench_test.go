@@ -6,7 +6,7 @@ import (
 )
 
 func TestBenchPrintsATableRowPerGenerator(t *testing.T) {
-	code, out, stderr := uidgen(t, "bench", "-d", "150ms", "-goroutines", "3", "-worker", "7")
+	code, out, stderr := runCLI(t, "bench", "-d", "150ms", "-goroutines", "3", "-worker", "7")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -38,7 +38,7 @@ func TestBenchBadCalls(t *testing.T) {
 		{[]string{"bench", "-d", "0s"}, "-d 0s: must be more than 0"},
 		{[]string{"bench", "-d", "soon"}, `invalid value "soon" for flag -d`},
 		{[]string{"bench", "-goroutines", "0"}, "-goroutines 0: must be 1 or more"},
-		{[]string{"bench", "-worker", "-3"}, "negative worker ID"},
+		{[]string{"bench", "-worker", "-3"}, "worker ID -3 is not in [0, 1048575]"},
 		{[]string{"bench", "-seq-bits", "20"}, "must be 64"},
 		{[]string{"bench", "now"}, `unexpected argument "now"`},
 	})

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"maps"
 	"os"
 	"os/exec"
@@ -11,10 +10,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/seed4d941b13/uidgen/defaultgen"
+	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/internal/idcheck"
 	"github.com/seed4d941b13/uidgen/internal/mysqltest"
-	"github.com/seed4d941b13/uidgen/worker"
+	"github.com/seed4d941b13/uidgen/internal/testsize"
 )
 
 // childArgsEnv, when set, makes the test binary act as the uidgen command
@@ -34,10 +33,7 @@ func TestMain(m *testing.M) {
 // processes may share a worker ID, and no ID may appear twice anywhere.
 func TestFleetSharesNoID(t *testing.T) {
 	const processes = 8
-	perProcess := 200_000
-	if testing.Short() {
-		perProcess = 20_000
-	}
+	perProcess := testsize.Pick(200_000, 20_000)
 	cfg := mysqltest.Config(t)
 	table := mysqltest.Table(t, mysqltest.Open(t, cfg))
 	exe, err := os.Executable()
@@ -73,13 +69,13 @@ func TestFleetSharesNoID(t *testing.T) {
 		if len(ids) != perProcess {
 			t.Fatalf("process %d printed %d IDs, want %d", i, len(ids), perProcess)
 		}
-		w := schemeFor(t, 0).Parse(ids[0]).WorkerID
+		w := uidgen.DefaultLayout().Parse(ids[0]).WorkerID
 		if j, seen := workers[w]; seen {
 			t.Fatalf("processes %d and %d both got worker ID %d", j, i, w)
 		}
 		workers[w] = i
 		// Every ID of the process carries its worker ID, increases and parses.
-		idcheck.Check(t, schemeFor(t, w), [][]int64{ids})
+		idcheck.Check(t, idcheck.As(uidgen.DefaultLayout(), w), [][]int64{ids})
 		all = append(all, ids...)
 	}
 	slices.Sort(all)
@@ -103,14 +99,4 @@ func parseIDs(t *testing.T, out string) []int64 {
 		ids[i] = id
 	}
 	return ids
-}
-
-// schemeFor returns the default scheme as worker w, to parse the fleet's IDs.
-func schemeFor(t *testing.T, w int64) *defaultgen.Scheme {
-	t.Helper()
-	s, err := defaultgen.Config{Assigner: worker.Static(w)}.Scheme(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s
 }

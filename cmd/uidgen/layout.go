@@ -1,13 +1,12 @@
 package main
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"time"
 
+	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/defaultgen"
-	"github.com/seed4d941b13/uidgen/worker"
 )
 
 // layoutFlags are the flags every command that makes or reads IDs shares:
@@ -18,15 +17,16 @@ type layoutFlags struct {
 }
 
 func (l *layoutFlags) register(fs *flag.FlagSet) {
-	fs.IntVar(&l.timeBits, "time-bits", defaultgen.DefaultTimeBits, "bits of delta seconds")
-	fs.IntVar(&l.workerBits, "worker-bits", defaultgen.DefaultWorkerBits, "bits of worker ID")
-	fs.IntVar(&l.seqBits, "seq-bits", defaultgen.DefaultSeqBits, "bits of sequence within a second")
-	fs.StringVar(&l.epoch, "epoch", defaultgen.DefaultEpoch.Format(time.DateOnly),
+	fs.IntVar(&l.timeBits, "time-bits", uidgen.DefaultTimeBits, "bits of delta seconds")
+	fs.IntVar(&l.workerBits, "worker-bits", uidgen.DefaultWorkerBits, "bits of worker ID")
+	fs.IntVar(&l.seqBits, "seq-bits", uidgen.DefaultSeqBits, "bits of sequence within a second")
+	fs.StringVar(&l.epoch, "epoch", uidgen.DefaultEpoch.Format(time.DateOnly),
 		"epoch, as YYYY-MM-DD (midnight UTC) or RFC 3339")
 }
 
-// config returns the generator config the flags describe, with assigner.
-func (l *layoutFlags) config(assigner worker.Assigner) (defaultgen.Config, error) {
+// config returns the generator config the flags describe, with assigner:
+// the fields both generators' Configs share.
+func (l *layoutFlags) config(assigner uidgen.Assigner) (defaultgen.Config, error) {
 	epoch, err := parseEpoch(l.epoch)
 	if err != nil {
 		return defaultgen.Config{}, err
@@ -37,14 +37,18 @@ func (l *layoutFlags) config(assigner worker.Assigner) (defaultgen.Config, error
 	}, nil
 }
 
-// scheme returns the scheme the flags describe, for reading IDs: the worker
-// ID plays no part in parsing, so a static 0 stands in for it.
-func (l *layoutFlags) scheme() (*defaultgen.Scheme, error) {
-	cfg, err := l.config(worker.Static(0))
+// layout returns the layout the flags describe, for reading IDs: no clock,
+// no worker ID, so expired layouts read as well as current ones.
+func (l *layoutFlags) layout() (uidgen.Layout, error) {
+	epoch, err := parseEpoch(l.epoch)
 	if err != nil {
-		return nil, err
+		return uidgen.Layout{}, err
 	}
-	return cfg.Scheme(context.Background())
+	layout, err := uidgen.NewLayout(l.timeBits, l.workerBits, l.seqBits, epoch)
+	if err != nil {
+		return uidgen.Layout{}, callerError{err}
+	}
+	return layout, nil
 }
 
 func parseEpoch(s string) (time.Time, error) {

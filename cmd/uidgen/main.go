@@ -18,8 +18,8 @@ import (
 	"os"
 	"slices"
 
+	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/bits"
-	"github.com/seed4d941b13/uidgen/defaultgen"
 	"github.com/seed4d941b13/uidgen/worker"
 )
 
@@ -42,6 +42,13 @@ var commands = []command{
 
 // errUsage marks an error the user can fix by calling differently: exit 2.
 var errUsage = errors.New("usage")
+
+// callerError marks a library's error as errUsage without changing its
+// text, which already says what was wrong.
+type callerError struct{ error }
+
+func (e callerError) Unwrap() error        { return e.error }
+func (e callerError) Is(target error) bool { return target == errUsage }
 
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
@@ -118,10 +125,10 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 // when the flags were at fault: a bad layout, epoch or worker ID. Other
 // failures, such as an unreachable database, exit 1.
 func usageIf(err error) error {
-	for _, bad := range []error{bits.ErrLayout, defaultgen.ErrEpochInFuture, defaultgen.ErrTimeExhausted,
-		defaultgen.ErrWorkerIDRange, worker.ErrNegativeID, worker.ErrBadTable} {
+	for _, bad := range []error{bits.ErrLayout, uidgen.ErrEpochInFuture, uidgen.ErrTimeExhausted,
+		uidgen.ErrWorkerIDRange, worker.ErrBadTable} {
 		if errors.Is(err, bad) {
-			return fmt.Errorf("%w: %w", errUsage, err)
+			return callerError{err}
 		}
 	}
 	return err

@@ -6,10 +6,11 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
-// uidgen runs the command line args and returns its exit status and output.
-func uidgen(t *testing.T, args ...string) (code int, stdout, stderr string) {
+// runCLI runs the command line args and returns its exit status and output.
+func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errOut bytes.Buffer
 	code = run(args, &out, &errOut)
@@ -23,7 +24,7 @@ func TestGenPrintsIncreasingIDs(t *testing.T) {
 }
 
 func testGen(t *testing.T, generator string) {
-	code, out, stderr := uidgen(t, "gen", "-n", "50", "-worker", "9", "-generator", generator)
+	code, out, stderr := runCLI(t, "gen", "-n", "50", "-worker", "9", "-generator", generator)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -40,7 +41,7 @@ func testGen(t *testing.T, generator string) {
 		prev = id
 	}
 	// What gen makes, parse reads back to the same worker.
-	code, out, _ = uidgen(t, "parse", "-json", lines[0], lines[49])
+	code, out, _ = runCLI(t, "parse", "-json", lines[0], lines[49])
 	if code != 0 {
 		t.Fatalf("parse exit %d", code)
 	}
@@ -55,10 +56,29 @@ func testGen(t *testing.T, generator string) {
 
 func TestParsePrintsBaidusString(t *testing.T) {
 	// 2026-11-22 08:30:00 UTC, worker 42, sequence 2 in the default layout.
-	code, out, _ := uidgen(t, "parse", "512360392635531266")
+	code, out, _ := runCLI(t, "parse", "512360392635531266")
 	if code != 0 || !strings.HasPrefix(out, `{"UID":"512360392635531266","timestamp":"`) ||
 		!strings.HasSuffix(out, `","workerId":"42","sequence":"2"}`+"\n") {
 		t.Fatalf("exit %d, output %q", code, out)
+	}
+}
+
+// TestParseExpiredLayout reads an ID of Baidu's defaults, whose time bits ran
+// out in 2024, as Baidu's own Java parses it (-json gives the time in UTC).
+func TestParseExpiredLayout(t *testing.T) {
+	code, out, stderr := runCLI(t, "parse", "-json", "-time-bits", "28", "-worker-bits", "22", "-seq-bits", "13",
+		"-epoch", "2016-05-20", "9219312100282790113")
+	var id struct {
+		UID, WorkerID, Sequence string
+		Time                    time.Time
+	}
+	if code != 0 || json.Unmarshal([]byte(out), &id) != nil {
+		t.Fatalf("exit %d, output %q, %s", code, out, stderr)
+	}
+	// Java's allocate(2024-11-19 12:34:56 UTC - epoch, 1234567, 4321).
+	if id.UID != "9219312100282790113" || id.WorkerID != "1234567" || id.Sequence != "4321" ||
+		!id.Time.Equal(time.Date(2024, 11, 19, 12, 34, 56, 0, time.UTC)) {
+		t.Fatalf("parse = %s, want Java's 2024-11-19 12:34:56, worker 1234567, sequence 4321", out)
 	}
 }
 
@@ -72,7 +92,7 @@ func TestBadCallsExitTwo(t *testing.T) {
 		{[]string{"gen", "-bogus"}, "flag provided but not defined: -bogus"},
 		{[]string{"gen", "-n", "-1"}, "-n -1: must be 0 or more"},
 		{[]string{"gen", "-generator", "fast"}, `-generator "fast": want cached or default`},
-		{[]string{"gen", "-worker", "2000000"}, "worker ID 2000000 is over the maximum 1048575"},
+		{[]string{"gen", "-worker", "2000000"}, "uidgen gen: cached: worker ID out of range: worker ID 2000000 is not in [0, 1048575]"},
 		{[]string{"gen", "-time-bits", "40"}, "= 74, must be 64"},
 		{[]string{"gen", "-epoch", "2099-01-01"}, "epoch is in the future"},
 		{[]string{"gen", "-epoch", "yesterday"}, `-epoch "yesterday" is neither`},
@@ -81,7 +101,7 @@ func TestBadCallsExitTwo(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
-			code, _, stderr := uidgen(t, tt.args...)
+			code, _, stderr := runCLI(t, tt.args...)
 			if code != 2 || !strings.Contains(stderr, tt.want) {
 				t.Fatalf("exit %d, stderr %q; want 2 and %q", code, stderr, tt.want)
 			}
@@ -92,7 +112,7 @@ func TestBadCallsExitTwo(t *testing.T) {
 func TestHelpOnEveryCommand(t *testing.T) {
 	for _, c := range commands {
 		for _, args := range [][]string{{c.name, "-h"}, {"help", c.name}} {
-			code, _, stderr := uidgen(t, args...)
+			code, _, stderr := runCLI(t, args...)
 			if code != 0 || !strings.Contains(stderr, "Example:\n  uidgen "+c.name) {
 				t.Errorf("%v: exit %d, help %q", args, code, stderr)
 			}

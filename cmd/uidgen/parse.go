@@ -20,9 +20,9 @@ func runParse(args []string, stdout, stderr io.Writer) error {
 		fs.Usage()
 		return fmt.Errorf("%w: no ID to parse", errUsage)
 	}
-	s, err := layout.scheme()
+	l, err := layout.layout()
 	if err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
+		return err
 	}
 	uids := make([]int64, fs.NArg())
 	for i, arg := range fs.Args() {
@@ -33,12 +33,12 @@ func runParse(args []string, stdout, stderr io.Writer) error {
 	enc := json.NewEncoder(stdout)
 	for _, uid := range uids {
 		if *asJSON {
-			if err := enc.Encode(s.Parse(uid)); err != nil {
+			if err := enc.Encode(l.Parse(uid)); err != nil {
 				return err
 			}
 			continue
 		}
-		fmt.Fprintln(stdout, s.ParseUID(uid))
+		fmt.Fprintln(stdout, l.ParseUID(uid))
 	}
 	return nil
 }

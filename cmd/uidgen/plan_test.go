@@ -12,7 +12,7 @@ var baidusLayout = []string{"plan", "-time-bits", "29", "-worker-bits", "21", "-
 	"-epoch", "2026-01-01", "-from", "2026-07-01"}
 
 func TestPlanJSON(t *testing.T) {
-	code, out, stderr := uidgen(t, append(baidusLayout, "-qps", "100000", "-restarts-per-day", "500", "-json")...)
+	code, out, stderr := runCLI(t, append(baidusLayout, "-qps", "100000", "-restarts-per-day", "500", "-json")...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
@@ -74,7 +74,7 @@ func TestPlanText(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			code, out, stderr := uidgen(t, tt.args...)
+			code, out, stderr := runCLI(t, tt.args...)
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, stderr)
 			}
@@ -110,7 +110,7 @@ func testBadCalls(t *testing.T, calls []badCall) {
 	t.Helper()
 	for _, c := range calls {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
-			code, out, stderr := uidgen(t, c.args...)
+			code, out, stderr := runCLI(t, c.args...)
 			if code != 2 || out != "" || !strings.Contains(stderr, c.want) {
 				t.Fatalf("exit %d, stdout %q, stderr %q; want 2 and %q", code, out, stderr, c.want)
 			}

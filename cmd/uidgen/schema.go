@@ -20,7 +20,7 @@ func runSchema(args []string, stdout, stderr io.Writer) error {
 	}
 	ddl, err := worker.Schema(*table)
 	if err != nil {
-		return fmt.Errorf("%w: -table: %v", errUsage, err)
+		return callerError{err}
 	}
 	// Baidu's file ends without a newline; a terminal wants one.
 	_, err = io.WriteString(stdout, strings.TrimSuffix(ddl, "\n")+"\n")

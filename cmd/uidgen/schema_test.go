@@ -12,11 +12,11 @@ func TestSchemaPrintsBaidusDDL(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	code, out, stderr := uidgen(t, "schema")
+	code, out, stderr := runCLI(t, "schema")
 	if code != 0 || strings.TrimSuffix(out, "\n") != strings.TrimSuffix(want, "\n") || !strings.HasSuffix(out, ";\n") {
 		t.Fatalf("exit %d, stderr %q, printed\n%s\nwant\n%s", code, stderr, out, want)
 	}
-	code, out, _ = uidgen(t, "schema", "-table", "ORDER_WORKERS")
+	code, out, _ = runCLI(t, "schema", "-table", "ORDER_WORKERS")
 	if code != 0 || !strings.HasPrefix(out, "CREATE TABLE ORDER_WORKERS\n") {
 		t.Fatalf("-table: exit %d, printed %q", code, out)
 	}

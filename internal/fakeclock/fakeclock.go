@@ -9,7 +9,7 @@ import (
 	"time"
 )
 
-// Clock satisfies defaultgen.Clock. The zero value is not usable: call New.
+// Clock satisfies uidgen.Clock. The zero value is not usable: call New.
 type Clock struct {
 	mu     sync.Mutex
 	now    time.Time

@@ -10,13 +10,13 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/seed4d941b13/uidgen/defaultgen"
+	"github.com/seed4d941b13/uidgen"
 )
 
 // Parser is what the checks need of a generator.
 type Parser interface {
 	WorkerID() int64
-	Parse(uid int64) defaultgen.ID
+	Parse(uid int64) uidgen.ID
 	ParseUID(uid int64) string
 }
 
@@ -101,3 +101,15 @@ func checkParse(t testing.TB, p Parser, uid int64) {
 		t.Fatalf("ParseUID(%d) = %s, want %s", uid, s, want)
 	}
 }
+
+// As returns the Parser of IDs made with layout by worker: what a test that
+// only has the IDs, such as those another process printed, checks them
+// against.
+func As(layout uidgen.Layout, worker int64) Parser { return layoutParser{layout, worker} }
+
+type layoutParser struct {
+	uidgen.Layout
+	worker int64
+}
+
+func (p layoutParser) WorkerID() int64 { return p.worker }

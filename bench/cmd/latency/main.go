@@ -18,14 +18,14 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"text/tabwriter"
 	"time"
 
+	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/cached"
 	"github.com/seed4d941b13/uidgen/defaultgen"
+	"github.com/seed4d941b13/uidgen/internal/floor"
 	"github.com/seed4d941b13/uidgen/internal/hammer"
-	"github.com/seed4d941b13/uidgen/worker"
 )
 
 // contender is one implementation under load: open builds a fresh one and
@@ -40,11 +40,10 @@ type contender struct {
 var contenders = []contender{
 	{name: "atomic", open: func() (func() (int64, error), func() string, func(), error) {
 		// The floor: what timing a call costs when the call costs nothing.
-		var n atomic.Int64
-		return func() (int64, error) { return n.Add(1), nil }, nil, func() {}, nil
+		return floor.Atomic(), nil, func() {}, nil
 	}},
 	{name: "cached", histogram: true, open: func() (func() (int64, error), func() string, func(), error) {
-		g, err := cached.New(context.Background(), cached.Config{Config: defaultgen.Config{Assigner: worker.Static(1)}})
+		g, err := cached.New(context.Background(), cached.Config{Assigner: uidgen.Static(1)})
 		if err != nil {
 			return nil, nil, nil, err
 		}
@@ -56,7 +55,7 @@ var contenders = []contender{
 		return g.NextID, stats, func() { g.Close() }, nil
 	}},
 	{name: "defaultgen", histogram: true, open: func() (func() (int64, error), func() string, func(), error) {
-		g, err := defaultgen.New(context.Background(), defaultgen.Config{Assigner: worker.Static(1)})
+		g, err := defaultgen.New(context.Background(), defaultgen.Config{Assigner: uidgen.Static(1)})
 		if err != nil {
 			return nil, nil, nil, err
 		}

@@ -1,11 +1,11 @@
-package defaultgen
+package uidgen
 
 import (
 	"fmt"
 	"time"
 )
 
-// ID is a UID taken apart: what Parse returns for Go callers.
+// ID is a UID taken apart: what Layout.Parse returns for Go callers.
 //
 // Its JSON carries the numbers as strings, as Baidu's parse string does: a
 // UID is above 2^53, the largest integer a JavaScript number holds exactly,
@@ -28,13 +28,3 @@ func (id ID) String() string {
 	return fmt.Sprintf(`{"UID":"%d","timestamp":"%s","workerId":"%d","sequence":"%d"}`,
 		id.UID, id.Time.Format(baiduTimeLayout), id.WorkerID, id.Sequence)
 }
-
-// Parse takes uid apart with the scheme's layout and epoch. Any int64 parses,
-// as in Java, though only IDs made with this scheme mean anything.
-func (s *Scheme) Parse(uid int64) ID {
-	delta, workerID, seq := s.alloc.Parse(uid)
-	return ID{UID: uid, Time: s.TimeOf(delta), WorkerID: workerID, Sequence: seq}
-}
-
-// ParseUID returns Baidu's string form of uid, timestamp in the local zone.
-func (s *Scheme) ParseUID(uid int64) string { return s.Parse(uid).String() }

@@ -1,0 +1,106 @@
+package cached
+
+import (
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/seed4d941b13/uidgen"
+	"github.com/seed4d941b13/uidgen/internal/fakeclock"
+)
+
+// perSecond is the IDs a second holds in the small layouts below: 4
+// sequence bits.
+const perSecond = 16
+
+// smallFixture is a generator of 16 IDs a second and a ring of 2^boost
+// seconds, worker 5, on a stopped clock that reads the given second.
+func smallFixture(t *testing.T, second int64, boost int) (*Generator, *fakeclock.Clock) {
+	clock := fakeclock.New(uidgen.DefaultEpoch.Add(time.Duration(second) * time.Second))
+	g := newGenerator(t, Config{TimeBits: 30, WorkerBits: 29, SeqBits: 4, Clock: clock, BoostPower: boost, Assigner: uidgen.Static(5)})
+	return g, clock
+}
+
+// takeIncreasing takes n IDs and fails t unless each is above the one
+// before.
+func takeIncreasing(t *testing.T, g *Generator, n int, prev int64) int64 {
+	t.Helper()
+	for i := range n {
+		id, err := g.NextID()
+		if err != nil {
+			t.Fatalf("take %d of %d: %v", i, n, err)
+		}
+		if id <= prev {
+			t.Fatalf("take %d of %d: %d is not above %d", i, n, id, prev)
+		}
+		prev = id
+	}
+	return prev
+}
+
+// TestSecondsFromTheClock: the first fill puts the clock's second and the
+// ones after it, whole, from sequence 0.
+func TestSecondsFromTheClock(t *testing.T) {
+	g, _ := smallFixture(t, 100, 2)
+	if s := g.Stats(); s.SecondsAhead != 3 || s.Available != 4*perSecond || s.PadRuns != 1 {
+		t.Fatalf("after New: %+v; want seconds 100..103 put in one run", s)
+	}
+	id, err := g.NextID()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := g.Parse(id); p.Time.Unix()-uidgen.DefaultEpoch.Unix() != 100 || p.Sequence != 0 || p.WorkerID != 5 {
+		t.Fatalf("first ID %+v, want second 100, sequence 0, worker 5", p)
+	}
+}
+
+// TestNoWastedSeconds: with the clock stopped, every second the padder
+// borrows is put whole, so IDs taken plus IDs waiting are exactly the seconds
+// put times IDs per second, and the lead over the clock stays within the
+// bound the seconds source promises. synctest.Wait lets the padder finish
+// each fill before the test looks.
+func TestNoWastedSeconds(t *testing.T) {
+	for _, boost := range []int{1, 2, 3} {
+		synctest.Test(t, func(t *testing.T) {
+			g, _ := smallFixture(t, 1000, boost)
+			size := g.Stats().Size
+			prev := int64(0)
+			for taken := int64(0); taken < 5000; {
+				prev = takeIncreasing(t, g, 37, prev)
+				taken += 37
+				synctest.Wait()
+				s := g.Stats()
+				if put := (s.SecondsAhead + 1) * perSecond; taken+s.Available != put || s.PutsRejected != 0 {
+					t.Fatalf("boost %d: %d taken + %d waiting != %d put in seconds 1000..%d", boost, taken, s.Available, put, 1000+s.SecondsAhead)
+				}
+				if bound := (taken+size)/perSecond + 2; s.SecondsAhead > bound {
+					t.Fatalf("boost %d: %d seconds ahead after %d taken, bound %d", boost, s.SecondsAhead, taken, bound)
+				}
+			}
+		})
+	}
+}
+
+// TestClockSteppedBack: a clock that goes back changes nothing, since the
+// next second is max(last+1, now); one that jumps forward is followed.
+func TestClockSteppedBack(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g, clock := smallFixture(t, 5000, 1)
+		prev := takeIncreasing(t, g, 3*perSecond, 0)
+		clock.Advance(-time.Hour)
+		prev = takeIncreasing(t, g, 5*perSecond, prev)
+		synctest.Wait()
+		if s := g.Stats(); s.SecondsAhead < 3600 {
+			t.Fatalf("%+v: with the clock an hour back, want over 3600 seconds ahead", s)
+		}
+		clock.Advance(2 * time.Hour)
+		second := func(uid int64) int64 { return g.Parse(uid).Time.Unix() - uidgen.DefaultEpoch.Unix() }
+		for second(prev) < 5000+3600 {
+			prev = takeIncreasing(t, g, perSecond, prev)
+			synctest.Wait()
+		}
+		if s := g.Stats(); s.SecondsAhead > 2 {
+			t.Fatalf("%+v: want the padder back on the clock, at most the ring's 2 seconds ahead", s)
+		}
+	})
+}

@@ -1,0 +1,24 @@
+// Package uidgen holds what every uidgen generator shares: the Layout that
+// reads any ID (Baidu's layouts included, expired ones too), the ID it reads
+// into, the Assigner that hands a process its worker ID, the Clock, and the
+// errors the generators return.
+//
+// The generators live in packages of their own: cached, the product (a
+// lock-free ring kept full by one goroutine), and defaultgen, the
+// mutex-guarded baseline. Both take a flat Config whose zero value, but for
+// its Assigner, means the defaults:
+//
+//	g, err := cached.New(ctx, cached.Config{Assigner: uidgen.Static(7)})
+//
+// A UID is laid out as Baidu's uid-generator lays it out (see package bits):
+//
+//	| sign 1 | delta seconds | worker ID | sequence |
+//
+// so Go and Java services that share a WORKER_NODE table and a layout share
+// one ID space, and either reads the other's IDs.
+//
+// Errors read as one line. The sentinels here name the fault without a
+// package prefix ("time bits exhausted"); a generator or the worker package
+// adds its own prefix once, where its exported function returns, so an error
+// reads "cached: next ID: ring is empty: time bits exhausted: ...".
+package uidgen

@@ -1,0 +1,28 @@
+package uidgen
+
+import "errors"
+
+// The errors the generators share, tested with errors.Is. Each is wrapped
+// with the values at fault and the limit they broke.
+var (
+	// ErrNoAssigner: a generator's Config has no Assigner.
+	ErrNoAssigner = errors.New("no worker ID assigner")
+
+	// ErrEpochInFuture: the epoch is later than the clock's now.
+	ErrEpochInFuture = errors.New("epoch is in the future")
+
+	// ErrTimeExhausted: the seconds since the epoch no longer fit the time
+	// bits. The layout or the epoch must change; IDs never wrap.
+	ErrTimeExhausted = errors.New("time bits exhausted")
+
+	// ErrWorkerIDRange: the Assigner handed out a worker ID below 0 or above
+	// the layout's maximum.
+	ErrWorkerIDRange = errors.New("worker ID out of range")
+
+	// ErrClockBackwards: the clock stepped back further than a generator
+	// can bridge without repeating an ID.
+	ErrClockBackwards = errors.New("clock moved backwards")
+
+	// ErrClosed: the generator has been closed.
+	ErrClosed = errors.New("generator closed")
+)

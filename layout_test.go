@@ -1,0 +1,140 @@
+package uidgen_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/seed4d941b13/uidgen"
+	"github.com/seed4d941b13/uidgen/bits"
+)
+
+// baiduEpoch is the epoch of Baidu's defaults, 28/22/13 bits.
+var baiduEpoch = time.Date(2016, 5, 20, 0, 0, 0, 0, time.UTC)
+
+// inUTC makes the local zone UTC for the test, as the Java that computed
+// the wanted strings ran with -Duser.timezone=UTC.
+func inUTC(t *testing.T) {
+	old := time.Local
+	time.Local = time.UTC
+	t.Cleanup(func() { time.Local = old })
+}
+
+// TestParseBaiduDefaults reads IDs of Baidu's default layout, whose time
+// bits ran out in 2024, and checks them against what Baidu's own Java
+// (BitsAllocator.allocate and DefaultUidGenerator.parseUID, run with
+// javac 17 in UTC) computed for them.
+func TestParseBaiduDefaults(t *testing.T) {
+	inUTC(t)
+	l, err := uidgen.NewLayout(28, 22, 13, baiduEpoch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		uid  int64
+		want string
+	}{
+		// allocate(2024-11-19 12:34:56 - epoch, 1234567, 4321) in Java.
+		{9219312100282790113, `{"UID":"9219312100282790113","timestamp":"2024-11-19 12:34:56","workerId":"1234567","sequence":"4321"}`},
+		{8246337208330108984, `{"UID":"8246337208330108984","timestamp":"2023-12-27 18:40:00","workerId":"1234","sequence":"56"}`},
+	} {
+		if got := l.ParseUID(tt.uid); got != tt.want {
+			t.Errorf("ParseUID(%d) = %s, want Java's %s", tt.uid, got, tt.want)
+		}
+	}
+	delta := time.Date(2024, 11, 19, 12, 34, 56, 0, time.UTC).Unix() - baiduEpoch.Unix()
+	if got := l.Bits().Allocate(delta, 1234567, 4321); got != 9219312100282790113 {
+		t.Errorf("Allocate = %d, want Java's 9219312100282790113", got)
+	}
+	if id := l.Parse(9219312100282790113); !id.Time.Equal(time.Date(2024, 11, 19, 12, 34, 56, 0, time.UTC)) || id.WorkerID != 1234567 || id.Sequence != 4321 {
+		t.Errorf("Parse = %+v", id)
+	}
+	// 2016-05-20 + 2^28 s.
+	if got, want := l.RunsOut(), time.Date(2024, 11, 20, 21, 24, 16, 0, time.UTC); !got.Equal(want) {
+		t.Errorf("RunsOut = %v, want %v", got, want)
+	}
+}
+
+func TestNewLayoutRejects(t *testing.T) {
+	for _, tt := range []struct {
+		time, worker, seq int
+		text              string
+	}{
+		{28, 22, 12, "time 28 + worker 22 + sequence 12 bits = 63, must be 64"},
+		{0, 50, 13, "time 0, worker 50, sequence 13 bits: each must be at least 1"},
+		{40, 0, 0, "worker 0"},
+	} {
+		l, err := uidgen.NewLayout(tt.time, tt.worker, tt.seq, baiduEpoch)
+		if !errors.Is(err, bits.ErrLayout) || !strings.Contains(err.Error(), tt.text) {
+			t.Errorf("NewLayout(%d, %d, %d) = %v, %v; want ErrLayout saying %q", tt.time, tt.worker, tt.seq, l, err, tt.text)
+		}
+	}
+}
+
+func TestDefaultLayout(t *testing.T) {
+	l := uidgen.DefaultLayout()
+	if l.TimeBits() != 30 || l.WorkerBits() != 20 || l.SeqBits() != 13 || l.MaxWorkerID() != 1<<20-1 {
+		t.Errorf("default layout %v, want 30/20/13", l)
+	}
+	if !l.Epoch().Equal(time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)) {
+		t.Errorf("default epoch %v", l.Epoch())
+	}
+	if end := l.RunsOut().UTC(); end != time.Date(2059, 1, 10, 13, 37, 4, 0, time.UTC) {
+		t.Errorf("default time bits run out %v, want 2059-01-10 13:37:04 UTC", end)
+	}
+	if got, want := l.String(), "1+30+20+13 bits (sign+time+worker+sequence) from 2025-01-01 00:00:00 UTC"; got != want {
+		t.Errorf("String = %q, want %q", got, want)
+	}
+}
+
+// TestIDJSONSurvivesJavaScript checks that a parsed ID's JSON carries the
+// numbers as strings: 2^53+1 as a JSON number would come back as 2^53.
+func TestIDJSONSurvivesJavaScript(t *testing.T) {
+	id := uidgen.ID{UID: 1<<53 + 1, Time: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), WorkerID: 3, Sequence: 1}
+	b, err := json.Marshal(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"uid":"9007199254740993","time":"2026-01-02T03:04:05Z","workerId":"3","sequence":"1"}`
+	if string(b) != want {
+		t.Fatalf("JSON = %s, want %s", b, want)
+	}
+	var back uidgen.ID
+	if err := json.Unmarshal(b, &back); err != nil || back != id {
+		t.Fatalf("round trip = %+v, %v", back, err)
+	}
+	// Baidu's string is valid JSON too.
+	var m map[string]string
+	if err := json.Unmarshal([]byte(id.String()), &m); err != nil || m["UID"] != "9007199254740993" || m["timestamp"] != "2026-01-02 03:04:05" {
+		t.Fatalf("String %s is not Baidu's JSON: %v %v", id, m, err)
+	}
+}
+
+func TestSystemClockFollowsTheWallClock(t *testing.T) {
+	c := uidgen.SystemClock()
+	prev := c.Now()
+	for range 1000 {
+		now := c.Now()
+		if now.Before(prev) {
+			t.Fatalf("SystemClock went back from %v to %v", prev, now)
+		}
+		prev = now
+	}
+	if d := time.Since(prev); d < 0 || d > time.Second {
+		t.Fatalf("SystemClock is %v off the wall clock", d)
+	}
+}
+
+func TestStatic(t *testing.T) {
+	if id, err := uidgen.Static(7).AssignWorkerID(context.Background()); id != 7 || err != nil {
+		t.Errorf("Static(7) = %d, %v", id, err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := uidgen.Static(7).AssignWorkerID(ctx); !errors.Is(err, context.Canceled) {
+		t.Errorf("Static with a cancelled ctx = %v, want context.Canceled", err)
+	}
+}
