@@ -23,6 +23,9 @@ var (
 	// can bridge without repeating an ID.
 	ErrClockBackwards = errors.New("clock moved backwards")
 
+	// ErrNoGeneBits: NextIDFor was called on a layout without gene bits.
+	ErrNoGeneBits = errors.New("layout has no gene bits")
+
 	// ErrClosed: the generator has been closed.
 	ErrClosed = errors.New("generator closed")
 )

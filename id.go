@@ -15,16 +15,23 @@ type ID struct {
 	Time     time.Time `json:"time"`
 	WorkerID int64     `json:"workerId,string"`
 	Sequence int64     `json:"sequence,string"`
+	// Gene is the gene field of a layout with gene bits, 0 for Baidu's.
+	Gene int64 `json:"gene,string,omitempty"`
 }
 
 // baiduTimeLayout is Java's "yyyy-MM-dd HH:mm:ss".
 const baiduTimeLayout = "2006-01-02 15:04:05"
 
 // String formats the ID exactly as Baidu's parseUID does, with the time in
-// its own zone (Parse gives the local zone, as Java's formatter):
+// its own zone (Parse gives the local zone, as Java's formatter), and
+// without the gene, which Baidu's layouts do not have (Layout.ParseUID adds
+// it for layouts that do):
 //
 //	{"UID":"%d","timestamp":"yyyy-MM-dd HH:mm:ss","workerId":"%d","sequence":"%d"}
-func (id ID) String() string {
-	return fmt.Sprintf(`{"UID":"%d","timestamp":"%s","workerId":"%d","sequence":"%d"}`,
-		id.UID, id.Time.Format(baiduTimeLayout), id.WorkerID, id.Sequence)
+func (id ID) String() string { return id.baidu("") }
+
+// baidu returns Baidu's string form with tail before its closing brace.
+func (id ID) baidu(tail string) string {
+	return fmt.Sprintf(`{"UID":"%d","timestamp":"%s","workerId":"%d","sequence":"%d"%s}`,
+		id.UID, id.Time.Format(baiduTimeLayout), id.WorkerID, id.Sequence, tail)
 }

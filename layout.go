@@ -35,11 +35,18 @@ type Layout struct {
 
 // NewLayout returns the layout of timeBits + workerBits + seqBits from
 // epoch, truncated to the second. The widths must each be at least 1 and
-// add up, with the sign bit, to 64, as Baidu's BitsAllocator requires;
-// otherwise the error wraps bits.ErrLayout and names the three widths. Any
-// epoch is accepted: a layout only reads and packs numbers.
+// fit, with the sign bit, in 64 bits; Baidu's layouts fill all 64, and a
+// layout of fewer keeps the bits above it zero (see package bits).
+// Otherwise the error wraps bits.ErrLayout and names the widths. Any epoch
+// is accepted: a layout only reads and packs numbers.
 func NewLayout(timeBits, workerBits, seqBits int, epoch time.Time) (Layout, error) {
-	a, err := bits.New(timeBits, workerBits, seqBits)
+	return NewGeneLayout(timeBits, workerBits, seqBits, 0, epoch)
+}
+
+// NewGeneLayout is NewLayout with geneBits gene bits below the sequence: the
+// low bits that a generator's NextIDFor copies from a shard key.
+func NewGeneLayout(timeBits, workerBits, seqBits, geneBits int, epoch time.Time) (Layout, error) {
+	a, err := bits.NewGene(timeBits, workerBits, seqBits, geneBits)
 	if err != nil {
 		return Layout{}, err
 	}
@@ -73,6 +80,9 @@ func (l Layout) SeqBits() int { return l.bits.SeqBits() }
 // second.
 func (l Layout) Epoch() time.Time { return l.epoch }
 
+// GeneBits returns the width of the gene field, 0 for Baidu's layouts.
+func (l Layout) GeneBits() int { return l.bits.GeneBits() }
+
 // MaxWorkerID returns the largest worker ID the layout holds:
 // 2^WorkerBits - 1.
 func (l Layout) MaxWorkerID() int64 { return l.bits.MaxWorkerID() }
@@ -89,14 +99,22 @@ func (l Layout) timeOf(delta int64) time.Time { return time.Unix(l.epochSec+delt
 // IDs made with this layout mean anything.
 func (l Layout) Parse(uid int64) ID {
 	delta, workerID, seq := l.bits.Parse(uid)
-	return ID{UID: uid, Time: l.timeOf(delta), WorkerID: workerID, Sequence: seq}
+	return ID{UID: uid, Time: l.timeOf(delta), WorkerID: workerID, Sequence: seq, Gene: l.bits.Gene(uid)}
 }
 
 // ParseUID returns Baidu's string form of uid, the timestamp in the local
 // zone as Java's formatter gives it:
 //
 //	{"UID":"%d","timestamp":"yyyy-MM-dd HH:mm:ss","workerId":"%d","sequence":"%d"}
-func (l Layout) ParseUID(uid int64) string { return l.Parse(uid).String() }
+//
+// A layout with gene bits adds the gene: ...,"sequence":"%d","gene":"%d"}.
+func (l Layout) ParseUID(uid int64) string {
+	id := l.Parse(uid)
+	if l.GeneBits() == 0 {
+		return id.String()
+	}
+	return id.baidu(fmt.Sprintf(`,"gene":"%d"`, id.Gene))
+}
 
 // String describes the layout, as "1+30+20+13 bits (sign+time+worker+sequence)
 // from 2025-01-01 00:00:00 UTC".

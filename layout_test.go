@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -63,8 +64,8 @@ func TestNewLayoutRejects(t *testing.T) {
 		time, worker, seq int
 		text              string
 	}{
-		{28, 22, 12, "time 28 + worker 22 + sequence 12 bits = 63, must be 64"},
-		{0, 50, 13, "time 0, worker 50, sequence 13 bits: each must be at least 1"},
+		{28, 22, 14, "time 28 + worker 22 + sequence 14 bits = 65, more than 64"},
+		{0, 50, 13, "time 0, worker 50, sequence 13, gene 0 bits: each of the first three must be at least 1"},
 		{40, 0, 0, "worker 0"},
 	} {
 		l, err := uidgen.NewLayout(tt.time, tt.worker, tt.seq, baiduEpoch)
@@ -136,5 +137,34 @@ func TestStatic(t *testing.T) {
 	cancel()
 	if _, err := uidgen.Static(7).AssignWorkerID(ctx); !errors.Is(err, context.Canceled) {
 		t.Errorf("Static with a cancelled ctx = %v, want context.Canceled", err)
+	}
+}
+
+// TestGeneLayout: a gene layout parses the gene and adds it to Baidu's
+// string; a Baidu layout's string stays byte for byte Baidu's.
+func TestGeneLayout(t *testing.T) {
+	inUTC(t)
+	l, err := uidgen.NewGeneLayout(31, 8, 13, 1, time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	uid := l.Bits().Allocate(86400, 255, 7) | 1
+	id := l.Parse(uid)
+	if id.WorkerID != 255 || id.Sequence != 7 || id.Gene != 1 || !id.Time.Equal(time.Date(2025, 1, 2, 0, 0, 0, 0, time.UTC)) {
+		t.Errorf("Parse(%d) = %+v", uid, id)
+	}
+	want := fmt.Sprintf(`{"UID":"%d","timestamp":"2025-01-02 00:00:00","workerId":"255","sequence":"7","gene":"1"}`, uid)
+	if got := l.ParseUID(uid); got != want {
+		t.Errorf("ParseUID = %s, want %s", got, want)
+	}
+	if got, want := l.String(), "1+31+8+13+1 bits (sign+time+worker+sequence+gene), IDs below 2^53 from 2025-01-01 00:00:00 UTC"; got != want {
+		t.Errorf("String = %q, want %q", got, want)
+	}
+	b, err := json.Marshal(id)
+	if err != nil || !strings.HasSuffix(string(b), `"sequence":"7","gene":"1"}`) {
+		t.Errorf("JSON = %s, %v; want the gene as a string", b, err)
+	}
+	if b, _ := json.Marshal(uidgen.ID{UID: 3}); strings.Contains(string(b), "gene") {
+		t.Errorf("JSON of an ID without a gene = %s, want no gene field", b)
 	}
 }

@@ -1,5 +1,6 @@
-// Package bits lays out the three fields of a UID in 64 bits, exactly as
-// Baidu's BitsAllocator does, so Go and Java services can share one ID space:
+// Package bits lays out the fields of a UID in 64 bits. For Baidu's layouts
+// it is Baidu's BitsAllocator, bit for bit, so Go and Java services can share
+// one ID space:
 //
 //	 63  62 ..................... 62-T+1 ......... S+W-1 ........ S-1 ...... 0
 //	+---+-----------------------------+-------------------+-----------------+
@@ -7,9 +8,16 @@
 //	+---+-----------------------------+-------------------+-----------------+
 //	sign  seconds since the epoch       from the Assigner   within the second
 //
-// 1 + T + W + S = 64. The sign bit is always 0 for an ID the Allocator
-// makes, so every ID is positive. The sequence sits in the low bits, so the
-// IDs of one second and one worker are consecutive integers.
+// 1 + T + W + S = 64 (New). The sign bit is always 0 for an ID the
+// Allocator makes, so every ID is positive. The sequence sits in the low
+// bits, so the IDs of one second and one worker are consecutive integers.
+//
+// NewGene makes the layouts Baidu's Java does not: G gene bits below the
+// sequence, copied from a shard key so that id % 2^G == key % 2^G, and
+// fewer than 64 bits in all, the bits above them zero, so that every ID is
+// below 2^(T+W+S+G) (52 bits keep every ID exact as a JavaScript number):
+//
+//	| 0 ... 0 | delta seconds (T) | worker ID (W) | sequence (S) | gene (G) |
 //
 // An Allocator knows nothing of clocks, epochs or databases: it packs and
 // unpacks numbers.
@@ -26,40 +34,78 @@ const (
 	SignBits  = 1
 )
 
-// ErrLayout is wrapped by every error New returns for a bad layout.
+// ErrLayout is wrapped by every error New and NewGene return for a bad
+// layout.
 var ErrLayout = errors.New("invalid bit layout")
 
-// Allocator packs (delta seconds, worker ID, sequence) into a UID and unpacks
-// it again. It is immutable and safe for concurrent use.
+// Allocator packs (delta seconds, worker ID, sequence, gene) into a UID and
+// unpacks it again. It is immutable and safe for concurrent use.
 type Allocator struct {
-	timeBits, workerBits, seqBits int
+	timeBits, workerBits, seqBits, geneBits int
 
-	maxDelta, maxWorker, maxSeq int64
-	timeShift, workerShift      uint
+	maxDelta, maxWorker, maxSeq, maxGene int64
+	timeShift, workerShift, seqShift     uint
 }
 
-// New returns an Allocator for timeBits + workerBits + seqBits, which must
-// each be at least 1 and add up, with the sign bit, to 64. Otherwise the
+// New returns Baidu's Allocator for timeBits + workerBits + seqBits, which
+// must each be at least 1 and add up, with the sign bit, to 64. Otherwise the
 // error wraps ErrLayout and names the three values.
 func New(timeBits, workerBits, seqBits int) (*Allocator, error) {
-	if timeBits < 1 || workerBits < 1 || seqBits < 1 {
-		return nil, fmt.Errorf("%w: time %d, worker %d, sequence %d bits: each must be at least 1",
-			ErrLayout, timeBits, workerBits, seqBits)
+	if err := checkWidths(timeBits, workerBits, seqBits, 0); err != nil {
+		return nil, err
 	}
 	if sum := SignBits + timeBits + workerBits + seqBits; sum != TotalBits {
 		return nil, fmt.Errorf("%w: 1 sign + time %d + worker %d + sequence %d bits = %d, must be %d",
 			ErrLayout, timeBits, workerBits, seqBits, sum, TotalBits)
 	}
+	return newAllocator(timeBits, workerBits, seqBits, 0), nil
+}
+
+// NewGene returns the Allocator of a layout that may end in geneBits gene
+// bits below the sequence and may use fewer than 64 bits: timeBits,
+// workerBits and seqBits must each be at least 1, geneBits at least 0, and
+// with the sign bit they must fit in 64. NewGene(t, w, s, 0) with
+// 1 + t + w + s = 64 is New(t, w, s). A bad layout is an error wrapping
+// ErrLayout that names the values and the limit.
+func NewGene(timeBits, workerBits, seqBits, geneBits int) (*Allocator, error) {
+	if err := checkWidths(timeBits, workerBits, seqBits, geneBits); err != nil {
+		return nil, err
+	}
+	if sum := SignBits + timeBits + workerBits + seqBits + geneBits; sum > TotalBits {
+		gene := ""
+		if geneBits > 0 {
+			gene = fmt.Sprintf(" + gene %d", geneBits)
+		}
+		return nil, fmt.Errorf("%w: 1 sign + time %d + worker %d + sequence %d%s bits = %d, more than %d",
+			ErrLayout, timeBits, workerBits, seqBits, gene, sum, TotalBits)
+	}
+	return newAllocator(timeBits, workerBits, seqBits, geneBits), nil
+}
+
+// checkWidths returns an error unless the three fields are at least a bit
+// wide and the gene at least none.
+func checkWidths(timeBits, workerBits, seqBits, geneBits int) error {
+	if timeBits < 1 || workerBits < 1 || seqBits < 1 || geneBits < 0 {
+		return fmt.Errorf("%w: time %d, worker %d, sequence %d, gene %d bits: each of the first three must be at least 1, the gene at least 0",
+			ErrLayout, timeBits, workerBits, seqBits, geneBits)
+	}
+	return nil
+}
+
+func newAllocator(timeBits, workerBits, seqBits, geneBits int) *Allocator {
 	return &Allocator{
 		timeBits:    timeBits,
 		workerBits:  workerBits,
 		seqBits:     seqBits,
+		geneBits:    geneBits,
 		maxDelta:    ^(-1 << timeBits),
 		maxWorker:   ^(-1 << workerBits),
 		maxSeq:      ^(-1 << seqBits),
-		timeShift:   uint(workerBits + seqBits),
-		workerShift: uint(seqBits),
-	}, nil
+		maxGene:     ^(-1 << geneBits),
+		timeShift:   uint(workerBits + seqBits + geneBits),
+		workerShift: uint(seqBits + geneBits),
+		seqShift:    uint(geneBits),
+	}
 }
 
 // TimeBits returns the width of the delta-seconds field.
@@ -70,6 +116,13 @@ func (a *Allocator) WorkerBits() int { return a.workerBits }
 
 // SeqBits returns the width of the sequence field.
 func (a *Allocator) SeqBits() int { return a.seqBits }
+
+// GeneBits returns the width of the gene field: 0 for Baidu's layouts.
+func (a *Allocator) GeneBits() int { return a.geneBits }
+
+// UsedBits returns the bits below the always-zero ones: every UID the
+// Allocator makes is below 2^UsedBits. 63 for Baidu's layouts.
+func (a *Allocator) UsedBits() int { return a.timeBits + a.workerBits + a.seqBits + a.geneBits }
 
 // MaxDeltaSeconds returns the largest delta seconds the layout holds:
 // 2^timeBits - 1.
@@ -83,28 +136,45 @@ func (a *Allocator) MaxWorkerID() int64 { return a.maxWorker }
 // A second holds MaxSequence()+1 IDs per worker.
 func (a *Allocator) MaxSequence() int64 { return a.maxSeq }
 
-// Allocate packs the three fields into a UID, bit for bit as Baidu's
-// BitsAllocator.allocate: the fields are ORed together unmasked, so the
-// caller keeps each within its maximum. Generators check that before they
-// call; Allocate itself is a hot path and does not.
+// MaxGene returns the largest gene the layout holds: 2^geneBits - 1, the
+// mask of the gene's bits.
+func (a *Allocator) MaxGene() int64 { return a.maxGene }
+
+// Allocate packs the three fields into a UID, with gene 0: bit for bit
+// Baidu's BitsAllocator.allocate on Baidu's layouts. The fields are ORed
+// together unmasked, so the caller keeps each within its maximum.
+// Generators check that before they call; Allocate itself is a hot path and
+// does not.
 func (a *Allocator) Allocate(deltaSeconds, workerID, sequence int64) int64 {
-	return deltaSeconds<<a.timeShift | workerID<<a.workerShift | sequence
+	return deltaSeconds<<a.timeShift | workerID<<a.workerShift | sequence<<a.seqShift
 }
 
-// Parse unpacks a UID into its fields with the shifts of Baidu's
-// DefaultUidGenerator.parseUID. Java's >>> is an unsigned shift, so Parse
-// shifts as uint64 and gives Java's answer for any int64, negative ones
-// included (their sign bit lands in deltaSeconds, as in Java).
+// Parse unpacks a UID into its fields. On Baidu's layouts it gives what
+// Baidu's DefaultUidGenerator.parseUID gives: Java's >>> is an unsigned
+// shift, so Parse shifts as uint64 and gives Java's answer for any int64,
+// negative ones included (their sign bit lands in deltaSeconds, as in Java).
+// Gene returns the fourth field.
 func (a *Allocator) Parse(uid int64) (deltaSeconds, workerID, sequence int64) {
 	u := uint64(uid)
-	sequence = int64(u << (TotalBits - a.seqBits) >> (TotalBits - a.seqBits))
-	workerID = int64(u << (a.timeBits + SignBits) >> (TotalBits - a.workerBits))
+	sequence = int64(u>>a.seqShift) & a.maxSeq
+	workerID = int64(u>>a.workerShift) & a.maxWorker
 	deltaSeconds = int64(u >> a.timeShift)
 	return deltaSeconds, workerID, sequence
 }
 
-// String describes the layout, as "1+30+20+13 bits (sign+time+worker+sequence)".
+// Gene returns uid's gene field: its low GeneBits bits.
+func (a *Allocator) Gene(uid int64) int64 { return uid & a.maxGene }
+
+// String describes the layout, as "1+30+20+13 bits (sign+time+worker+sequence)",
+// or with gene bits "1+31+8+13+4 bits (sign+time+worker+sequence+gene)", and
+// for a layout of fewer than 64 bits what its IDs stay below.
 func (a *Allocator) String() string {
-	return fmt.Sprintf("%d+%d+%d+%d bits (sign+time+worker+sequence)",
-		SignBits, a.timeBits, a.workerBits, a.seqBits)
+	s := fmt.Sprintf("%d+%d+%d+%d bits (sign+time+worker+sequence)", SignBits, a.timeBits, a.workerBits, a.seqBits)
+	if a.geneBits > 0 {
+		s = fmt.Sprintf("%d+%d+%d+%d+%d bits (sign+time+worker+sequence+gene)", SignBits, a.timeBits, a.workerBits, a.seqBits, a.geneBits)
+	}
+	if used := a.UsedBits(); used < TotalBits-SignBits {
+		s += fmt.Sprintf(", IDs below 2^%d", used)
+	}
+	return s
 }

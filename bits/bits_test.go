@@ -140,3 +140,59 @@ func fold(v, max int64) int64 {
 	}
 	return v % (max + 1)
 }
+
+// FuzzGeneRoundTrip checks, for any layout NewGene accepts and any in-range
+// fields, that Parse and Gene invert Allocate with the gene ORed in, that the
+// UID stays below 2^UsedBits, and that uid % 2^G is the gene.
+func FuzzGeneRoundTrip(f *testing.F) {
+	f.Add(uint8(31), uint8(8), uint8(13), uint8(0), int64(5), int64(7), int64(9), int64(0))
+	f.Add(uint8(29), uint8(10), uint8(14), uint8(10), int64(-1), int64(1023), int64(3), int64(-7))
+	f.Add(uint8(1), uint8(1), uint8(1), uint8(60), int64(1), int64(1), int64(1), int64(1<<60-1))
+	f.Fuzz(func(t *testing.T, timeBits, workerBits, seqBits, geneBits uint8, d, w, s, g int64) {
+		tb, wb, sb, gb := int(timeBits%61)+1, int(workerBits%61)+1, int(seqBits%61)+1, int(geneBits%61)
+		a, err := bits.NewGene(tb, wb, sb, gb)
+		if 1+tb+wb+sb+gb > 64 {
+			if !errors.Is(err, bits.ErrLayout) {
+				t.Fatalf("NewGene(%d, %d, %d, %d) = %v, %v; want ErrLayout", tb, wb, sb, gb, a, err)
+			}
+			return
+		}
+		if err != nil {
+			t.Fatalf("NewGene(%d, %d, %d, %d): %v", tb, wb, sb, gb, err)
+		}
+		d, w, s, g = fold(d, a.MaxDeltaSeconds()), fold(w, a.MaxWorkerID()), fold(s, a.MaxSequence()), fold(g, a.MaxGene())
+		uid := a.Allocate(d, w, s) | g
+		if uid < 0 || a.UsedBits() < 63 && uid >= 1<<a.UsedBits() {
+			t.Fatalf("%v: UID %d is not in [0, 2^%d)", a, uid, a.UsedBits())
+		}
+		if gd, gw, gs := a.Parse(uid); gd != d || gw != w || gs != s || a.Gene(uid) != g {
+			t.Fatalf("%v: Parse(%d) = (%d, %d, %d), gene %d; want (%d, %d, %d), gene %d", a, uid, gd, gw, gs, a.Gene(uid), d, w, s, g)
+		}
+		if gb > 0 && uid%(1<<gb) != g {
+			t.Fatalf("%v: %d %% 2^%d = %d, want the gene %d", a, uid, gb, uid%(1<<gb), g)
+		}
+	})
+}
+
+// TestNewGeneIsNewOnBaiduLayouts: with no gene bits and all 64 used, NewGene
+// packs and parses exactly as Baidu's New.
+func TestNewGeneIsNewOnBaiduLayouts(t *testing.T) {
+	baidu, err := bits.New(28, 22, 13)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gene, err := bits.NewGene(28, 22, 13, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, uid := range []int64{0, 1, -1, math.MinInt64, math.MaxInt64, 8246337208330108984} {
+		bd, bw, bs := baidu.Parse(uid)
+		gd, gw, gs := gene.Parse(uid)
+		if bd != gd || bw != gw || bs != gs || gene.Gene(uid) != 0 {
+			t.Errorf("Parse(%d): New gives (%d, %d, %d), NewGene (%d, %d, %d) gene %d", uid, bd, bw, bs, gd, gw, gs, gene.Gene(uid))
+		}
+	}
+	if baidu.String() != gene.String() || baidu.UsedBits() != 63 {
+		t.Errorf("String: %q and %q, UsedBits %d", baidu, gene, baidu.UsedBits())
+	}
+}

@@ -100,9 +100,9 @@ func BenchmarkDefaultgen(b *testing.B) {
 // benchGenerator returns a generator with the defaults, and reports its
 // Stats when the benchmark ends: takes that waited for the padder, takes
 // that failed (the target is none), and seconds borrowed ahead of the clock.
-func benchGenerator(b *testing.B) *Generator {
+func benchGenerator(b *testing.B, cfg Config) *Generator {
 	b.ReportAllocs()
-	g := newGenerator(b, Config{})
+	g := newGenerator(b, cfg)
 	b.Cleanup(func() {
 		s := g.Stats()
 		b.ReportMetric(float64(s.TakesWaited), "waits")
@@ -112,13 +112,31 @@ func benchGenerator(b *testing.B) *Generator {
 	return g
 }
 
-func BenchmarkNextID(b *testing.B) { benchSerial(b, benchGenerator(b).NextID) }
+func BenchmarkNextID(b *testing.B) { benchSerial(b, benchGenerator(b, Config{}).NextID) }
 
-func BenchmarkNextIDParallel(b *testing.B) { benchParallel(b, benchGenerator(b).NextID) }
+func BenchmarkNextIDParallel(b *testing.B) { benchParallel(b, benchGenerator(b, Config{}).NextID) }
+
+// geneLayout is the default layout less 10 worker bits, given to the gene.
+var geneLayout = Config{TimeBits: 30, WorkerBits: 10, SeqBits: 13, GeneBits: 10}
+
+// BenchmarkNextIDFor takes IDs for shard keys on a layout with 10 gene bits:
+// NextID's take, and one mask of the key into the gene.
+func BenchmarkNextIDFor(b *testing.B) {
+	g := benchGenerator(b, geneLayout)
+	var key int64
+	benchSerial(b, func() (int64, error) {
+		key++
+		return g.NextIDFor(key)
+	})
+}
+
+// BenchmarkNextIDGene is NextID on the same gene layout: the padder puts
+// the spreading gene in, so a take costs what it costs without one.
+func BenchmarkNextIDGene(b *testing.B) { benchSerial(b, benchGenerator(b, geneLayout).NextID) }
 
 // BenchmarkNextIDs takes 256 IDs per call; ns/op is per ID.
 func BenchmarkNextIDs(b *testing.B) {
-	g := benchGenerator(b)
+	g := benchGenerator(b, Config{})
 	dst := make([]int64, 256)
 	for i := 0; i < b.N; i += len(dst) {
 		if _, err := g.NextIDs(dst); err != nil {
@@ -133,7 +151,7 @@ func BenchmarkNextIDs(b *testing.B) {
 // includes one clock read and the loop.
 func BenchmarkNextIDLatency(b *testing.B) {
 	const consumers = 2
-	g := benchGenerator(b)
+	g := benchGenerator(b, Config{})
 	hists := make([]hammer.Histogram, consumers)
 	var wg sync.WaitGroup
 	b.ResetTimer()

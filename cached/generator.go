@@ -43,10 +43,19 @@ var errNextIDClosed = fmt.Errorf("cached: next ID: %w", uidgen.ErrClosed)
 // means the defaults.
 type Config struct {
 	// TimeBits, WorkerBits and SeqBits are the widths of the three fields of
-	// a UID; with the sign bit they must add up to 64. All three zero means
+	// a UID; with the sign bit they add up to 64 in Baidu's layouts, and
+	// may add up to less (the bits above stay zero, so every ID is below
+	// 2^(TimeBits+WorkerBits+SeqBits+GeneBits)). All three zero means
 	// uidgen.DefaultTimeBits, DefaultWorkerBits and DefaultSeqBits;
 	// otherwise all three are taken as given.
 	TimeBits, WorkerBits, SeqBits int
+
+	// GeneBits is the width of the gene field below the sequence: the low
+	// bits that NextIDFor copies from a shard key, so that an ID lands on
+	// its key's shard of id % 2^GeneBits. Zero (the default) is Baidu's
+	// layout; with gene bits the widths may add up to less than 64 but not
+	// more, and all four are taken as given.
+	GeneBits int
 
 	// Epoch is the instant that delta seconds count from, truncated to the
 	// second. Zero means uidgen.DefaultEpoch. It must not be in the future,
@@ -120,7 +129,7 @@ type Generator struct {
 //     maximum.
 func New(ctx context.Context, cfg Config) (*Generator, error) {
 	s, err := scheme.New(scheme.Params{
-		TimeBits: cfg.TimeBits, WorkerBits: cfg.WorkerBits, SeqBits: cfg.SeqBits,
+		TimeBits: cfg.TimeBits, WorkerBits: cfg.WorkerBits, SeqBits: cfg.SeqBits, GeneBits: cfg.GeneBits,
 		Epoch: cfg.Epoch, Assigner: cfg.Assigner, Clock: cfg.Clock,
 	})
 	if err != nil {
@@ -159,7 +168,9 @@ func New(ctx context.Context, cfg Config) (*Generator, error) {
 	return &Generator{s: s, ring: ring, src: src, padder: padder}, nil
 }
 
-// NextID returns a new UID. IDs from one goroutine increase.
+// NextID returns a new UID. IDs from one goroutine increase (on a layout
+// with gene bits, once the gene bits are shifted off: there the gene spreads
+// IDs evenly over id % 2^k).
 //
 // It fails with an error wrapping uidgen.ErrClosed after Close; wrapping
 // uidgen.ErrTimeExhausted (and ringbuffer.ErrEmpty) once the time bits are
@@ -176,6 +187,27 @@ func (g *Generator) NextID() (int64, error) {
 		return 0, fmt.Errorf("cached: next ID: %w", err)
 	}
 	return uid, nil
+}
+
+// NextIDFor returns a new UID whose gene bits are key's low ones, so that
+// uid % 2^GeneBits == key % 2^GeneBits for a key of 0 or more: the UID lands
+// on the key's shard. A negative key gives its two's-complement low bits,
+// that is key mod 2^GeneBits counted from 0. The UID is unique like every
+// other, whatever the key, and IDs from one goroutine increase once the gene
+// bits are shifted off. It fails as NextID does, and with an error wrapping
+// uidgen.ErrNoGeneBits on a layout without gene bits.
+func (g *Generator) NextIDFor(key int64) (int64, error) {
+	if g.s.Bits().GeneBits() == 0 {
+		return 0, fmt.Errorf("cached: next ID for key %d: %w: set Config.GeneBits", key, uidgen.ErrNoGeneBits)
+	}
+	if g.closed.Load() {
+		return 0, fmt.Errorf("cached: next ID for key %d: %w", key, uidgen.ErrClosed)
+	}
+	uid, err := g.ring.Take()
+	if err != nil {
+		return 0, fmt.Errorf("cached: next ID for key %d: %w", key, err)
+	}
+	return g.s.WithGene(uid, key), nil
 }
 
 // NextIDs fills dst with new UIDs, in increasing order, claiming as many as

@@ -55,7 +55,8 @@ func TestNewRejects(t *testing.T) {
 		text string
 	}{
 		{"no assigner", Config{}, uidgen.ErrNoAssigner, "uidgen.Static"},
-		{"bad layout", Config{TimeBits: 1, WorkerBits: 1, SeqBits: 1}, bits.ErrLayout, "= 4, must be 64"},
+		{"bad layout", Config{TimeBits: 40, WorkerBits: 20, SeqBits: 13}, bits.ErrLayout, "= 74, more than 64"},
+		{"gene bits past 64", Config{GeneBits: 2}, bits.ErrLayout, "+ gene 2 bits = 66, more than 64"},
 		{"epoch in the future", Config{Epoch: time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC), Clock: now}, uidgen.ErrEpochInFuture, "epoch 2027-01-01"},
 		{"epoch spent", Config{TimeBits: 28, WorkerBits: 22, SeqBits: 13, Epoch: time.Date(2016, 5, 20, 0, 0, 0, 0, time.UTC), Clock: now},
 			uidgen.ErrTimeExhausted, "ran out at 2024-11-20 21:24:16 UTC"},

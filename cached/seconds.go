@@ -51,10 +51,7 @@ func (src *seconds) Next(room int) ([]int64, error) {
 		}
 		return nil, err
 	}
-	first := src.s.Bits().Allocate(second, src.s.WorkerID(), 0)
-	for i := range src.batch {
-		src.batch[i] = first + int64(i) // the sequence is the low bits
-	}
+	src.s.Fill(src.batch, src.s.Bits().Allocate(second, src.s.WorkerID(), 0))
 	src.last = second
 	src.lastMade.Store(second)
 	return src.batch[src.s.FirstSequence(second):], nil // never UID 0

@@ -11,10 +11,19 @@ import (
 // means the defaults.
 type Config struct {
 	// TimeBits, WorkerBits and SeqBits are the widths of the three fields of
-	// a UID; with the sign bit they must add up to 64. All three zero means
+	// a UID; with the sign bit they add up to 64 in Baidu's layouts, and
+	// may add up to less (the bits above stay zero, so every ID is below
+	// 2^(TimeBits+WorkerBits+SeqBits+GeneBits)). All three zero means
 	// uidgen.DefaultTimeBits, DefaultWorkerBits and DefaultSeqBits;
 	// otherwise all three are taken as given.
 	TimeBits, WorkerBits, SeqBits int
+
+	// GeneBits is the width of the gene field below the sequence: the low
+	// bits that NextIDFor copies from a shard key, so that an ID lands on
+	// its key's shard of id % 2^GeneBits. Zero (the default) is Baidu's
+	// layout; with gene bits the widths may add up to less than 64 but not
+	// more, and all four are taken as given.
+	GeneBits int
 
 	// Epoch is the instant that delta seconds count from, truncated to the
 	// second. Zero means uidgen.DefaultEpoch. It must not be in the future,
@@ -34,7 +43,7 @@ type Config struct {
 
 func (c Config) params() scheme.Params {
 	return scheme.Params{
-		TimeBits: c.TimeBits, WorkerBits: c.WorkerBits, SeqBits: c.SeqBits,
+		TimeBits: c.TimeBits, WorkerBits: c.WorkerBits, SeqBits: c.SeqBits, GeneBits: c.GeneBits,
 		Epoch: c.Epoch, Assigner: c.Assigner, Clock: c.Clock,
 	}
 }

@@ -67,7 +67,9 @@ func New(ctx context.Context, cfg Config) (*Generator, error) {
 }
 
 // NextID returns a new UID, unique in this process and, with a sound
-// Assigner, across the fleet. IDs from one goroutine increase.
+// Assigner, across the fleet. IDs from one goroutine increase (on a layout
+// with gene bits, once the gene bits are shifted off: there the gene spreads
+// IDs evenly over id % 2^k).
 //
 // When the current second's sequence is spent, NextID sleeps to the start of
 // the next second. When the clock reads earlier than the last UID's second, it
@@ -76,12 +78,38 @@ func New(ctx context.Context, cfg Config) (*Generator, error) {
 // (it never wraps) and with uidgen.ErrClockBackwards when the clock is more
 // than MaxClockWait behind.
 func (g *Generator) NextID() (int64, error) {
+	base, err := g.next()
+	if err != nil {
+		return 0, fmt.Errorf("defaultgen: next ID: %w", err)
+	}
+	return g.s.Spread(base), nil
+}
+
+// NextIDFor returns a new UID whose gene bits are key's low ones, so that
+// uid % 2^GeneBits == key % 2^GeneBits for a key of 0 or more: the UID lands
+// on the key's shard. A negative key gives its two's-complement low bits,
+// that is key mod 2^GeneBits counted from 0. The UID is unique like every
+// other, whatever the key. It fails as NextID does, and with an error
+// wrapping uidgen.ErrNoGeneBits on a layout without gene bits.
+func (g *Generator) NextIDFor(key int64) (int64, error) {
+	if g.s.Bits().GeneBits() == 0 {
+		return 0, fmt.Errorf("defaultgen: next ID for key %d: %w: set Config.GeneBits", key, uidgen.ErrNoGeneBits)
+	}
+	base, err := g.next()
+	if err != nil {
+		return 0, fmt.Errorf("defaultgen: next ID for key %d: %w", key, err)
+	}
+	return g.s.WithGene(base, key), nil
+}
+
+// next returns a new UID with gene 0.
+func (g *Generator) next() (int64, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	for {
 		now, err := g.s.Second()
 		if err != nil {
-			return 0, fmt.Errorf("defaultgen: next ID: %w", err)
+			return 0, err
 		}
 		switch {
 		case now > g.last:
@@ -92,7 +120,7 @@ func (g *Generator) NextID() (int64, error) {
 			g.seq++
 		default:
 			if err := g.waitFor(g.last + 1); err != nil {
-				return 0, fmt.Errorf("defaultgen: next ID: %w", err)
+				return 0, err
 			}
 			continue
 		}

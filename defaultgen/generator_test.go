@@ -197,8 +197,10 @@ func TestNewRejectsBadConfig(t *testing.T) {
 		want    error
 		message []string
 	}{
-		{"bad layout", nil, defaultgen.Config{TimeBits: 28, WorkerBits: 22, SeqBits: 12, Assigner: uidgen.Static(1)},
-			bits.ErrLayout, []string{"time 28", "= 63"}},
+		{"bad layout", nil, defaultgen.Config{TimeBits: 28, WorkerBits: 22, SeqBits: 14, Assigner: uidgen.Static(1)},
+			bits.ErrLayout, []string{"time 28", "= 65, more than 64"}},
+		{"gene bits past 64", nil, defaultgen.Config{GeneBits: 1, Assigner: uidgen.Static(1)},
+			bits.ErrLayout, []string{"+ gene 1 bits = 65"}},
 		{"partial layout", nil, defaultgen.Config{TimeBits: 40, Assigner: uidgen.Static(1)},
 			bits.ErrLayout, []string{"worker 0"}},
 		{"no assigner", nil, defaultgen.Config{},

@@ -30,27 +30,29 @@ type contender struct {
 
 // benchee is a generator under measurement.
 type benchee struct {
-	next  func() (int64, error)
-	parse func(uid int64) uidgen.ID
-	ahead func() int64  // seconds of ID time borrowed beyond the clock so far
-	ring  func() string // the ring's statistics for the table; nil without a ring
-	close func() error  // releases the generator
+	next    func() (int64, error)
+	nextFor func(key int64) (int64, error)
+	parse   func(uid int64) uidgen.ID
+	ahead   func() int64  // seconds of ID time borrowed beyond the clock so far
+	ring    func() string // the ring's statistics for the table; nil without a ring
+	close   func() error  // releases the generator
 }
 
 // contenders are measured in this order.
 var contenders = []contender{
 	{"cached", func(ctx context.Context, cfg defaultgen.Config) (benchee, error) {
 		g, err := cached.New(ctx, cached.Config{
-			TimeBits: cfg.TimeBits, WorkerBits: cfg.WorkerBits, SeqBits: cfg.SeqBits,
+			TimeBits: cfg.TimeBits, WorkerBits: cfg.WorkerBits, SeqBits: cfg.SeqBits, GeneBits: cfg.GeneBits,
 			Epoch: cfg.Epoch, Assigner: cfg.Assigner, Clock: cfg.Clock,
 		})
 		if err != nil {
 			return benchee{}, err
 		}
 		return benchee{
-			next:  g.NextID,
-			parse: g.Parse,
-			ahead: func() int64 { return g.Stats().SecondsAhead },
+			next:    g.NextID,
+			nextFor: g.NextIDFor,
+			parse:   g.Parse,
+			ahead:   func() int64 { return g.Stats().SecondsAhead },
 			ring: func() string {
 				s := g.Stats()
 				return fmt.Sprintf("%s slots, %s pad runs, %s takes waited, %s failed",
@@ -64,7 +66,8 @@ var contenders = []contender{
 		if err != nil {
 			return benchee{}, err
 		}
-		return benchee{next: g.NextID, parse: g.Parse, ahead: func() int64 { return 0 }, close: func() error { return nil }}, nil
+		return benchee{next: g.NextID, nextFor: g.NextIDFor, parse: g.Parse,
+			ahead: func() int64 { return 0 }, close: func() error { return nil }}, nil
 	}},
 }
 

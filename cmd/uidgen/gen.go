@@ -9,11 +9,12 @@ import (
 )
 
 func runGen(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("gen", "gen [-n N] [-json] [-generator cached|default] [-worker ID | -dsn DSN] [layout flags]",
+	fs := newFlagSet("gen", "gen [-n N] [-json] [-key K] [-generator cached|default] [-worker ID | -dsn DSN] [layout flags]",
 		"uidgen gen -n 3 -json", stderr)
 	n := fs.Int("n", 10, "how many IDs to print")
 	generator := fs.String("generator", "cached", "cached (the ring) or default (per-call Snowflake)")
 	asJSON := fs.Bool("json", false, "print each ID taken apart, as a JSON object with string numbers")
+	key := fs.String("key", "", "make every ID for this shard key (needs -gene-bits): its low gene bits are the key's")
 	var mf makerFlags
 	mf.register(fs)
 	if err := parseFlags(fs, args); err != nil {
@@ -32,10 +33,21 @@ func runGen(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer g.close()
+	next := g.next
+	if *key != "" {
+		k, err := strconv.ParseInt(*key, 10, 64)
+		if err != nil {
+			return fmt.Errorf("%w: -key %q is not a 64-bit integer", errUsage, *key)
+		}
+		if cfg.GeneBits == 0 {
+			return fmt.Errorf("%w: -key needs -gene-bits: the key goes in the gene bits", errUsage)
+		}
+		next = func() (int64, error) { return g.nextFor(k) }
+	}
 	out := bufio.NewWriter(stdout)
 	enc := json.NewEncoder(out)
 	for range *n {
-		uid, err := g.next()
+		uid, err := next()
 		if err != nil {
 			out.Flush()
 			return err

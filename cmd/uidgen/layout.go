@@ -12,14 +12,15 @@ import (
 // layoutFlags are the flags every command that makes or reads IDs shares:
 // the bit layout and the epoch. Their defaults are the library's.
 type layoutFlags struct {
-	timeBits, workerBits, seqBits int
-	epoch                         string
+	timeBits, workerBits, seqBits, geneBits int
+	epoch                                   string
 }
 
 func (l *layoutFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&l.timeBits, "time-bits", uidgen.DefaultTimeBits, "bits of delta seconds")
 	fs.IntVar(&l.workerBits, "worker-bits", uidgen.DefaultWorkerBits, "bits of worker ID")
 	fs.IntVar(&l.seqBits, "seq-bits", uidgen.DefaultSeqBits, "bits of sequence within a second")
+	fs.IntVar(&l.geneBits, "gene-bits", 0, "bits of gene below the sequence, copied from a shard key (0: Baidu's layout)")
 	fs.StringVar(&l.epoch, "epoch", uidgen.DefaultEpoch.Format(time.DateOnly),
 		"epoch, as YYYY-MM-DD (midnight UTC) or RFC 3339")
 }
@@ -32,7 +33,7 @@ func (l *layoutFlags) config(assigner uidgen.Assigner) (defaultgen.Config, error
 		return defaultgen.Config{}, err
 	}
 	return defaultgen.Config{
-		TimeBits: l.timeBits, WorkerBits: l.workerBits, SeqBits: l.seqBits,
+		TimeBits: l.timeBits, WorkerBits: l.workerBits, SeqBits: l.seqBits, GeneBits: l.geneBits,
 		Epoch: epoch, Assigner: assigner,
 	}, nil
 }
@@ -44,7 +45,7 @@ func (l *layoutFlags) layout() (uidgen.Layout, error) {
 	if err != nil {
 		return uidgen.Layout{}, err
 	}
-	layout, err := uidgen.NewLayout(l.timeBits, l.workerBits, l.seqBits, epoch)
+	layout, err := uidgen.NewGeneLayout(l.timeBits, l.workerBits, l.seqBits, l.geneBits, epoch)
 	if err != nil {
 		return uidgen.Layout{}, callerError{err}
 	}

@@ -82,6 +82,29 @@ func TestParseExpiredLayout(t *testing.T) {
 	}
 }
 
+// TestGenForKey: with gene bits, gen -key makes every ID land on the key's
+// shard, and parse reads the gene back; a 53-bit layout keeps IDs below
+// 2^53.
+func TestGenForKey(t *testing.T) {
+	layout := []string{"-time-bits", "31", "-worker-bits", "8", "-seq-bits", "11", "-gene-bits", "3"}
+	for _, c := range contenders {
+		code, out, stderr := runCLI(t, append([]string{"gen", "-n", "20", "-key", "13", "-generator", c.name}, layout...)...)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", c.name, code, stderr)
+		}
+		for _, f := range strings.Fields(out) {
+			id, err := strconv.ParseInt(f, 10, 64)
+			if err != nil || id%8 != 13%8 || id >= 1<<53 {
+				t.Fatalf("%s: ID %q: want id %% 8 == 5 and below 2^53 (%v)", c.name, f, err)
+			}
+		}
+		code, parsed, stderr := runCLI(t, append([]string{"parse"}, append(layout, strings.Fields(out)[0])...)...)
+		if code != 0 || !strings.HasSuffix(parsed, `,"gene":"5"}`+"\n") {
+			t.Fatalf("%s: parse: exit %d, %q, %s", c.name, code, parsed, stderr)
+		}
+	}
+}
+
 func TestBadCallsExitTwo(t *testing.T) {
 	tests := []struct {
 		args []string
@@ -93,7 +116,9 @@ func TestBadCallsExitTwo(t *testing.T) {
 		{[]string{"gen", "-n", "-1"}, "-n -1: must be 0 or more"},
 		{[]string{"gen", "-generator", "fast"}, `-generator "fast": want cached or default`},
 		{[]string{"gen", "-worker", "2000000"}, "uidgen gen: cached: worker ID out of range: worker ID 2000000 is not in [0, 1048575]"},
-		{[]string{"gen", "-time-bits", "40"}, "= 74, must be 64"},
+		{[]string{"gen", "-time-bits", "40"}, "= 74, more than 64"},
+		{[]string{"gen", "-key", "7"}, "-key needs -gene-bits"},
+		{[]string{"gen", "-key", "x", "-gene-bits", "1", "-time-bits", "29"}, `-key "x" is not a 64-bit integer`},
 		{[]string{"gen", "-epoch", "2099-01-01"}, "epoch is in the future"},
 		{[]string{"gen", "-epoch", "yesterday"}, `-epoch "yesterday" is neither`},
 		{[]string{"parse"}, "no ID to parse"},

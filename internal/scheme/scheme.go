@@ -19,6 +19,7 @@ const dateLayout = "2006-01-02 15:04:05 MST"
 // them: zero means the default.
 type Params struct {
 	TimeBits, WorkerBits, SeqBits int
+	GeneBits                      int
 	Epoch                         time.Time
 	Assigner                      uidgen.Assigner
 	Clock                         uidgen.Clock
@@ -49,7 +50,7 @@ func New(p Params) (*Scheme, error) {
 	if p.Epoch.IsZero() {
 		p.Epoch = uidgen.DefaultEpoch
 	}
-	layout, err := uidgen.NewLayout(p.TimeBits, p.WorkerBits, p.SeqBits, p.Epoch)
+	layout, err := uidgen.NewGeneLayout(p.TimeBits, p.WorkerBits, p.SeqBits, p.GeneBits, p.Epoch)
 	if err != nil {
 		return nil, err
 	}
@@ -139,6 +140,57 @@ func (s *Scheme) FirstSequence(delta int64) int64 {
 		return 1
 	}
 	return 0
+}
+
+// Spread returns base, a UID whose gene bits are zero, with a gene that
+// spreads the generator's IDs evenly over id % 2^k for every k: a hash of
+// base, which is unique, so the gene repeats no more often than chance
+// says. Base itself for a layout without gene bits.
+func (s *Scheme) Spread(base int64) int64 {
+	if s.alloc.GeneBits() == 0 {
+		return base
+	}
+	return base | int64(mix(uint64(base)))&s.alloc.MaxGene()
+}
+
+// Fill fills dst with the UIDs of consecutive sequences from first, a UID
+// of gene 0, with genes that spread them evenly: a Weyl sequence from a hash
+// of first, which visits every gene once in any 2^GeneBits consecutive
+// sequences at the cost of one multiply a UID.
+func (s *Scheme) Fill(dst []int64, first int64) {
+	geneBits := s.alloc.GeneBits()
+	if geneBits == 0 {
+		for i := range dst {
+			dst[i] = first + int64(i) // the sequence is the low bits
+		}
+		return
+	}
+	mask, gene := s.alloc.MaxGene(), int64(mix(uint64(first)))
+	for i := range dst {
+		dst[i] = first + int64(i)<<geneBits | (gene+int64(i)*weyl)&mask
+	}
+}
+
+// weyl is odd, so i*weyl mod 2^k runs through every residue as i runs
+// through 2^k consecutive values: 2^64 over the golden ratio.
+const weyl = -0x61c8864680b583eb // 0x9e3779b97f4a7c15 as an int64
+
+// WithGene returns base, a UID, with its gene bits replaced by key's low
+// ones, so that uid % 2^GeneBits == key % 2^GeneBits for a key of 0 or more.
+// The other fields keep the UID unique whatever the gene.
+func (s *Scheme) WithGene(base, key int64) int64 {
+	mask := s.alloc.MaxGene()
+	return base&^mask | key&mask
+}
+
+// mix is SplitMix64's finalizer: a bijection of 64 bits whose every output
+// bit depends on every input bit.
+func mix(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	return x ^ x>>31
 }
 
 // TimeOf returns the instant that delta seconds since the epoch stand for.

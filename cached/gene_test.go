@@ -1,0 +1,53 @@
+package cached
+
+import (
+	"testing"
+	"time"
+
+	"github.com/seed4d941b13/uidgen"
+	"github.com/seed4d941b13/uidgen/internal/fakeclock"
+	"github.com/seed4d941b13/uidgen/internal/idcheck"
+	"github.com/seed4d941b13/uidgen/internal/testsize"
+)
+
+// geneConfig is a 63-bit layout with 10 gene bits, on a stopped clock.
+func geneConfig() Config {
+	return Config{
+		TimeBits: 30, WorkerBits: 10, SeqBits: 13, GeneBits: 10,
+		Clock: fakeclock.New(uidgen.DefaultEpoch.Add(time.Hour)),
+	}
+}
+
+func TestNextIDFor(t *testing.T) {
+	idcheck.CheckNextIDFor(t, newGenerator(t, geneConfig()), testsize.Pick(1_000_000, 64_000))
+	idcheck.CheckNoGeneBits(t, newGenerator(t, Config{}))
+}
+
+// TestNextIDSpreadsOverGenes: NextID on a gene layout spreads its IDs over
+// every residue of id % 2^k, down into the gene bits.
+func TestNextIDSpreadsOverGenes(t *testing.T) {
+	g := newGenerator(t, geneConfig())
+	ids := make([]int64, 256<<10) // a mean of 64 IDs a residue at k = 12
+	if _, err := g.NextIDs(ids); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []int{4, 10, 12} {
+		idcheck.CheckSpread(t, ids, k)
+	}
+}
+
+// TestJavaScriptSafeToTheEnd drives a 53-bit layout (32 time, 8 worker, 9
+// sequence and 4 gene bits) through its last seconds: every ID stays an
+// exact JavaScript number, and the end is the same error as a 64-bit
+// layout's.
+func TestJavaScriptSafeToTheEnd(t *testing.T) {
+	last := time.Now().Add(-time.Hour)
+	epoch := last.Add(-(1<<32 - 3) * time.Second) // 3 seconds of IDs left at the clock's second
+	g := newGenerator(t, Config{
+		TimeBits: 32, WorkerBits: 8, SeqBits: 9, GeneBits: 4, Epoch: epoch, BoostPower: 1,
+		Assigner: uidgen.Static(255), Clock: fakeclock.New(last),
+	})
+	if ids := idcheck.CheckToTheEnd(t, g, 1<<20); len(ids) != 3<<9 {
+		t.Fatalf("%d IDs before the end, want 3 seconds of 512", len(ids))
+	}
+}
