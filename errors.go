@@ -28,4 +28,9 @@ var (
 
 	// ErrClosed: the generator has been closed.
 	ErrClosed = errors.New("generator closed")
+
+	// ErrLeaseLost: another process took over a leased worker ID, so its
+	// lease reserves no more seconds for this one. The holder may use what
+	// was reserved before, and no second after.
+	ErrLeaseLost = errors.New("worker ID lease lost")
 )

@@ -1,0 +1,71 @@
+package uidgen
+
+import "context"
+
+// Leaser is an Assigner whose worker IDs come back: a worker ID is lent to
+// one process at a time and returned when it is done, so worker bits are
+// sized to the most processes alive at once rather than to every start a
+// fleet will ever make.
+//
+// Lending an ID again is safe only if the new holder never uses a second an
+// earlier holder may have used, and a generator that borrows future seconds
+// may have used seconds ahead of the clock. So a Lease carries, besides the
+// ID, the seconds reserved for it: the holder uses a second only once the
+// lease has reserved it, and a new holder starts above every second reserved
+// for the ones before. Package worker's Leased keeps leases in the
+// WORKER_NODE table.
+//
+// A generator checks for Leaser before it calls AssignWorkerID, and a Leaser
+// refuses AssignWorkerID, which would hand out an ID with no reservation.
+type Leaser interface {
+	Assigner
+
+	// LeaseWorkerID takes a worker ID in [1, maxWorkerID] for this process
+	// and starts renewing it in the background until Release. It honours
+	// ctx's deadline and cancellation, also while it waits for an ID to
+	// come free.
+	LeaseWorkerID(ctx context.Context, maxWorkerID int64) (Lease, error)
+}
+
+// Lease is a worker ID lent to one generator, with the seconds reserved for
+// it. All times are Unix seconds, whatever the layout's epoch. A Lease is
+// safe for concurrent use.
+//
+// The holder uses second s only if Start() <= s <= Reserved(): it calls Need
+// for each second it is about to use, so that the reservation runs ahead of
+// it, and Wait when s lies beyond Reserved().
+type Lease interface {
+	// WorkerID returns the ID lent.
+	WorkerID() int64
+
+	// Start returns the first second this holder may use: above every
+	// second an earlier holder of the ID may have used.
+	Start() int64
+
+	// Reserved returns the last second this holder may use now. It never
+	// decreases, and it stops growing once the lease is lost or released.
+	// It is an atomic load.
+	Reserved() int64
+
+	// Need tells the lease that the holder is about to use second s, so
+	// the renewer reserves ahead of it at the pace seconds are asked for.
+	// It never blocks and does no I/O itself.
+	Need(s int64)
+
+	// Wait blocks until Reserved() >= s and returns nil. It fails with an
+	// error wrapping ctx.Err() when ctx ends first, one wrapping
+	// ErrLeaseLost when the lease is lost, and one naming the database's
+	// error when a renewal that could have reserved s failed.
+	Wait(ctx context.Context, s int64) error
+
+	// Err returns nil while the lease is held, and an error wrapping
+	// ErrLeaseLost once a renewal found that another process took it over.
+	Err() error
+
+	// Release stops the renewer and gives the ID back, recording lastUsed,
+	// the last second the holder used: it promises it used nothing above
+	// it. The ID is free for the next holder at once, who starts above
+	// lastUsed. Release is idempotent: later calls return the first one's
+	// result.
+	Release(ctx context.Context, lastUsed int64) error
+}
