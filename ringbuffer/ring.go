@@ -48,24 +48,26 @@
 //
 // # Cache lines
 //
-// Each side writes its own lines. The producer writes the slots and tail's
-// line; consumers write the cursor's line, and, off the fast path, the line
-// of the wake-up flag and counters. Each of those is padded to a line of its
-// own, apart from the fields New sets, which both sides only read. A take
-// reads tail's line and the slots' lines; Put reads the cursor's line once a
-// call.
+// Each side writes its own lines. The producer writes the slots' lines and
+// tail's; consumers write the cursor's, and, off the fast path, that of the
+// wake-up flag and the counters. Tail, cursor and the flag each sit on a
+// line padded from the others and from the fields New sets, which both
+// sides only read. A take reads tail's line and the slots' lines; Put reads
+// the cursor's line once a call. Slot lines hold only slots: the producer
+// fills the lines behind the cursor while takes read those ahead of it, so
+// the two meet on at most the line the cursor is in.
 //
-// A slot is 16 bytes, four to a 64-byte line: its value, and a word that
-// only the producer writes and no one reads. The padder is the ring's
-// bottleneck when consumers take flat out, and each atomic store of a value
-// is a full fence on amd64, so a run of stores to lines the consumers have
-// read waits for those lines one at a time. Put first stores to the touch
-// word of each line of a run: plain stores do not wait for each other, so
-// the run's lines come to the producer together. A plain store to a value
-// instead would race with a take that has lost its claim and is still
-// reading, so the touch word is the cheapest way a line can hold one; and
-// at four slots a line, the producer writes a quarter of the lines it
-// would with a line a slot. bench/RESULTS.md has the layouts measured.
+// A slot is 16 bytes, four to a 64-byte line: its value, and a touch word
+// that only the producer writes and no one reads. When consumers take flat
+// out the producer is the ring's bottleneck, and each atomic store of a
+// value is a full fence on amd64, so a run of them waits for the consumers'
+// lines one at a time. Put first stores plainly to the touch word of each
+// line of a run: plain stores do not wait for each other, so the run's lines
+// come to the producer together. No value can take that plain store instead:
+// a take that has lost its claim may still be reading any of them. 8-byte
+// slots, with no touch word (an atomic load brings a line only shared), make
+// the producer slower than slots of a line each; 16-byte ones make it faster,
+// writing a quarter of the lines. bench/RESULTS.md has the numbers.
 package ringbuffer
 
 import (
