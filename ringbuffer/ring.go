@@ -1,32 +1,73 @@
 // Package ringbuffer is the lock-free ring that the cached generator hands
-// UIDs out of: one producer puts, any number of consumers take.
-//
-// A Ring holds 2^n int64 values in slots padded to a cache line each, so the
-// producer writing one slot never takes the line of a slot a consumer is
-// reading. It knows nothing of time, bit layouts or databases: the padding
-// package fills it and the cached package drains it.
+// UIDs out of: one producer puts, any number of consumers take. It knows
+// nothing of time, bit layouts or databases: the padding package fills it
+// and the cached package drains it.
 //
 // The two counters that move are tail, the sequence of the last slot put, and
-// cursor, the sequence of the last slot taken. Both start at -1, only grow,
-// and sit on cache lines of their own; slot s of the unbounded sequence lives
-// at index s & (size-1). cursor <= tail always, and tail - cursor is the
-// number of values waiting to be taken.
+// cursor, the sequence of the last slot taken. Both start at -1 and only
+// grow; slot s of the unbounded sequence lives at index s & (size-1).
+// cursor <= tail always, and tail - cursor is the number of values waiting
+// to be taken.
 //
-// Unlike Baidu's RingBuffer.take, which reads the cursor and then moves it in
-// a second step and so can hand one slot to two consumers, a Take here claims
-// its slot with a single compare-and-swap whose own old value proves the ring
-// was not empty. A slot is never handed out twice, and a value never put is
-// never handed out.
+// # The take
 //
-// A take reads its slots before that compare-and-swap, not after: the one
-// whose CAS succeeds returns what it read, the others discard it and look
-// again. So a claimed slot has already been read, and the cursor alone says
-// which slots the producer may fill: those whose last value's sequence is at
-// or below it. Consumers never write a slot, so no per-slot state has to be
-// handed back to the producer. Handing it back (Baidu's flags, and this
-// package's first version) cost every take a locked store to a line last
-// written by another core: with two consumers on two cores, about 110 ns a
-// take, against 16 ns now.
+// A take (Take, TakeN) claims n values in three steps:
+//
+//  1. Bound: it reads the cursor, c, then tail, t, and takes n = min(wanted,
+//     t-c); n <= 0 means the ring is empty.
+//  2. Read: it reads the values of slots c+1..c+n, with atomic loads.
+//  3. Claim: one compare-and-swap moves the cursor from c to c+n. If it
+//     fails, the take discards what it read and starts again at step 1.
+//
+// The producer (Put) keeps two rules:
+//
+//   - Room: it writes the slot of sequence s only once s-size <= cursor.
+//   - Publish: it stores tail only after the values of every slot up to it.
+//
+// A take whose claim succeeds returns each of the values put at c+1..c+n,
+// and no other take returns them. The cursor only grows, so the successful
+// CAS proves it stayed c from step 1 to step 3: no other take claimed those
+// slots, and by Room the producer wrote none of them for a later lap while
+// step 2 read them (it may write s+size only once the cursor is past s).
+// Tail only grows, so step 1's t >= c+n means, by Publish, that the values
+// of c+1..c+n were written before step 2 read them. Every claim moves the
+// cursor on from where the last one left it, so no sequence is claimed twice.
+//
+// Baidu's RingBuffer.take decides that the ring is not empty from one read
+// of the cursor and moves it in a second step, so two takes can pass the
+// test together and return one slot twice; here emptiness rests on the
+// claim's own old value. TestStress hands a value out twice when Baidu's
+// take is planted, when step 2 moves after step 3 (Room counts a claimed
+// slot as free at once, so the producer can overwrite it before it is
+// read), or when Put stores tail before the values.
+//
+// Consumers never write a slot: a claimed slot has already been read, so the
+// cursor alone says which slots the producer may fill, and no per-slot state
+// is handed back. Handing it back, as Baidu's flags do, costs every take a
+// locked store to a line the producer last wrote.
+//
+// # Cache lines
+//
+// Each side writes its own lines. The producer writes the slots' lines and
+// tail's; consumers write the cursor's, and, off the fast path, that of the
+// wake-up flag and the counters. Tail, cursor and the flag each sit on a
+// line padded from the others and from the fields New sets, which both
+// sides only read. A take reads tail's line and the slots' lines; Put reads
+// the cursor's line once a call. Slot lines hold only slots: the producer
+// fills the lines behind the cursor while takes read those ahead of it, so
+// the two meet on at most the line the cursor is in.
+//
+// A slot is 16 bytes, four to a 64-byte line: its value, and a touch word
+// that only the producer writes and no one reads. When consumers take flat
+// out the producer is the ring's bottleneck, and each atomic store of a
+// value is a full fence on amd64, so a run of them waits for the consumers'
+// lines one at a time. Put first stores plainly to the touch word of each
+// line of a run: plain stores do not wait for each other, so the run's lines
+// come to the producer together. No value can take that plain store instead:
+// a take that has lost its claim may still be reading any of them. 8-byte
+// slots, with no touch word (an atomic load brings a line only shared), make
+// the producer slower than slots of a line each; 16-byte ones make it faster,
+// writing a quarter of the lines. bench/RESULTS.md has the numbers.
 package ringbuffer
 
 import (
@@ -40,7 +81,7 @@ import (
 	"golang.org/x/sys/cpu"
 )
 
-// MaxSize is the largest ring New accepts: 2^24 slots, 1 GiB on amd64.
+// MaxSize is the largest ring New accepts: 2^24 slots, 256 MiB.
 const MaxSize = 1 << 24
 
 // DefaultPaddingFactor is the padding factor of a Config that leaves it zero.
@@ -59,13 +100,11 @@ var (
 // lineSize is the cache line size of the target, as x/sys/cpu pads it.
 const lineSize = unsafe.Sizeof(cpu.CacheLinePad{})
 
-// slotData is the size of a slot's two fields, before its padding.
-const slotData = 16
-
-// slot holds one value, padded to a whole cache line (64 bytes on amd64). A
-// ring's slots are one allocation of 2^n slots; Go's allocator places an
-// object of a power-of-two size of 64 bytes or more on a boundary of that
-// size (or of a page), so every slot starts a line.
+// slot holds one value and a word for the producer alone. Slots share cache
+// lines, lineSize/16 to a line; a ring's slots are one allocation of a power
+// of two of them, at least a line's worth, and Go's allocator places an
+// object of a power-of-two size on a boundary of that size (or of a page),
+// so the slots start a line and no other object shares their lines.
 type slot struct {
 	// uid is written only by the producer, with an atomic store, for
 	// sequence s once the cursor has reached s-size (the slot's last value
@@ -76,14 +115,15 @@ type slot struct {
 	uid atomic.Int64
 
 	// touch is written only by the producer, with a plain store, and read
-	// by no one. Put stores to the touch of a run of slots before their
-	// uids: the plain stores fetch the run's lines from the consumers'
-	// caches all at once, so each locked uid store finds its line already
-	// owned instead of waiting for it alone.
+	// by no one. Put stores to one touch a line for a run of slots before
+	// it stores their uids: the plain stores fetch the run's lines from the
+	// consumers' caches all at once, so each locked uid store finds its
+	// line already owned instead of waiting for it alone.
 	touch int64
-
-	_ [max(lineSize, slotData) - slotData]byte
 }
+
+// slotsPerLine is how many slots share a cache line.
+const slotsPerLine = int64(lineSize / unsafe.Sizeof(slot{}))
 
 // touchRun is how many slots Put touches ahead of their atomic stores.
 const touchRun = 256
@@ -174,7 +214,7 @@ func New(cfg Config) (*Ring, error) {
 	}
 	size := int64(cfg.Size)
 	r := &Ring{
-		slots:        make([]slot, size),
+		slots:        make([]slot, max(size, slotsPerLine)),
 		mask:         size - 1,
 		size:         size,
 		threshold:    size * int64(factor) / 100,
@@ -208,12 +248,13 @@ func (r *Ring) Put(uids []int64) int {
 	room := r.cursor.Load() + r.size - t
 	n := int(max(min(int64(len(uids)), room), 0))
 	for i := 0; i < n; i += touchRun {
-		m := min(n-i, touchRun)
-		for j := range m { // one slot, one line
-			r.slots[(t+1+int64(i+j))&r.mask].touch = 0
+		first := t + 1 + int64(i)
+		end := first + int64(min(n-i, touchRun))
+		for s := first; s < end; s = s | (slotsPerLine - 1) + 1 { // a line each
+			r.slots[s&r.mask].touch = 0
 		}
-		for j, uid := range uids[i : i+m] {
-			r.slots[(t+1+int64(i+j))&r.mask].uid.Store(uid)
+		for s := first; s < end; s++ {
+			r.slots[s&r.mask].uid.Store(uids[s-t-1])
 		}
 	}
 	if n > 0 {
@@ -258,9 +299,7 @@ func (r *Ring) wake() {
 	// The producer now waits in this P's run queue, and consumers that
 	// take flat out never give the P up: yield it, once per refill, so the
 	// producer refills while the ring still has values instead of after it
-	// ran dry. On 2 cores with 2 consumers (-cpu 2, -count 4) it takes
-	// NextIDParallel from 25 ns to 18 ns, and the takes that found the ring
-	// empty in a NextIDLatency run from 366-458 to 14-24.
+	// runs dry, when every take would wait for it.
 	runtime.Gosched()
 }
 

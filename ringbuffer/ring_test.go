@@ -43,14 +43,12 @@ func TestNewRejects(t *testing.T) {
 	}
 }
 
-// TestLayout checks the padding: a slot is one cache line, slots start on a
-// line, and tail and cursor each have a line to themselves.
+// TestLayout checks the padding: slots of 16 bytes fill whole cache lines
+// from the first line of their own, and tail, cursor and what else the
+// consumers write each have a line to themselves.
 func TestLayout(t *testing.T) {
-	if got := unsafe.Sizeof(slot{}); got != max(lineSize, slotData) {
-		t.Errorf("slot is %d bytes, want one cache line of %d", got, lineSize)
-	}
-	if runtime.GOARCH == "amd64" && unsafe.Sizeof(slot{}) != 64 {
-		t.Errorf("slot is %d bytes on amd64, want 64", unsafe.Sizeof(slot{}))
+	if got := unsafe.Sizeof(slot{}); got != 16 || lineSize%got != 0 {
+		t.Errorf("slot is %d bytes, want 16, a whole number to a line of %d", got, lineSize)
 	}
 	var r Ring
 	tail, cursor := unsafe.Offsetof(r.tail), unsafe.Offsetof(r.cursor)
@@ -73,6 +71,9 @@ func TestLayout(t *testing.T) {
 		}
 		if addr := uintptr(unsafe.Pointer(&r.slots[0])); addr%lineSize != 0 {
 			t.Errorf("size %d: slots start at %#x, not on a line of %d", size, addr, lineSize)
+		}
+		if bytes := uintptr(len(r.slots)) * unsafe.Sizeof(slot{}); bytes%lineSize != 0 {
+			t.Errorf("size %d: slots end %d bytes into a line of %d", size, bytes%lineSize, lineSize)
 		}
 	}
 }
