@@ -26,6 +26,9 @@ go test -run '^$' -bench . -count "$COUNT" -benchtime "$BENCHTIME" . | tee resul
 step "NextID latency, $LATENCY per row (bench/results/latency.txt)"
 go run ./cmd/latency -d "$LATENCY" | tee results/latency.txt
 
+step "ring memory: bytes a slot, peak RSS of uidgen bench by layout (bench/results/memory.txt)"
+go run ./cmd/memory -d 1s | tee results/memory.txt
+
 go list -m github.com/bwmarrin/snowflake github.com/sony/sonyflake/v2 >results/peers.txt
 
 step "benchstat (bench/results/benchstat.txt)"

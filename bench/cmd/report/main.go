@@ -6,16 +6,21 @@
 //	go run ./cmd/report -results results -benchtime 1s -out .
 //
 // It reads, from the results directory, bench.txt (`go test -bench`),
-// benchstat.txt, latency.txt (cmd/latency) and peers.txt (`go list -m`).
+// benchstat.txt, latency.txt (cmd/latency), memory.txt (cmd/memory) and
+// peers.txt (`go list -m`). The section of the old RESULTS.md that starts
+// with "## Measured once, by hand" is kept, as the last one.
 package main
 
 import (
 	"bytes"
+	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"time"
 )
 
@@ -52,11 +57,17 @@ func report(dir, benchtime, out string) error {
 		cores:     runtime.NumCPU(),
 		benchtime: benchtime,
 	}
-	for name, dst := range map[string]*string{"peers.txt": &r.peers, "benchstat.txt": &r.benchstat, "latency.txt": &r.latency} {
+	for name, dst := range map[string]*string{"peers.txt": &r.peers, "benchstat.txt": &r.benchstat,
+		"latency.txt": &r.latency, "memory.txt": &r.memory} {
 		if *dst, err = read(name); err != nil {
 			return err
 		}
 	}
+	old, err := os.ReadFile(filepath.Join(out, "RESULTS.md"))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	r.kept = kept(string(old))
 
 	var md, plot bytes.Buffer
 	if err := writeMarkdown(&md, r, plotFile); err != nil {
@@ -74,4 +85,16 @@ func report(dir, benchtime, out string) error {
 	}
 	fmt.Print(ratios(res))
 	return nil
+}
+
+// kept returns the section of an old RESULTS.md that keptHeading starts,
+// through the end, or "" when it has none.
+func kept(old string) string {
+	if strings.HasPrefix(old, keptHeading) {
+		return old
+	}
+	if i := strings.Index(old, "\n"+keptHeading); i >= 0 {
+		return old[i+1:]
+	}
+	return ""
 }

@@ -16,7 +16,14 @@ type run struct {
 	peers     string // `go list -m` lines: module and version
 	benchstat string // benchstat's table
 	latency   string // cmd/latency's output
+	memory    string // cmd/memory's output
+	kept      string // the hand-written section keptHeading starts, or ""
 }
+
+// keptHeading starts the last section of RESULTS.md, which report keeps as
+// it is: numbers measured once, by hand, for a design choice that run.sh
+// cannot measure again (the alternatives are not in the code).
+const keptHeading = "## Measured once, by hand\n"
 
 // writeMarkdown writes RESULTS.md.
 func writeMarkdown(w io.Writer, r *run, plotFile string) error {
@@ -79,7 +86,15 @@ func writeMarkdown(w io.Writer, r *run, plotFile string) error {
 	b.WriteString("Every call timed (the atomic row is the cost of reading the clock twice), in a\n")
 	b.WriteString("histogram of 32 buckets per power of two; goroutines call NextID back to back.\n\n```text\n")
 	b.WriteString(r.latency)
+	b.WriteString("```\n\n## Ring memory\n\n")
+	b.WriteString("What the cached generator's ring costs, from `go run ./cmd/memory`: a ring holds\n")
+	b.WriteString("2^seqBits << 3 slots, so 20 sequence bits make it 128 times the default's.\n\n```text\n")
+	b.WriteString(r.memory)
 	b.WriteString("```\n")
+	if r.kept != "" {
+		b.WriteString("\n")
+		b.WriteString(r.kept)
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }

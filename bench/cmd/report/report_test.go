@@ -50,7 +50,8 @@ func TestReport(t *testing.T) {
 
 	var md bytes.Buffer
 	r := &run{res: res, date: "2026-01-02", goVersion: "go1.26", cores: 2, benchtime: "1s",
-		peers: "x v1\n", benchstat: "table\n", latency: "hist\n"}
+		peers: "x v1\n", benchstat: "table\n", latency: "hist\n", memory: "ring slot: 16.0 bytes\n",
+		kept: kept("# old\n\n" + keptHeading + "\nby hand\n")}
 	if err := writeMarkdown(&md, r, "plot.png"); err != nil {
 		t.Fatal(err)
 	}
@@ -65,10 +66,16 @@ func TestReport(t *testing.T) {
 		"- cached batch at 64 goroutines, 1 run: `bench_test.go:81: ring is empty`\n",
 		"- cached at 2 goroutines, 2 runs: `bench_test.go:81: stalled`\n",
 		"![IDs per second by implementation and goroutines](plot.png)",
+		"## Ring memory\n",
+		"```text\nring slot: 16.0 bytes\n```\n",
 	} {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("RESULTS.md lacks %q:\n%s", want, md.String())
 		}
+	}
+
+	if !strings.HasSuffix(md.String(), "```\n\n"+keptHeading+"\nby hand\n") {
+		t.Errorf("RESULTS.md does not end with the kept section:\n%s", md.String())
 	}
 
 	var plot bytes.Buffer
