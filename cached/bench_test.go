@@ -27,9 +27,14 @@ func BenchmarkMutexCounter(b *testing.B) { benchSerial(b, floor.Mutex()) }
 
 func BenchmarkMutexCounterParallel(b *testing.B) { benchParallel(b, floor.Mutex()) }
 
+// benchSerial loops over b.N, not b.Loop: b.Loop ramps up before the
+// testing package sets GOMAXPROCS for the first -cpu value, so a -cpu 1,2
+// run would time its -cpu 1 row at the process's GOMAXPROCS
+// (golang/go#49980).
 func benchSerial(b *testing.B, next func() (int64, error)) {
 	b.ReportAllocs()
-	for b.Loop() {
+	b.ResetTimer()
+	for range b.N {
 		if _, err := next(); err != nil {
 			b.Fatal(err)
 		}
@@ -90,11 +95,7 @@ func BenchmarkDefaultgen(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	for b.Loop() {
-		if _, err := g.NextID(); err != nil {
-			b.Fatal(err)
-		}
-	}
+	benchSerial(b, g.NextID)
 }
 
 // benchGenerator returns a generator with the defaults, and reports its
