@@ -28,12 +28,17 @@ import (
 )
 
 // DefaultBoostPower is the BoostPower of a Config that leaves it zero: a
-// ring of 8 seconds of IDs, 65,536 slots with 13 sequence bits.
+// ring of 8 seconds of IDs, 65,536 slots (1 MiB) with 13 sequence bits.
 const DefaultBoostPower = 3
 
-// ErrBoostPower: Config.BoostPower is negative, or makes the ring larger
-// than ringbuffer.MaxSize.
-var ErrBoostPower = errors.New("boost power out of range")
+var (
+	// ErrBoostPower: Config.BoostPower is negative, or makes the ring
+	// larger than ringbuffer.MaxSize.
+	ErrBoostPower = errors.New("boost power out of range")
+
+	// ErrMaxAhead: Config.MaxAhead is negative.
+	ErrMaxAhead = errors.New("negative MaxAhead")
+)
 
 // errNextIDClosed is what NextID returns after Close, made once so that the
 // check costs no allocation.
@@ -71,6 +76,16 @@ type Config struct {
 	// system clock anchored to Go's monotonic clock, which never runs
 	// backwards while the process lives, whatever is done to the wall clock.
 	Clock uidgen.Clock
+
+	// MaxAhead bounds borrowing: the padder never puts a second more than
+	// MaxAhead (whole seconds) beyond the clock, and takes wait for the
+	// clock instead, so a load above 2^SeqBits IDs a second is held to that
+	// rate rather than spending time bits faster than the clock does. Zero
+	// keeps Baidu's unbounded borrowing; it must not be negative. Set it
+	// where the IDs' time must stay near the real time, or where a process
+	// sustains more than 2^SeqBits IDs a second for long; Stats.HeldBack
+	// says how long takes were held to the clock.
+	MaxAhead time.Duration
 
 	// BoostPower sizes the ring: 2^SeqBits << BoostPower slots, that is
 	// 2^BoostPower seconds of IDs. Zero means DefaultBoostPower; it must be
@@ -111,6 +126,7 @@ type Generator struct {
 
 	closed    atomic.Bool // set once, by Close; read by every NextID
 	closeOnce sync.Once
+	closeErr  error // set once, by Close
 }
 
 // New checks cfg, asks its Assigner for the worker ID under ctx, fills the
@@ -123,6 +139,7 @@ type Generator struct {
 //   - uidgen.ErrTimeExhausted: the seconds since Epoch no longer fit TimeBits;
 //   - ErrBoostPower: BoostPower is negative or makes the ring too large;
 //   - ringbuffer.ErrPaddingFactor: PaddingFactor is outside (0, 100);
+//   - ErrMaxAhead: MaxAhead is negative;
 //   - padding.ErrInterval: ScheduleInterval is negative;
 //   - the Assigner's own error;
 //   - uidgen.ErrWorkerIDRange: the worker ID is below 0 or above the layout's
@@ -144,6 +161,9 @@ func New(ctx context.Context, cfg Config) (*Generator, error) {
 		return nil, fmt.Errorf("cached: %w: %d with %d sequence bits makes a ring of 2^%d slots; want a boost power of at least 1 and a ring of at most 2^%d (ringbuffer.MaxSize)",
 			ErrBoostPower, boost, seqBits, seqBits+boost, maxBits)
 	}
+	if cfg.MaxAhead < 0 {
+		return nil, fmt.Errorf("cached: %w: %v, want 0 (unbounded) or more", ErrMaxAhead, cfg.MaxAhead)
+	}
 	if cfg.ScheduleInterval < 0 {
 		return nil, fmt.Errorf("cached: %w: ScheduleInterval %v, want 0 (off) or more", padding.ErrInterval, cfg.ScheduleInterval)
 	}
@@ -160,10 +180,12 @@ func New(ctx context.Context, cfg Config) (*Generator, error) {
 	if err := s.Assign(ctx); err != nil {
 		return nil, fmt.Errorf("cached: %w", err)
 	}
-	src := newSeconds(s)
+	src := newSeconds(s, cfg.MaxAhead)
 	padder, err := padding.New(padding.Config{Ring: ring, Source: src, Interval: cfg.ScheduleInterval})
 	if err != nil {
-		return nil, fmt.Errorf("cached: %w", err)
+		ctx, cancel := context.WithTimeout(context.Background(), scheme.ReleaseTimeout)
+		defer cancel()
+		return nil, fmt.Errorf("cached: %w", errors.Join(err, s.Release(ctx, -1)))
 	}
 	return &Generator{s: s, ring: ring, src: src, padder: padder}, nil
 }
@@ -247,15 +269,23 @@ func (g *Generator) Parse(uid int64) uidgen.ID { return g.s.Layout().Parse(uid) 
 func (g *Generator) ParseUID(uid int64) string { return g.s.Layout().ParseUID(uid) }
 
 // Close stops the padding goroutine and waits for it; NextID then fails with
-// uidgen.ErrClosed, and a NextID waiting on an empty ring stops waiting.
-// Close is idempotent and safe to call concurrently; it always returns nil.
+// uidgen.ErrClosed, and a NextID waiting on an empty ring stops waiting. A
+// leased worker ID is given back, recording the newest second put in the
+// ring, so that the next holder starts above it and no reserved time beyond
+// it is wasted. Close is idempotent and safe to call concurrently; it
+// returns the release's error, the same to every call.
 func (g *Generator) Close() error {
 	g.closeOnce.Do(func() {
 		g.closed.Store(true)
 		g.padder.Close()
 		g.ring.Seal(uidgen.ErrClosed)
+		ctx, cancel := context.WithTimeout(context.Background(), scheme.ReleaseTimeout)
+		defer cancel()
+		if err := g.s.Release(ctx, g.src.last); err != nil {
+			g.closeErr = fmt.Errorf("cached: close: %w", err)
+		}
 	})
-	return nil
+	return g.closeErr
 }
 
 // Stats is a snapshot of a Generator's ring and padder.
@@ -269,6 +299,10 @@ type Stats struct {
 	TakesFailed  int64 // takes that returned an error
 	PadRuns      int64 // padder runs: at start, and per wake-up or tick
 	SecondsAhead int64 // seconds the padder has borrowed ahead of the clock
+
+	// HeldBack is how long the padder has waited for the clock under
+	// Config.MaxAhead, in all.
+	HeldBack time.Duration
 }
 
 // Stats returns a snapshot of g's ring and padder. Under load the fields are
@@ -285,5 +319,6 @@ func (g *Generator) Stats() Stats {
 		TakesFailed:  rs.TakesFailed,
 		PadRuns:      g.padder.Runs(),
 		SecondsAhead: g.src.ahead(),
+		HeldBack:     time.Duration(g.src.heldBack.Load()),
 	}
 }

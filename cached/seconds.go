@@ -3,58 +3,109 @@ package cached
 import (
 	"fmt"
 	"sync/atomic"
+	"time"
 
 	"github.com/seed4d941b13/uidgen/internal/scheme"
+	"github.com/seed4d941b13/uidgen/padding"
 )
+
+// reservationRetry is how often the padder looks again at a lease whose
+// reservation has not reached the next second.
+const reservationRetry = 10 * time.Millisecond
 
 // seconds is the padding.Source of the cached generator: it makes whole
 // seconds of UIDs. Each second is max(last+1, now) by the scheme's clock, so
 // under light load the IDs carry the real time and under heavy load it
-// borrows seconds from the future, as Baidu's padder does.
+// borrows seconds from the future, as Baidu's padder does, up to maxAhead
+// seconds beyond the clock when that is set.
 //
 // Unlike Baidu's, it starts a second only when the whole second fits the
 // room it is given, so no second is half used and thrown away: over any run,
 // the seconds borrowed beyond the clock are at most (IDs taken + ring size)
 // / IDs per second + 2.
+//
+// With a leased worker ID it uses no second below the lease's start and
+// none beyond what the lease has reserved: it holds the padder until a
+// renewal reaches the next second, and stops for good once the lease is
+// lost.
 type seconds struct {
-	s     *scheme.Scheme
-	batch []int64 // one second of IDs; reused, so filling allocates nothing
+	s        *scheme.Scheme
+	maxAhead int64   // seconds beyond the clock it may go; -1: unbounded
+	batch    []int64 // one second of IDs; reused, so filling allocates nothing
 
 	// last is the newest second made, in delta seconds; -1 before the
-	// first. Written and read only by the padding goroutine.
-	last int64
+	// first. heldSince is when the padder began to wait for the clock,
+	// zero when it is not waiting. Both written and read only by the
+	// padding goroutine, and by Close once it has stopped.
+	last      int64
+	heldSince time.Time
 
-	// lastMade publishes last for Stats; written only by the padding
-	// goroutine.
+	// Published for Stats; written only by the padding goroutine.
 	lastMade atomic.Int64
+	heldBack atomic.Int64 // nanoseconds waited for the clock under maxAhead
 }
 
-func newSeconds(s *scheme.Scheme) *seconds {
-	src := &seconds{s: s, batch: make([]int64, s.Bits().MaxSequence()+1), last: -1}
+func newSeconds(s *scheme.Scheme, maxAhead time.Duration) *seconds {
+	src := &seconds{s: s, maxAhead: -1, batch: make([]int64, s.Bits().MaxSequence()+1), last: -1}
+	if maxAhead > 0 {
+		src.maxAhead = int64(maxAhead / time.Second)
+	}
 	src.lastMade.Store(-1)
 	return src
 }
 
 // Next returns the next whole second of UIDs if it fits room, and nothing
-// otherwise. Once the next second would not fit the time bits, it fails with
-// an error wrapping uidgen.ErrTimeExhausted; the UIDs never wrap and never go
-// negative.
+// otherwise. It holds the padder (a *padding.Hold) while the second would be
+// more than maxAhead beyond the clock, or is not yet reserved. Once the next
+// second would not fit the time bits, it fails with an error wrapping
+// uidgen.ErrTimeExhausted, and once the lease is lost, with one wrapping
+// uidgen.ErrLeaseLost: the UIDs never wrap, never go negative, and never
+// use a second another holder may use.
 func (src *seconds) Next(room int) ([]int64, error) {
 	if room < len(src.batch) {
 		return nil, nil
 	}
 	now := src.s.Now()
-	second := max(src.last+1, now)
+	second := max(src.last+1, now, src.s.Floor())
 	if err := src.s.CheckDelta(second); err != nil {
 		if second > now {
 			return nil, fmt.Errorf("%w (second %d is %d s ahead of the clock)", err, second, second-now)
 		}
 		return nil, err
 	}
+	if src.maxAhead >= 0 && second > now+src.maxAhead {
+		return nil, src.holdForClock(second)
+	}
+	if !src.heldSince.IsZero() {
+		src.heldBack.Add(int64(src.s.Clock().Now().Sub(src.heldSince)))
+		src.heldSince = time.Time{}
+	}
+	if !src.s.Reserved(second) {
+		err := src.s.Unreserved(second)
+		if src.s.LeaseLost() {
+			return nil, err
+		}
+		return nil, &padding.Hold{Retry: reservationRetry, Why: err}
+	}
 	src.s.Fill(src.batch, src.s.Bits().Allocate(second, src.s.WorkerID(), 0))
 	src.last = second
 	src.lastMade.Store(second)
 	return src.batch[src.s.FirstSequence(second):], nil // never UID 0
+}
+
+// holdForClock returns the Hold that waits for the clock to come within
+// maxAhead of second.
+func (src *seconds) holdForClock(second int64) error {
+	clock := src.s.Clock().Now()
+	if src.heldSince.IsZero() {
+		src.heldSince = clock
+	}
+	wait := src.s.TimeOf(second - src.maxAhead).Sub(clock)
+	return &padding.Hold{
+		Retry: max(wait, time.Millisecond),
+		Clock: true,
+		Why:   fmt.Errorf("second %s would be more than MaxAhead (%d s) ahead of the clock", scheme.FormatTime(src.s.TimeOf(second)), src.maxAhead),
+	}
 }
 
 // ahead returns how many seconds the newest second made is ahead of the

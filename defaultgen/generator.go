@@ -36,9 +36,10 @@ const MaxClockWait = 5 * time.Second
 type Generator struct {
 	s *scheme.Scheme
 
-	mu   sync.Mutex
-	last int64 // guarded by mu: delta second of the last UID handed out
-	seq  int64 // guarded by mu: sequence of the last UID within last; one less than the first before it
+	mu     sync.Mutex
+	last   int64 // guarded by mu: delta second of the last UID handed out
+	seq    int64 // guarded by mu: sequence of the last UID within last
+	closed bool  // guarded by mu: set by Close
 }
 
 // New checks cfg, then asks its Assigner for the worker ID under ctx. Every
@@ -59,11 +60,10 @@ func New(ctx context.Context, cfg Config) (*Generator, error) {
 	if err := s.Assign(ctx); err != nil {
 		return nil, fmt.Errorf("defaultgen: %w", err)
 	}
-	now, err := s.Second()
-	if err != nil {
-		return nil, fmt.Errorf("defaultgen: %w", err)
-	}
-	return &Generator{s: s, last: now, seq: s.FirstSequence(now) - 1}, nil
+	// The second before the first, spent, so that the first NextID starts
+	// a second and checks its reservation.
+	first := max(s.Now(), s.Floor())
+	return &Generator{s: s, last: first - 1, seq: s.Bits().MaxSequence()}, nil
 }
 
 // NextID returns a new UID, unique in this process and, with a sound
@@ -106,13 +106,22 @@ func (g *Generator) NextIDFor(key int64) (int64, error) {
 func (g *Generator) next() (int64, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	if g.closed {
+		return 0, uidgen.ErrClosed
+	}
 	for {
 		now, err := g.s.Second()
 		if err != nil {
 			return 0, err
 		}
+		// A leased worker ID starts above every second an earlier holder
+		// may have used, which may be ahead of the clock.
+		now = max(now, g.s.Floor())
 		switch {
 		case now > g.last:
+			if err := g.reserve(now); err != nil {
+				return 0, err
+			}
 			g.last, g.seq = now, g.s.FirstSequence(now)
 		case g.seq < g.s.Bits().MaxSequence():
 			// The same second, or a clock stepped back: borrow the last
@@ -126,6 +135,34 @@ func (g *Generator) next() (int64, error) {
 		}
 		return g.s.Bits().Allocate(g.last, g.s.WorkerID(), g.seq), nil
 	}
+}
+
+// reserve returns nil once second delta is reserved for a leased worker ID,
+// waiting up to MaxClockWait for a renewal, and at once without a lease.
+func (g *Generator) reserve(delta int64) error {
+	ctx, cancel := context.WithTimeout(context.Background(), MaxClockWait)
+	defer cancel()
+	return g.s.WaitReserved(ctx, delta)
+}
+
+// Close gives a leased worker ID back, recording the last second used, so
+// the next holder starts above it and wastes none of its reservation;
+// without a lease it only stops the generator. NextID then fails with
+// uidgen.ErrClosed. Close is idempotent; it returns the release's error,
+// once.
+func (g *Generator) Close() error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return nil
+	}
+	g.closed = true
+	ctx, cancel := context.WithTimeout(context.Background(), scheme.ReleaseTimeout)
+	defer cancel()
+	if err := g.s.Release(ctx, g.last); err != nil {
+		return fmt.Errorf("defaultgen: close: %w", err)
+	}
+	return nil
 }
 
 // waitFor sleeps until the clock reaches delta second, and fails if that

@@ -29,14 +29,38 @@ var (
 	ErrInterval = errors.New("negative schedule interval")
 )
 
+// Hold is what a Source's Next returns, as its error, when it has nothing to
+// put now but is not done: the second it would make is further ahead of the
+// clock than it may go, or not yet reserved. The executor does not seal the
+// ring. It tells the ring's takes why (ringbuffer.Ring.Hold) and asks the
+// source again after Retry, or sooner when a take wakes it.
+type Hold struct {
+	// Retry is when to ask again. It must be more than 0.
+	Retry time.Duration
+
+	// Clock says the source waits only for the clock, so it will have
+	// values after Retry: takes wait that long without counting it as the
+	// producer stalling. Otherwise they count it, and give up as their
+	// policy says.
+	Clock bool
+
+	// Why is what a take that gives up wraps in its error.
+	Why error
+}
+
+func (h *Hold) Error() string { return fmt.Sprintf("holding for %v: %v", h.Retry, h.Why) }
+
+func (h *Hold) Unwrap() error { return h.Why }
+
 // Source makes the values an Executor puts. Only the executor's goroutine
 // calls it, one call at a time, so it needs no locks of its own.
 type Source interface {
 	// Next returns the next batch, of at most room values, which the
 	// executor puts at once, in order. An empty batch means nothing fits in
-	// room now: the executor waits for the next wake-up or tick. An error
-	// stops the executor, which seals the ring with it. The executor does
-	// not keep the batch past the Put, so Next may reuse its memory.
+	// room now: the executor waits for the next wake-up or tick. A *Hold
+	// error holds the executor for a while; any other error stops it, and
+	// it seals the ring with that error. The executor does not keep the
+	// batch past the Put, so Next may reuse its memory.
 	Next(room int) ([]int64, error)
 }
 
@@ -62,6 +86,8 @@ type Executor struct {
 
 	runs atomic.Int64 // fills so far; written only by the filling goroutine
 
+	retry *time.Timer // runs while a Hold waits; only the filling goroutine touches it
+
 	stop      chan struct{} // closed by Close
 	done      chan struct{} // closed when run returns
 	closeOnce sync.Once
@@ -79,11 +105,13 @@ func New(cfg Config) (*Executor, error) {
 		return nil, fmt.Errorf("%w: %v, want 0 (off) or more", ErrInterval, cfg.Interval)
 	}
 	e := &Executor{
-		ring: cfg.Ring,
-		src:  cfg.Source,
-		stop: make(chan struct{}),
-		done: make(chan struct{}),
+		ring:  cfg.Ring,
+		src:   cfg.Source,
+		retry: time.NewTimer(time.Hour),
+		stop:  make(chan struct{}),
+		done:  make(chan struct{}),
 	}
+	e.retry.Stop()
 	if err := e.fill(); err != nil {
 		e.ring.Seal(err)
 		close(e.done)
@@ -106,12 +134,14 @@ func (e *Executor) run(tick <-chan time.Time, ticker *time.Ticker) {
 	if ticker != nil {
 		defer ticker.Stop()
 	}
+	defer e.retry.Stop()
 	for {
 		select {
 		case <-e.stop:
 			return
 		case <-e.ring.Wakeups():
 		case <-tick:
+		case <-e.retry.C:
 		}
 		e.ring.Rearm() // before fill reads Free: a later ask is not lost
 		if err := e.fill(); err != nil {
@@ -122,7 +152,8 @@ func (e *Executor) run(tick <-chan time.Time, ticker *time.Ticker) {
 }
 
 // fill puts the source's batches while it has any that fit. It returns the
-// source's error, if any.
+// source's error, if any, but for a Hold, which it tells the ring and
+// schedules a retry for.
 func (e *Executor) fill() error {
 	e.runs.Add(1)
 	for {
@@ -132,6 +163,16 @@ func (e *Executor) fill() error {
 		default:
 		}
 		batch, err := e.src.Next(e.ring.Free())
+		var h *Hold
+		if errors.As(err, &h) {
+			var until time.Time
+			if h.Clock {
+				until = time.Now().Add(h.Retry)
+			}
+			e.ring.Hold(until, h.Why)
+			e.retry.Reset(h.Retry)
+			return nil
+		}
 		if err != nil || len(batch) == 0 {
 			return err
 		}

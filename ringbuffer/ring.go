@@ -190,6 +190,10 @@ type Ring struct {
 	// sealed is set once, by Seal: the error an empty ring now returns.
 	sealed atomic.Pointer[error]
 
+	// held is set by the producer's Hold and cleared by its next Put that
+	// places a value: why it puts nothing now, and until when.
+	held atomic.Pointer[hold]
+
 	// Counters for Stats, written on the slow paths only.
 	putsRejected atomic.Int64
 	takesWaited  atomic.Int64
@@ -259,6 +263,9 @@ func (r *Ring) Put(uids []int64) int {
 	}
 	if n > 0 {
 		r.tail.Store(t + int64(n)) // publishes the n values just written
+		if r.held.Load() != nil {
+			r.held.Store(nil)
+		}
 	}
 	if rest := uids[n:]; len(rest) > 0 {
 		r.putsRejected.Add(int64(len(rest)))
@@ -302,6 +309,25 @@ func (r *Ring) wake() {
 	// runs dry, when every take would wait for it.
 	runtime.Gosched()
 }
+
+// holdStep is the longest a take sleeps at a time through a hold.
+const holdStep = time.Millisecond
+
+// hold is why the producer puts nothing now, and until when.
+type hold struct {
+	until time.Time // zero: until further notice
+	why   error
+}
+
+// Hold tells consumers that the producer will put nothing before until, or
+// with a zero until, not until something else than time changes, and why.
+// A take waiting on the empty ring counts the producer as stalled only from
+// until on, so a hold the producer announces does not exhaust a Wait
+// policy, and a take that gives up wraps why in its error. The next Put that
+// places a value ends the hold.
+//
+// Only the producer calls Hold.
+func (r *Ring) Hold(until time.Time, why error) { r.held.Store(&hold{until, why}) }
 
 // Seal tells consumers that the producer will put no more: once the ring has
 // drained, Take and TakeN return an error wrapping both ErrEmpty and err at
@@ -406,8 +432,24 @@ func (r *Ring) claimWaiting(dst []int64) (n int64, err error) {
 			return 0, fmt.Errorf("%w: %w", ErrEmpty, *sealed)
 		}
 		r.wake()
+		h := r.held.Load()
+		if h != nil && h.until.After(since) {
+			since = h.until // a hold announced is not a stall
+		}
+		if wait := time.Until(since); wait > 0 {
+			// The producer said when it puts again: sleep, in steps short
+			// enough to see a Put that comes sooner.
+			time.Sleep(min(wait, holdStep))
+			if n = r.claim(dst); n > 0 {
+				break
+			}
+			continue
+		}
 		if err := r.rejectedTake(time.Since(since)); err != nil {
 			r.takesFailed.Add(1)
+			if h != nil && h.why != nil {
+				err = fmt.Errorf("%w: %w", err, h.why)
+			}
 			return 0, err
 		}
 		if n = r.claim(dst); n > 0 {

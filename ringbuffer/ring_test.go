@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 	"unsafe"
 
@@ -236,6 +237,38 @@ func TestWaitGivesUp(t *testing.T) {
 	r := mustNew(t, Config{Size: 4, RejectedTake: Wait(0)})
 	if _, err := r.Take(); !errors.Is(err, ErrEmpty) {
 		t.Fatalf("Take = %v, want ErrEmpty", err)
+	}
+}
+
+// TestHold: a take waits out a hold the producer announced until a moment,
+// however long past its policy's limit, and gets the value put then; a take
+// on a hold until further notice gives up as its policy says, with the
+// producer's reason in its error.
+func TestHold(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		r := mustNew(t, Config{Size: 4, RejectedTake: Wait(10 * time.Millisecond)})
+		r.Hold(time.Now().Add(time.Second), errors.New("waiting for the clock"))
+		go func() {
+			time.Sleep(time.Second)
+			r.Put([]int64{7})
+		}()
+		if v, err := r.Take(); v != 7 || err != nil {
+			t.Fatalf("Take through a 1 s hold with a 10 ms policy = %d, %v; want 7", v, err)
+		}
+	})
+
+	// Wait spins before it sleeps, which a synctest bubble would never let
+	// end: this half runs on the real clock.
+	r := mustNew(t, Config{Size: 4, RejectedTake: Wait(10 * time.Millisecond)})
+	why := errors.New("reservation ran out")
+	r.Hold(time.Time{}, why)
+	if _, err := r.Take(); !errors.Is(err, ErrEmpty) || !errors.Is(err, why) {
+		t.Fatalf("Take on an open-ended hold = %v, want ErrEmpty wrapping the reason", err)
+	}
+	r.Put([]int64{8}) // ends the hold
+	r.Take()
+	if _, err := r.Take(); !errors.Is(err, ErrEmpty) || errors.Is(err, why) {
+		t.Fatalf("Take after the hold ended = %v, want ErrEmpty alone", err)
 	}
 }
 

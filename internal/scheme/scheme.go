@@ -5,6 +5,7 @@ package scheme
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -34,6 +35,12 @@ type Scheme struct {
 	clock    uidgen.Clock
 	assigner uidgen.Assigner
 	workerID int64
+
+	// lease is the worker ID's lease when the Assigner is a uidgen.Leaser,
+	// and floor the first second (delta) it lets this holder use: above
+	// every second an earlier holder may have used. Set once, by Assign.
+	lease uidgen.Lease
+	floor int64
 }
 
 // New checks p without I/O and returns the Scheme it describes, with no
@@ -78,19 +85,113 @@ func New(p Params) (*Scheme, error) {
 }
 
 // Assign asks the Assigner for the worker ID under ctx and checks that it
-// fits the layout: the one step of building a generator that does I/O. It
-// fails with the Assigner's error, wrapped, or uidgen.ErrWorkerIDRange.
+// fits the layout: the one step of building a generator that does I/O. A
+// uidgen.Leaser is asked for a lease instead, with the layout's maximum
+// worker ID. It fails with the Assigner's error, wrapped, or
+// uidgen.ErrWorkerIDRange; a lease it cannot use it releases.
 func (s *Scheme) Assign(ctx context.Context) error {
+	if l, ok := s.assigner.(uidgen.Leaser); ok {
+		return s.assignLease(ctx, l)
+	}
 	id, err := s.assigner.AssignWorkerID(ctx)
 	if err != nil {
 		return fmt.Errorf("assign worker ID: %w", err)
 	}
+	if err := s.checkWorkerID(id); err != nil {
+		return err
+	}
+	s.workerID = id
+	return nil
+}
+
+func (s *Scheme) assignLease(ctx context.Context, l uidgen.Leaser) error {
+	lease, err := l.LeaseWorkerID(ctx, s.alloc.MaxWorkerID())
+	if err != nil {
+		return fmt.Errorf("lease worker ID: %w", err)
+	}
+	floor := lease.Start() - s.epochSec
+	err = s.checkWorkerID(lease.WorkerID())
+	if err == nil {
+		if err = s.CheckDelta(floor); err != nil {
+			err = fmt.Errorf("worker ID %d is leased from second %d on: %w", lease.WorkerID(), lease.Start(), err)
+		}
+	}
+	if err != nil {
+		// Nothing was used: release it unchanged.
+		return errors.Join(err, lease.Release(ctx, lease.Start()-1))
+	}
+	s.workerID, s.lease, s.floor = lease.WorkerID(), lease, max(floor, 0)
+	return nil
+}
+
+func (s *Scheme) checkWorkerID(id int64) error {
 	if max := s.alloc.MaxWorkerID(); id < 0 || id > max {
 		return fmt.Errorf("%w: worker ID %d is not in [0, %d], the range of %d worker bits; a fleet that has used up its worker IDs needs wider WorkerBits or a new worker table with a new epoch",
 			uidgen.ErrWorkerIDRange, id, max, s.alloc.WorkerBits())
 	}
-	s.workerID = id
 	return nil
+}
+
+// Floor returns the first second, in delta seconds, the generator may use:
+// 0, or with a lease the first second above every earlier holder's.
+func (s *Scheme) Floor() int64 { return s.floor }
+
+// Leased reports whether the worker ID is leased.
+func (s *Scheme) Leased() bool { return s.lease != nil }
+
+// Reserved reports whether second delta may be used now, and tells the
+// lease the generator is about to, so that it reserves ahead. Without a
+// lease every second is reserved.
+func (s *Scheme) Reserved(delta int64) bool {
+	if s.lease == nil {
+		return true
+	}
+	unix := s.epochSec + delta
+	s.lease.Need(unix)
+	return unix <= s.lease.Reserved()
+}
+
+// LeaseLost reports whether the worker ID's lease was lost: no second past
+// what it had reserved may be used.
+func (s *Scheme) LeaseLost() bool { return s.lease != nil && s.lease.Err() != nil }
+
+// Unreserved returns why second delta is not reserved: the lease was lost
+// (wrapping uidgen.ErrLeaseLost), or the reservation runs out before it.
+// The generator goes on once a renewal reaches it, unless the lease is
+// lost.
+func (s *Scheme) Unreserved(delta int64) error {
+	if err := s.lease.Err(); err != nil {
+		return fmt.Errorf("worker ID %d: %w", s.workerID, err)
+	}
+	return fmt.Errorf("the reservation of worker ID %d runs out at %s, before second %s; waiting for a renewal",
+		s.workerID, FormatTime(time.Unix(s.lease.Reserved()+1, 0)), FormatTime(s.TimeOf(delta)))
+}
+
+// WaitReserved returns nil once second delta is reserved, waiting for the
+// lease's renewals under ctx, and otherwise an error that says why it is
+// not: Unreserved's, with the lease's own.
+func (s *Scheme) WaitReserved(ctx context.Context, delta int64) error {
+	if s.Reserved(delta) {
+		return nil
+	}
+	if err := s.lease.Wait(ctx, s.epochSec+delta); err != nil {
+		return fmt.Errorf("%w: %w", s.Unreserved(delta), err)
+	}
+	return nil
+}
+
+// ReleaseTimeout bounds the statement that gives a leased worker ID back
+// when a generator closes.
+const ReleaseTimeout = 5 * time.Second
+
+// Release gives a leased worker ID back, recording last, the newest second
+// (delta) the generator used; below Floor, it used none. Without a lease it
+// does nothing.
+func (s *Scheme) Release(ctx context.Context, last int64) error {
+	if s.lease == nil {
+		return nil
+	}
+	return s.lease.Release(ctx, s.epochSec+max(last, s.floor-1))
 }
 
 // Layout returns the layout.

@@ -1,0 +1,152 @@
+package cached
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/seed4d941b13/uidgen"
+	"github.com/seed4d941b13/uidgen/internal/fakeclock"
+	"github.com/seed4d941b13/uidgen/internal/fakelease"
+	"github.com/seed4d941b13/uidgen/internal/idcheck"
+)
+
+// leaseStart is the clock's second in the lease tests, as Unix seconds.
+var leaseStart = uidgen.DefaultEpoch.Add(time.Hour)
+
+// unix returns the Unix second of uid's time.
+func unix(g *Generator, uid int64) int64 { return g.Parse(uid).Time.Unix() }
+
+// TestLeasedWorkerID: a Leaser is asked for a lease with the layout's
+// maximum worker ID, the IDs carry the leased ID, none uses a second below
+// the lease's start, and the padder stops at the end of the reservation and
+// goes on when a renewal extends it.
+func TestLeasedWorkerID(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		now := leaseStart.Unix()
+		// An earlier holder may have used seconds up to now+99.
+		leaser := &fakelease.Leaser{ID: 3, Start: now + 100, Reserved: now + 101}
+		g := newGenerator(t, Config{
+			TimeBits: 30, WorkerBits: 29, SeqBits: 4, BoostPower: 3, Assigner: leaser,
+			Clock: fakeclock.New(leaseStart), RejectedTake: failAfter(time.Second),
+		})
+		lease, maxWorker := leaser.Lease()
+		if maxWorker != 1<<29-1 || g.WorkerID() != 3 {
+			t.Fatalf("leased with maximum %d as worker %d, want %d and 3", maxWorker, g.WorkerID(), 1<<29-1)
+		}
+		ids := make([]int64, 2*perSecond)
+		if _, err := g.NextIDs(ids); err != nil {
+			t.Fatal(err)
+		}
+		if first, last := unix(g, ids[0]), unix(g, ids[len(ids)-1]); first != now+100 || last != now+101 {
+			t.Fatalf("IDs from %d to %d, want the reserved seconds %d and %d", first, last, now+100, now+101)
+		}
+		if lease.Needed() < now+102 {
+			t.Fatalf("the lease was told of second %d, want the next one, %d, asked for", lease.Needed(), now+102)
+		}
+		// Nothing reserved past now+101: the take waits, then fails saying why.
+		_, err := g.NextID()
+		if err == nil || !strings.Contains(err.Error(), "reservation of worker ID 3 runs out") {
+			t.Fatalf("NextID past the reservation = %v, want an error saying the reservation runs out", err)
+		}
+		lease.Reserve(now + 110)
+		synctest.Wait() // the padder's retry
+		id, err := g.NextID()
+		if err != nil || unix(g, id) != now+102 {
+			t.Fatalf("after a renewal NextID = %d (second %d), %v; want second %d", id, unix(g, id), err, now+102)
+		}
+		idcheck.Check(t, g, [][]int64{append(ids, id)})
+		synctest.Wait()
+		newest := now + g.Stats().SecondsAhead
+		if err := g.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if last, ok := lease.Released(); !ok || last != newest || newest <= now+102 {
+			t.Fatalf("released at %d (%v), want the newest second put, %d", last, ok, newest)
+		}
+	})
+}
+
+// failAfter is a take policy that waits (sleeping, so a synctest bubble
+// advances) until the producer has stalled for limit.
+func failAfter(limit time.Duration) func(time.Duration) error {
+	return func(stalled time.Duration) error {
+		if stalled >= limit {
+			return errors.New("stalled")
+		}
+		time.Sleep(time.Millisecond)
+		return nil
+	}
+}
+
+// TestLeaseLost: once the lease is lost, the reserved IDs still drain, then
+// takes fail with ErrLeaseLost.
+func TestLeaseLost(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		now := leaseStart.Unix()
+		leaser := &fakelease.Leaser{ID: 3, Start: now, Reserved: now + 1}
+		g := newGenerator(t, Config{TimeBits: 30, WorkerBits: 29, SeqBits: 4, BoostPower: 3, Assigner: leaser, Clock: fakeclock.New(leaseStart)})
+		lease, _ := leaser.Lease()
+		lease.Lose()
+		if _, err := g.NextIDs(make([]int64, 2*perSecond)); err != nil {
+			t.Fatalf("the reserved seconds: %v", err)
+		}
+		if _, err := g.NextID(); !errors.Is(err, uidgen.ErrLeaseLost) {
+			t.Fatalf("NextID past a lost lease = %v, want ErrLeaseLost", err)
+		}
+	})
+}
+
+// TestLeaseOutOfRange: a leased ID above the layout's maximum is refused,
+// and the lease given back unused.
+func TestLeaseOutOfRange(t *testing.T) {
+	now := leaseStart.Unix()
+	leaser := &fakelease.Leaser{ID: 1 << 20, Start: now, Reserved: now + 10}
+	g, err := New(t.Context(), Config{Assigner: leaser, Clock: fakeclock.New(leaseStart)})
+	if !errors.Is(err, uidgen.ErrWorkerIDRange) || g != nil {
+		t.Fatalf("New = %v, %v; want ErrWorkerIDRange", g, err)
+	}
+	lease, _ := leaser.Lease()
+	if last, ok := lease.Released(); !ok || last != now-1 {
+		t.Fatalf("released at %d (%v), want %d: nothing used", last, ok, now-1)
+	}
+}
+
+// TestMaxAhead: under flat-out takes the padder never goes more than
+// MaxAhead beyond the clock, and the rate settles at 2^SeqBits a second.
+// The clock is the system clock inside a synctest bubble: time passes only
+// when every goroutine waits, so the test takes no real time.
+func TestMaxAhead(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		start := time.Now()
+		g := newGenerator(t, Config{
+			TimeBits: 30, WorkerBits: 29, SeqBits: 4, BoostPower: 2, MaxAhead: 2 * time.Second,
+			Epoch: start.AddDate(0, 0, -1),
+		})
+		var ids []int64
+		for time.Since(start) < 20*time.Second {
+			id, err := g.NextID()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ahead := g.Parse(id).Time.Unix() - time.Now().Unix(); ahead > 2 {
+				t.Fatalf("ID %d is %d s ahead of the clock, MaxAhead is 2 s", len(ids), ahead)
+			}
+			if s := g.Stats(); s.SecondsAhead > 2 {
+				t.Fatalf("Stats %+v: more than MaxAhead ahead", s)
+			}
+			ids = append(ids, id)
+		}
+		// 20 seconds at 16 a second, plus the 2 seconds ahead and the one
+		// the clock was in at the start.
+		if n := len(ids); n < 20*perSecond || n > 23*perSecond {
+			t.Fatalf("%d IDs in 20 s, want about %d: 2^SeqBits a second", n, 20*perSecond)
+		}
+		if s := g.Stats(); s.HeldBack < 15*time.Second || s.TakesFailed != 0 {
+			t.Fatalf("Stats %+v: want most of the 20 s held back, and no failed take", s)
+		}
+		idcheck.Check(t, g, [][]int64{ids})
+	})
+}

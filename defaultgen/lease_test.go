@@ -1,0 +1,62 @@
+package defaultgen_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/seed4d941b13/uidgen"
+	"github.com/seed4d941b13/uidgen/defaultgen"
+	"github.com/seed4d941b13/uidgen/internal/fakeclock"
+	"github.com/seed4d941b13/uidgen/internal/fakelease"
+)
+
+// TestLeasedWorkerID: with a lease the generator starts at the lease's
+// start even when its clock is behind it, uses only reserved seconds,
+// waits at most MaxClockWait for a renewal, and gives the ID back on Close
+// with the last second it used.
+func TestLeasedWorkerID(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		clock := fakeclock.New(start)
+		now := start.Unix()
+		// An earlier holder may have used seconds up to now+2; this clock is
+		// behind that.
+		leaser := &fakelease.Leaser{ID: 9, Start: now + 3, Reserved: now + 3}
+		g := newGen(t, defaultgen.Config{TimeBits: 40, WorkerBits: 15, SeqBits: 8, Assigner: leaser, Clock: clock})
+		lease, max := leaser.Lease()
+		if g.WorkerID() != 9 || max != 1<<15-1 {
+			t.Fatalf("worker %d leased with maximum %d, want 9 and %d", g.WorkerID(), max, 1<<15-1)
+		}
+		id, err := g.NextID()
+		if err != nil || g.Parse(id).Time.Unix() != now+3 || g.Parse(id).Sequence != 0 {
+			t.Fatalf("first ID %+v, %v; want sequence 0 of the lease's start, %d", g.Parse(id), err, now+3)
+		}
+		// Spend the second; the next is not reserved and no renewal comes.
+		for range 255 {
+			if _, err := g.NextID(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		clock.Advance(4 * time.Second) // the clock reaches now+4
+		_, err = g.NextID()
+		if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "reservation of worker ID 9 runs out") {
+			t.Fatalf("NextID past the reservation = %v, want it to say the reservation runs out, after MaxClockWait", err)
+		}
+		lease.Reserve(now + 10)
+		if id, err = g.NextID(); err != nil || g.Parse(id).Time.Unix() != now+4 {
+			t.Fatalf("after a renewal: %+v, %v; want second %d", g.Parse(id), err, now+4)
+		}
+		if err := g.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if last, ok := lease.Released(); !ok || last != now+4 {
+			t.Fatalf("released at %d (%v), want the last second used, %d", last, ok, now+4)
+		}
+		if _, err := g.NextID(); !errors.Is(err, uidgen.ErrClosed) {
+			t.Fatalf("NextID after Close = %v, want ErrClosed", err)
+		}
+	})
+}

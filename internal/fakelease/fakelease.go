@@ -1,0 +1,143 @@
+// Package fakelease is a uidgen.Leaser in memory, moved by hand: tests of
+// the generators reserve seconds, lose the lease and watch it released
+// without a database.
+package fakelease
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/seed4d941b13/uidgen"
+)
+
+// Leaser lends worker ID ID with the given start and first reservation.
+type Leaser struct {
+	ID, Start, Reserved int64
+
+	mu    sync.Mutex
+	lease *Lease
+	max   int64
+}
+
+// AssignWorkerID refuses, as a Leaser must.
+func (l *Leaser) AssignWorkerID(context.Context) (int64, error) {
+	return 0, fmt.Errorf("fakelease: a leased ID needs a generator that reserves seconds")
+}
+
+// LeaseWorkerID lends the ID, remembering maxWorkerID.
+func (l *Leaser) LeaseWorkerID(ctx context.Context, maxWorkerID int64) (uidgen.Lease, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.max = maxWorkerID
+	l.lease = &Lease{id: l.ID, start: l.Start, changed: make(chan struct{})}
+	l.lease.reserved.Store(l.Reserved)
+	return l.lease, nil
+}
+
+// Lease returns the lease lent last, and the maxWorkerID it was asked for.
+func (l *Leaser) Lease() (*Lease, int64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.lease, l.max
+}
+
+// Lease is a lease whose reservation moves only when the test says.
+type Lease struct {
+	id, start int64
+	reserved  atomic.Int64
+	needed    atomic.Int64
+
+	mu       sync.Mutex
+	err      error         // set by Lose
+	released *int64        // set by Release
+	changed  chan struct{} // closed and renewed when reserved or err changes
+}
+
+func (l *Lease) WorkerID() int64 { return l.id }
+func (l *Lease) Start() int64    { return l.start }
+func (l *Lease) Reserved() int64 { return l.reserved.Load() }
+
+// Need records the highest second asked for.
+func (l *Lease) Need(s int64) {
+	for {
+		n := l.needed.Load()
+		if s <= n || l.needed.CompareAndSwap(n, s) {
+			return
+		}
+	}
+}
+
+// Needed returns the highest second Need was told of.
+func (l *Lease) Needed() int64 { return l.needed.Load() }
+
+// Reserve moves the reservation up to s.
+func (l *Lease) Reserve(s int64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if s > l.reserved.Load() {
+		l.reserved.Store(s)
+	}
+	close(l.changed)
+	l.changed = make(chan struct{})
+}
+
+// Lose makes the lease lost: Err and Wait report uidgen.ErrLeaseLost.
+func (l *Lease) Lose() {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.err = fmt.Errorf("%w: taken over", uidgen.ErrLeaseLost)
+	close(l.changed)
+	l.changed = make(chan struct{})
+}
+
+func (l *Lease) Err() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.err
+}
+
+// Wait waits for Reserve, Lose or ctx.
+func (l *Lease) Wait(ctx context.Context, s int64) error {
+	for {
+		l.mu.Lock()
+		err, changed := l.err, l.changed
+		l.mu.Unlock()
+		if l.reserved.Load() >= s {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("waiting for second %d: %w", s, ctx.Err())
+		case <-changed:
+		}
+	}
+}
+
+// Release records lastUsed, once.
+func (l *Lease) Release(_ context.Context, lastUsed int64) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.released == nil {
+		l.released = &lastUsed
+	}
+	return nil
+}
+
+// Released returns the last second Release recorded, and whether it was
+// called.
+func (l *Lease) Released() (int64, bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.released == nil {
+		return 0, false
+	}
+	return *l.released, true
+}
