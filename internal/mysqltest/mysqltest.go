@@ -2,6 +2,9 @@
 // $UIDGEN_MYSQL_DSN, and gives each test tables and databases of its own that
 // are dropped when it ends. Without the variable a test fails in CI, where
 // .ci/run must provide it, and skips elsewhere, saying how to run it.
+//
+// StartServer starts a throwaway server instead, for tests that stop, kill
+// or pause the database under a client.
 package mysqltest
 
 import (
