@@ -18,6 +18,8 @@ const (
 	errAccessDenied         = 1045 // ER_ACCESS_DENIED_ERROR: unknown user or wrong password
 	errTableAccessDenied    = 1142 // ER_TABLEACCESS_DENIED_ERROR: user may not INSERT or CREATE
 	errNoSuchTable          = 1146 // ER_NO_SUCH_TABLE
+	errBadField             = 1054 // ER_BAD_FIELD_ERROR: a column is missing
+	errDupFieldName         = 1060 // ER_DUP_FIELDNAME: the column exists already
 	errAccessDeniedNoPasswd = 1698 // ER_ACCESS_DENIED_NO_PASSWORD_ERROR: MariaDB's answer to an unknown user
 )
 
@@ -126,28 +128,38 @@ func (d *Disposable) AssignWorkerID(ctx context.Context) (int64, error) {
 }
 
 // fail wraps err, the driver's answer to op, with the sentinel that names its
-// cause. A done ctx comes first: a deadline met while dialling is also a
-// network timeout, and it is the caller's deadline that the caller must see.
+// cause, prefixed for an exported function to return.
 func fail(ctx context.Context, op string, err error) error {
+	return fmt.Errorf("worker: %s: %w", op, cause(ctx, err))
+}
+
+// cause wraps err, the driver's answer to a statement sent under ctx, with
+// the sentinel that names its cause, unprefixed. A done ctx comes first: a
+// deadline met while dialling is also a network timeout, and it is the
+// caller's deadline that the caller must see.
+func cause(ctx context.Context, err error) error {
 	if cerr := ctx.Err(); cerr != nil {
 		if !errors.Is(err, cerr) {
 			err = fmt.Errorf("%w: %w", cerr, err)
 		}
-		return fmt.Errorf("worker: %s: %w", op, err)
+		return err
 	}
 	var me *mysql.MySQLError
 	if errors.As(err, &me) {
 		switch me.Number {
 		case errNoSuchTable:
-			return fmt.Errorf("worker: %s: %w: %w (create the table with worker.EnsureSchema or the DDL that `uidgen schema` prints)",
-				op, ErrNoTable, err)
+			return fmt.Errorf("%w: %w (create the table with worker.EnsureSchema or the DDL that `uidgen schema` prints)",
+				ErrNoTable, err)
+		case errBadField:
+			return fmt.Errorf("%w: %w (add them with worker.EnsureSchema or the ALTER TABLE statements that `uidgen schema` prints)",
+				ErrNoLeaseColumns, err)
 		case errAccessDenied, errDBAccessDenied, errTableAccessDenied, errAccessDeniedNoPasswd:
-			return fmt.Errorf("worker: %s: %w: %w", op, ErrAccessDenied, err)
+			return fmt.Errorf("%w: %w", ErrAccessDenied, err)
 		}
 	}
 	var ne net.Error
 	if errors.As(err, &ne) {
-		return fmt.Errorf("worker: %s: %w: %w", op, ErrUnreachable, err)
+		return fmt.Errorf("%w: %w", ErrUnreachable, err)
 	}
-	return fmt.Errorf("worker: %s: %w", op, err)
+	return err
 }

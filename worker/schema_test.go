@@ -52,7 +52,7 @@ func TestSchemaBadTable(t *testing.T) {
 }
 
 // TestEnsureSchema creates the table once from many goroutines, again, and
-// checks the server made Baidu's columns of it.
+// checks the server made Baidu's columns and the lease columns of it.
 func TestEnsureSchema(t *testing.T) {
 	db := testDB(t)
 	table := testTable(t, db)
@@ -89,7 +89,8 @@ func TestEnsureSchemaDefault(t *testing.T) {
 }
 
 // checkColumns fails the test unless table, in db's current database, has
-// the columns, comment and engine of WORKER_NODE.sql.
+// the columns, comment and engine of WORKER_NODE.sql, and the lease columns
+// after them.
 func checkColumns(t *testing.T, db *sql.DB, table string) {
 	t.Helper()
 	var comment, engine string
@@ -128,8 +129,101 @@ func checkColumns(t *testing.T, db *sql.DB, table string) {
 		`LAUNCH_DATE date(0) null=NO  key= "launch date"`,
 		`MODIFIED timestamp(0) null=NO  key= "modified time"`,
 		`CREATED timestamp(0) null=NO  key= "created time"`,
+		`LEASED tinyint(0) null=NO  key= "1: leased, the ID comes back; 0: disposable, used once"`,
+		`OWNER char(32) null=YES  key= "random token of the lease holder; NULL once released"`,
+		`LEASE_UNTIL bigint(0) null=YES  key= "Unix ms, by the database clock, when the lease expires"`,
+		`RESERVED_UNTIL bigint(0) null=YES  key= "last Unix second reserved for holders of this ID"`,
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("columns of %s:\n%s\nwant:\n%s", table, strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
+}
+
+// TestEnsureSchemaUpgrades brings a table made by Baidu's DDL, with a row
+// Baidu's Java assigner inserted, up to date from many goroutines at once,
+// then again: the lease columns are added once, and the old row is a
+// disposable one.
+func TestEnsureSchemaUpgrades(t *testing.T) {
+	db := testDB(t)
+	table := testTable(t, db)
+	ctx := testContext(t)
+	if _, err := db.ExecContext(ctx, schemaFor(table)); err != nil {
+		t.Fatal(err)
+	}
+	javaID := javaInsert(t, db, table)
+
+	var wg sync.WaitGroup
+	errs := make([]error, 8)
+	gate := make(chan struct{})
+	for i := range errs {
+		wg.Go(func() {
+			<-gate
+			errs[i] = EnsureSchema(ctx, db, WithTable(table))
+		})
+	}
+	close(gate)
+	wg.Wait()
+	errs = append(errs, EnsureSchema(ctx, db, WithTable(table)))
+	if err := errors.Join(errs...); err != nil {
+		t.Fatalf("EnsureSchema: %v", err)
+	}
+	checkColumns(t, db, table)
+
+	var leased int
+	var owner, leaseUntil, reservedUntil sql.NullInt64
+	err := db.QueryRowContext(ctx, "SELECT LEASED, OWNER, LEASE_UNTIL, RESERVED_UNTIL FROM "+table+" WHERE ID = ?", javaID).
+		Scan(&leased, &owner, &leaseUntil, &reservedUntil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if leased != 0 || owner.Valid || leaseUntil.Valid || reservedUntil.Valid {
+		t.Errorf("Java's row after the upgrade: LEASED %d, OWNER %v, LEASE_UNTIL %v, RESERVED_UNTIL %v; want 0 and NULLs",
+			leased, owner, leaseUntil, reservedUntil)
+	}
+	javaInsert(t, db, table) // Baidu's INSERT still works on the new columns
+}
+
+// javaInsert inserts a row as Baidu's Java WorkerNodeDAO does and returns
+// its ID.
+func javaInsert(t testing.TB, db *sql.DB, table string) int64 {
+	t.Helper()
+	res, err := db.Exec("INSERT INTO "+table+" (HOST_NAME, PORT, TYPE, LAUNCH_DATE, MODIFIED, CREATED) VALUES (?, ?, ?, ?, NOW(), NOW())",
+		"10.1.2.3", "1700000000000-4242", 2, "2026-03-04")
+	if err != nil {
+		t.Fatalf("Java's insert: %v", err)
+	}
+	id, err := res.LastInsertId()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return id
+}
+
+// TestLeaseSchema checks the statements `uidgen schema` prints for the
+// lease columns, and that they bring Baidu's table to what EnsureSchema
+// makes.
+func TestLeaseSchema(t *testing.T) {
+	got, err := LeaseSchema("uid_worker_2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(got, "ALTER TABLE uid_worker_2 ADD COLUMN "); n != len(leaseColumns) {
+		t.Errorf("LeaseSchema has %d ALTER TABLE statements, want %d:\n%s", n, len(leaseColumns), got)
+	}
+	if _, err := LeaseSchema("WORKER NODE"); !errors.Is(err, ErrBadTable) {
+		t.Errorf("LeaseSchema(%q): %v, want an error wrapping %q", "WORKER NODE", err, ErrBadTable)
+	}
+
+	db := testDB(t)
+	table := testTable(t, db)
+	ddl, err := LeaseSchema(table)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, stmt := range append([]string{schemaFor(table)}, strings.Split(strings.TrimSuffix(ddl, ";\n"), ";\n")...) {
+		if _, err := db.Exec(stmt); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+	checkColumns(t, db, table)
 }

@@ -60,6 +60,11 @@ var (
 	// ErrNoAutoIncrement: the insert returned no AUTO_INCREMENT ID, so the
 	// table's ID column is not Baidu's.
 	ErrNoAutoIncrement = errors.New("no AUTO_INCREMENT ID")
+
+	// ErrNoLeaseColumns: the worker table lacks a column that leases need.
+	// EnsureSchema adds them, or run the ALTER TABLE statements that
+	// `uidgen schema` prints.
+	ErrNoLeaseColumns = errors.New("worker table lacks the lease columns")
 )
 
 // Option configures NewDisposable and EnsureSchema.
