@@ -20,6 +20,7 @@ const (
 	errNoSuchTable          = 1146 // ER_NO_SUCH_TABLE
 	errBadField             = 1054 // ER_BAD_FIELD_ERROR: a column is missing
 	errDupFieldName         = 1060 // ER_DUP_FIELDNAME: the column exists already
+	errDupEntry             = 1062 // ER_DUP_ENTRY: a row has that key already
 	errAccessDeniedNoPasswd = 1698 // ER_ACCESS_DENIED_NO_PASSWORD_ERROR: MariaDB's answer to an unknown user
 )
 

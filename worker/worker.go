@@ -7,9 +7,81 @@
 // processes never share one and a restarted process never reuses its old
 // one. It is a uidgen.Assigner: pass it as a generator's Config.Assigner.
 //
-// The table's DDL is Baidu's WORKER_NODE.sql, shipped in this package:
-// Schema returns it and EnsureSchema runs it, so a table made by the Java
-// project serves this one and the other way round.
+// Leased lends IDs that come back (a uidgen.Leaser): a fleet of N live
+// processes holds IDs near 1..N however often it restarts, so worker bits
+// need only count the processes alive at once. The lease of an ID also
+// reserves the seconds its holder may use, so that the next holder, which
+// may come while the last one is paused or cut off from the database, never
+// uses a second the last one may have used.
+//
+// The table's DDL is Baidu's WORKER_NODE.sql, shipped in this package, and
+// four lease columns after it: Schema returns the first and LeaseSchema the
+// second, and EnsureSchema runs what the table lacks, so a table made by the
+// Java project serves this one and the other way round. Rows of Baidu's
+// assigner have LEASED 0, as Disposable's have, and are never leased.
+//
+// # Why two holders of a leased ID never use the same second
+//
+// The guarantee: if holders h1 and then h2 hold worker ID w, every second
+// h1 ever uses is below every second h2 uses. It rests on one fact only:
+// the database applies each UPDATE of w's row atomically, one after the
+// other. Clocks decide only when a lease counts as expired, and a wrong
+// clock costs churn, never a duplicate.
+//
+// The row of w has OWNER, a random token that only its current holder
+// knows; RESERVED_UNTIL, an absolute Unix second; and LEASE_UNTIL, when the
+// lease expires by the database's clock. The invariant: every second that
+// any holder of w, past or present, may still use is at most RESERVED_UNTIL;
+// and every second the holder whose token is in OWNER may use is at least
+// its Start. These steps keep it:
+//
+//  1. A holder uses second s only if s <= Reserved(), and Reserved() rises to
+//     t only after an UPDATE with WHERE OWNER = token affected the row and set
+//     RESERVED_UNTIL = GREATEST(RESERVED_UNTIL, t). While it holds the row,
+//     nothing else changes RESERVED_UNTIL, and GREATEST never lowers it, so
+//     the row reserves at least what the holder may use. (Remove GREATEST:
+//     TestLeaseRenewsAtPace sees the row fall below Reserved().)
+//  2. The renewal also sets LEASE_UNTIL = GREATEST(LEASE_UNTIL + 1, now +
+//     TTL), so it always changes the row it matches: zero rows affected
+//     means OWNER is no longer the token, whether or not the DSN counts found
+//     rows, and Reserved() stops there for good. (Remove the + 1:
+//     TestLeaseRenewsAtPace's renewals a millisecond apart report a lost
+//     lease. Remove OWNER from the WHERE: TestLeaseLost.)
+//  3. A new holder reads the row's RESERVED_UNTIL, r, and takes the row with
+//     one UPDATE that sets a fresh 128-bit random token, WHERE the lease has
+//     expired AND RESERVED_UNTIL <=> r. The update succeeds only if r is the
+//     reservation at the instant of the takeover; from that instant every
+//     earlier holder's renewal names a token that is gone (step 2), so by the
+//     invariant every second they may ever use is at most r. (Remove the
+//     <=> r: TestLeaseConcurrent sees a holder start at or below the last
+//     second its predecessor used, the reservation having been released
+//     between the read and the update.)
+//  4. The new holder starts at max(database now, r + 1): above every second
+//     of the earlier holders. (Start at now alone:
+//     TestLeaseStartsAboveReservation.)
+//  5. Release stops the renewer, then in one UPDATE WHERE OWNER = token sets
+//     OWNER NULL, LEASE_UNTIL now and RESERVED_UNTIL max(lastUsed, Start-1).
+//     Lowering the reservation is safe because the holder used nothing above
+//     lastUsed and the earlier holders nothing above r <= Start-1. OWNER NULL
+//     makes any renewal of its still on its way to the server match nothing.
+//     (Keep OWNER, or record lastUsed below Start-1: TestLeaseRelease.)
+//  6. A new row is inserted with an explicit ID that no row has; the primary
+//     key refuses a second insert of it. With no row there was no earlier
+//     holder, so the holder starts at the database's now. This is why rows
+//     of leased IDs must never be deleted.
+//
+// Expiry, judged in SQL by the database's clock, only decides whether step
+// 3 may take a row: a lease taken while its holder still lives (its clock,
+// a pause or a partition kept it from renewing in time) costs that holder
+// its lease, and nothing else. The tests that move clients' clocks hours
+// away (TestLeaseExpiresByServerClock) check that they change nothing.
+//
+// A holder that finds its lease lost goes on using the seconds reserved
+// before, which step 3 left below its successor's, and then Wait fails with
+// uidgen.ErrLeaseLost: a generator must then stop, since a new lease would
+// need a new ID. A holder cut off from the database does the same with the
+// database's error, but keeps its lease, and renews again once the database
+// answers (TestLeaseOutage).
 //
 // The package talks to MySQL (or MariaDB) through database/sql with
 // github.com/go-sql-driver/mysql, which it imports; open the *sql.DB with
@@ -21,6 +93,7 @@ import (
 	"errors"
 	"log/slog"
 	"os"
+	"time"
 )
 
 // Errors, tested with errors.Is. Every error this package returns starts
@@ -65,9 +138,29 @@ var (
 	// EnsureSchema adds them, or run the ALTER TABLE statements that
 	// `uidgen schema` prints.
 	ErrNoLeaseColumns = errors.New("worker table lacks the lease columns")
+
+	// ErrLeaseTTL: WithLeaseTTL was given a duration outside
+	// [MinLeaseTTL, MaxLeaseTTL].
+	ErrLeaseTTL = errors.New("lease TTL out of range")
+
+	// ErrMaxWorkerID: LeaseWorkerID was given a largest worker ID below 1.
+	ErrMaxWorkerID = errors.New("largest worker ID out of range")
+
+	// ErrNoFreeID: every worker ID a lease may take is held, and none came
+	// free before the context ended.
+	ErrNoFreeID = errors.New("no free worker ID")
+
+	// ErrNotReserving: Leased.AssignWorkerID was called. A leased worker ID
+	// is safe only for a generator that uses the seconds its lease
+	// reserves, through LeaseWorkerID.
+	ErrNotReserving = errors.New("a leased worker ID needs a generator that reserves seconds")
+
+	// ErrReleased: a Lease was used after Release.
+	ErrReleased = errors.New("lease released")
 )
 
-// Option configures NewDisposable and EnsureSchema.
+// Option configures NewDisposable, NewLeased and EnsureSchema. Each reads
+// the options that concern it.
 type Option func(*options)
 
 // options are what the Options set, with their defaults.
@@ -75,10 +168,11 @@ type options struct {
 	table     string // unchecked until the constructor reads it
 	logger    *slog.Logger
 	lookupEnv func(string) (string, bool)
+	leaseTTL  time.Duration // unchecked until NewLeased reads it
 }
 
 func newOptions(opts []Option) options {
-	o := options{table: DefaultTable, lookupEnv: os.LookupEnv}
+	o := options{table: DefaultTable, lookupEnv: os.LookupEnv, leaseTTL: DefaultLeaseTTL}
 	for _, opt := range opts {
 		opt(&o)
 	}
@@ -96,8 +190,24 @@ func WithTable(name string) Option {
 	}
 }
 
-// WithLogger sets where each assigned worker ID and each created table are
-// logged, at level Info. By default (and for nil) nothing is logged.
+// WithLeaseTTL sets how long a lease of NewLeased lasts without renewal,
+// DefaultLeaseTTL by default (also for 0). The renewer renews every third
+// of it, so a holder survives a database outage of about two thirds of it
+// with its lease intact, and a holder that died leaves its ID unusable for
+// at most this long. NewLeased refuses a duration outside [MinLeaseTTL,
+// MaxLeaseTTL] with an error wrapping ErrLeaseTTL.
+func WithLeaseTTL(d time.Duration) Option {
+	return func(o *options) {
+		if d != 0 {
+			o.leaseTTL = d
+		}
+	}
+}
+
+// WithLogger sets where each assigned or leased worker ID, each created
+// table or added column, and each release are logged, at level Info, and
+// lost leases and failing renewals, at level Warn. By default (and for nil)
+// nothing is logged.
 func WithLogger(l *slog.Logger) Option {
 	return func(o *options) { o.logger = l }
 }
