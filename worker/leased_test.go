@@ -551,3 +551,36 @@ func TestLeaseOutage(t *testing.T) {
 		t.Errorf("Release after the outages: %v", err)
 	}
 }
+
+// TestList shows a fleet of a Java row, a held lease and a released one.
+func TestList(t *testing.T) {
+	db := testDB(t)
+	table := testTable(t, db)
+	l := newTestLeased(t, db, table, WithLookupEnv(envOf(map[string]string{"JPAAS_HOST": "10.0.0.9", "JPAAS_HTTP_PORT": "8080"})))
+	java := javaInsert(t, db, table)
+	held := mustLease(t, l, 7)
+	free := mustLease(t, l, 7)
+	if err := free.Release(testContext(t), free.Start()+5); err != nil {
+		t.Fatal(err)
+	}
+
+	rows, err := List(testContext(t), db, WithTable(table))
+	if err != nil {
+		t.Fatalf("List: %v", err)
+	}
+	var got []string
+	for _, r := range rows {
+		got = append(got, fmt.Sprint(r.ID, r.Leased, r.Type, r.Host, r.Held, r.ReservedUntil))
+		if r.Held != (r.LeaseLeft > 0) || r.LeaseLeft > DefaultLeaseTTL {
+			t.Errorf("row %d: held %v with %v left, want held just when time is left, at most %v", r.ID, r.Held, r.LeaseLeft, DefaultLeaseTTL)
+		}
+	}
+	want := []string{
+		fmt.Sprint(java, false, Actual, "10.1.2.3", false, 0),
+		fmt.Sprint(held.WorkerID(), true, Container, "10.0.0.9", true, held.Reserved()),
+		fmt.Sprint(free.WorkerID(), true, Container, "10.0.0.9", false, free.Start()+5),
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("List:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -1,0 +1,70 @@
+package worker
+
+import (
+	"context"
+	"database/sql"
+	"time"
+)
+
+// Row is one row of the worker table, as a person looking at a fleet wants
+// to see it.
+type Row struct {
+	ID     int64
+	Leased bool // a leased ID, which comes back; otherwise a disposable one, used once
+	Type   NodeType
+	Host   string // HOST_NAME
+	Port   string // PORT
+
+	// Held says a leased ID's lease has not expired by the database's
+	// clock; a leased row that is not held is free.
+	Held bool
+	// LeaseLeft is how long the lease has left by the database's clock:
+	// negative once it has expired, 0 for a disposable row.
+	LeaseLeft time.Duration
+	// ReservedUntil is the last Unix second reserved for the ID's holders;
+	// 0 for a disposable row.
+	ReservedUntil int64
+}
+
+// List returns the rows of the worker table in db, by ID: by default
+// DefaultTable (WithTable names another). It reads the whole table, so a
+// table that Baidu's Java assigner has filled for years is a long answer.
+//
+// It fails with an error wrapping ErrNilDB or ErrBadTable before sending
+// anything, and otherwise as LeaseWorkerID does (ctx.Err(), ErrUnreachable,
+// ErrAccessDenied, ErrNoTable, ErrNoLeaseColumns), with the operation named
+// "list the rows of".
+func List(ctx context.Context, db *sql.DB, opts ...Option) ([]Row, error) {
+	o := newOptions(opts)
+	table, err := checkDB(db, o.table)
+	if err != nil {
+		return nil, err
+	}
+	op := "list the rows of " + table
+	rows, err := db.QueryContext(ctx,
+		"SELECT ID, LEASED, TYPE, HOST_NAME, PORT, COALESCE(LEASE_UNTIL - "+dbNowMillis+", 0), COALESCE(RESERVED_UNTIL, 0)"+
+			" FROM "+table+" ORDER BY ID")
+	if err != nil {
+		return nil, fail(ctx, op, err)
+	}
+	defer rows.Close()
+	var list []Row
+	for rows.Next() {
+		var r Row
+		var leftMillis int64
+		if err := rows.Scan(&r.ID, &r.Leased, &r.Type, &r.Host, &r.Port, &leftMillis, &r.ReservedUntil); err != nil {
+			return nil, fail(ctx, op, err)
+		}
+		if r.Leased {
+			r.LeaseLeft = time.Duration(leftMillis) * time.Millisecond
+			r.Held = r.LeaseLeft > 0
+		} else {
+			r.LeaseLeft, r.ReservedUntil = 0, 0
+		}
+		list = append(list, r)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fail(ctx, op, err)
+	}
+	return list, nil
+}
