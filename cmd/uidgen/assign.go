@@ -50,12 +50,14 @@ func (m *makerFlags) config() (defaultgen.Config, func(), error) {
 
 // workerFlags are the flags of the commands that make IDs: where the worker
 // ID comes from. A static ID by default; from MySQL's WORKER_NODE table with
-// -dsn or $UIDGEN_DSN.
+// -dsn or $UIDGEN_DSN, a fresh one per run, or with -lease one that comes
+// back.
 type workerFlags struct {
 	fs    *flag.FlagSet
 	id    int64
 	dsn   string
 	table string
+	lease bool
 }
 
 func (w *workerFlags) register(fs *flag.FlagSet) {
@@ -65,12 +67,16 @@ func (w *workerFlags) register(fs *flag.FlagSet) {
 		"MySQL DSN: take a fresh worker ID from the WORKER_NODE table, creating it if missing (default $"+dsnEnv+")\n"+
 			"e.g. 'root@tcp(127.0.0.1:3306)/test'")
 	fs.StringVar(&w.table, "table", worker.DefaultTable, "worker table, with -dsn")
+	fs.BoolVar(&w.lease, "lease", false, "with -dsn: lease the lowest free worker ID, which comes back when done, instead of a fresh one")
 }
 
 // assigner returns the Assigner the flags ask for and a func that releases
 // what it holds.
 func (w *workerFlags) assigner() (uidgen.Assigner, func(), error) {
 	if w.dsn == "" {
+		if w.lease {
+			return nil, nil, fmt.Errorf("%w: -lease needs -dsn: leases live in the worker table", errUsage)
+		}
 		return uidgen.Static(w.id), func() {}, nil
 	}
 	if w.set("worker") {
@@ -80,12 +86,22 @@ func (w *workerFlags) assigner() (uidgen.Assigner, func(), error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: -dsn: %v", errUsage, err)
 	}
+	release := func() { db.Close() }
+	schema := ensuring{db, w.table}
+	if w.lease {
+		l, err := worker.NewLeased(db, worker.WithTable(w.table))
+		if err != nil {
+			db.Close()
+			return nil, nil, fmt.Errorf("%w: %w", errUsage, err)
+		}
+		return ensuringLeaser{l, schema}, release, nil
+	}
 	d, err := worker.NewDisposable(db, worker.WithTable(w.table))
 	if err != nil {
 		db.Close()
 		return nil, nil, callerError{err}
 	}
-	return ensuringAssigner{d, db, w.table}, func() { db.Close() }, nil
+	return ensuringAssigner{d, schema}, release, nil
 }
 
 func (w *workerFlags) set(name string) bool {
@@ -94,23 +110,54 @@ func (w *workerFlags) set(name string) bool {
 	return found
 }
 
-// ensuringAssigner creates the worker table the first time it is found
-// missing, so a newcomer's first -dsn run works on an empty database. It
-// asks for CREATE only then: a user allowed to insert but not to create
-// tables can use a table that exists.
-type ensuringAssigner struct {
-	d     *worker.Disposable
+// ensuring creates the worker table, or adds its lease columns, the first
+// time they are found missing, so a newcomer's first -dsn run works on an
+// empty database. It asks for CREATE and ALTER only then: a user allowed to
+// write rows but not to change tables can use a table that is up to date.
+type ensuring struct {
 	db    *sql.DB
 	table string
 }
 
-func (a ensuringAssigner) AssignWorkerID(ctx context.Context) (int64, error) {
-	id, err := a.d.AssignWorkerID(ctx)
-	if !errors.Is(err, worker.ErrNoTable) {
-		return id, err
+// again runs do, and once more after EnsureSchema where do found the table
+// or its lease columns missing.
+func (e ensuring) again(ctx context.Context, do func() error) error {
+	err := do()
+	if !errors.Is(err, worker.ErrNoTable) && !errors.Is(err, worker.ErrNoLeaseColumns) {
+		return err
 	}
-	if err := worker.EnsureSchema(ctx, a.db, worker.WithTable(a.table)); err != nil {
-		return 0, err
+	if err := worker.EnsureSchema(ctx, e.db, worker.WithTable(e.table)); err != nil {
+		return err
 	}
-	return a.d.AssignWorkerID(ctx)
+	return do()
+}
+
+// ensuringAssigner is a Disposable that creates its table when missing.
+type ensuringAssigner struct {
+	d *worker.Disposable
+	ensuring
+}
+
+func (a ensuringAssigner) AssignWorkerID(ctx context.Context) (id int64, err error) {
+	err = a.again(ctx, func() error {
+		id, err = a.d.AssignWorkerID(ctx)
+		return err
+	})
+	return id, err
+}
+
+// ensuringLeaser is a Leased that creates its table, or adds the lease
+// columns, when missing. It is a uidgen.Leaser, as a generator that knows
+// leases looks for.
+type ensuringLeaser struct {
+	*worker.Leased
+	ensuring
+}
+
+func (l ensuringLeaser) LeaseWorkerID(ctx context.Context, maxWorkerID int64) (lease uidgen.Lease, err error) {
+	err = l.again(ctx, func() error {
+		lease, err = l.Leased.LeaseWorkerID(ctx, maxWorkerID)
+		return err
+	})
+	return lease, err
 }

@@ -5,6 +5,7 @@
 //	uidgen bench               the cached generator against the default one, 3s each
 //	uidgen plan -qps 100000    how long the default layout lasts at that load
 //	uidgen schema              the WORKER_NODE DDL, for -dsn's database
+//	uidgen workers -dsn DSN    the worker table: which IDs are held, free or spent
 //	uidgen help COMMAND        what a command does, with an example
 //
 // Every command takes -h. Bad flags print a message and exit with status 2.
@@ -37,7 +38,8 @@ var commands = []command{
 	{"parse", "take IDs apart: time, worker ID, sequence", runParse},
 	{"bench", "measure the cached generator against the default one", runBench},
 	{"plan", "how long a layout's time and worker bits last, at a load", runPlan},
-	{"schema", "print the WORKER_NODE table's DDL", runSchema},
+	{"schema", "print the WORKER_NODE table's DDL, as EnsureSchema makes it", runSchema},
+	{"workers", "show the WORKER_NODE table: which IDs are held, free or spent", runWorkers},
 }
 
 // errUsage marks an error the user can fix by calling differently: exit 2.

@@ -22,7 +22,12 @@ func runSchema(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return callerError{err}
 	}
+	lease, err := worker.LeaseSchema(*table)
+	if err != nil {
+		return fmt.Errorf("%w: -table: %v", errUsage, err)
+	}
 	// Baidu's file ends without a newline; a terminal wants one.
-	_, err = io.WriteString(stdout, strings.TrimSuffix(ddl, "\n")+"\n")
+	_, err = fmt.Fprintf(stdout, "%s\n\n-- The lease columns, for -lease (worker.Leased); Baidu's Java ignores them.\n%s",
+		strings.TrimSuffix(ddl, "\n"), lease)
 	return err
 }

@@ -1,0 +1,70 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"io"
+	"os"
+	"text/tabwriter"
+	"time"
+
+	"github.com/seed4d941b13/uidgen/worker"
+)
+
+func runWorkers(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("workers", "workers -dsn DSN [-table NAME]",
+		"uidgen workers -dsn 'root@tcp(127.0.0.1:3306)/test'", stderr)
+	dsn := fs.String("dsn", os.Getenv(dsnEnv), "MySQL DSN of the worker table's database (default $"+dsnEnv+")")
+	table := fs.String("table", worker.DefaultTable, "worker table")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	}
+	if *dsn == "" {
+		return fmt.Errorf("%w: -dsn (or $%s) is required", errUsage, dsnEnv)
+	}
+	db, err := sql.Open("mysql", *dsn)
+	if err != nil {
+		return fmt.Errorf("%w: -dsn: %v", errUsage, err)
+	}
+	defer db.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), assignTimeout)
+	defer cancel()
+	rows, err := worker.List(ctx, db, worker.WithTable(*table))
+	if err != nil {
+		return usageIf(err)
+	}
+	return printWorkers(stdout, *table, rows)
+}
+
+// printWorkers writes rows as aligned columns and a summary line. A lease's
+// time left is the database's; a reservation is an instant in UTC.
+func printWorkers(w io.Writer, table string, rows []worker.Row) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tKIND\tTYPE\tHOST\tPORT\tSTATE\tLEASE LEFT\tRESERVED UNTIL (UTC)")
+	var leased, held int
+	for _, r := range rows {
+		kind, state, left, reserved := "disposable", "spent", "-", "-"
+		if r.Leased {
+			leased++
+			kind, state = "leased", "free"
+			if r.Held {
+				held++
+				state, left = "held", r.LeaseLeft.Round(100*time.Millisecond).String()
+			}
+			if r.ReservedUntil > 0 {
+				reserved = time.Unix(r.ReservedUntil, 0).UTC().Format(time.DateTime)
+			}
+		}
+		fmt.Fprintf(tw, "%d\t%s\t%v\t%s\t%s\t%s\t%s\t%s\n", r.ID, kind, r.Type, r.Host, r.Port, state, left, reserved)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := fmt.Fprintf(w, "%d rows in %s: %d leased (%d held, %d free), %d disposable\n",
+		len(rows), table, leased, held, leased-held, len(rows)-leased)
+	return err
+}
