@@ -2,10 +2,13 @@ package main
 
 import (
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"math"
+	mathbits "math/bits"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -64,17 +67,26 @@ type layoutPlan struct {
 	// RestartYears is how long WorkerIDs last at RestartsPerDay. Null
 	// when RestartsPerDay is 0.
 	RestartYears *float64 `json:"restartYears"`
+
+	// PeakWorkers is the most processes alive at once planned for, with
+	// leased worker IDs (-lease), which come back: they fit when
+	// PeakWorkers <= WorkerIDs, however often the processes restart. 0
+	// when not given.
+	PeakWorkers int64 `json:"peakWorkers"`
 }
 
 func runPlan(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("plan",
-		"plan [-time-bits T -worker-bits W -seq-bits S -epoch DATE] [-qps Q] [-restarts-per-day R] [-from DATE] [-json]",
+		"plan [-time-bits T -worker-bits W -seq-bits S | -fit -years Y] [-epoch DATE] [-qps Q] [-restarts-per-day R] [-peak-workers N] [-from DATE] [-json]",
 		"uidgen plan -time-bits 29 -worker-bits 21 -seq-bits 13 -epoch 2026-01-01 -qps 100000 -restarts-per-day 500",
 		stderr)
 	var layout layoutFlags
 	layout.register(fs)
 	qps := fs.Float64("qps", 0, "IDs per second through one cached generator to plan for")
 	restarts := fs.Float64("restarts-per-day", 0, "process starts a day across the whole fleet (each takes a worker ID)")
+	peak := fs.Int64("peak-workers", 0, "most processes alive at once, with leased worker IDs (-lease), which come back")
+	fit := fs.Bool("fit", false, "plan the layout with the most sequence bits whose worker bits hold -peak-workers\nand whose time bits last -years from the epoch")
+	lifetime := fs.Float64("years", 0, "with -fit: how many years from the epoch the layout must last")
 	from := fs.String("from", "", "date to count years left from, as YYYY-MM-DD or RFC 3339 (default now)")
 	asJSON := fs.Bool("json", false, "print the plan as one JSON object")
 	if err := parseFlags(fs, args); err != nil {
@@ -88,6 +100,20 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	}
 	if *restarts < 0 || math.IsInf(*restarts, 0) || math.IsNaN(*restarts) {
 		return fmt.Errorf("%w: -restarts-per-day %v: must be 0 or more", errUsage, *restarts)
+	}
+	if *peak < 0 {
+		return fmt.Errorf("%w: -peak-workers %d: must be 0 or more", errUsage, *peak)
+	}
+	if *fit {
+		set := false
+		fs.Visit(func(f *flag.Flag) { set = set || strings.HasSuffix(f.Name, "-bits") })
+		if set {
+			return fmt.Errorf("%w: -fit chooses the bits: give -peak-workers and -years, not -time-bits, -worker-bits or -seq-bits", errUsage)
+		}
+		var err error
+		if layout.timeBits, layout.workerBits, layout.seqBits, err = fitLayout(*peak, *lifetime); err != nil {
+			return err
+		}
 	}
 	alloc, err := bits.New(layout.timeBits, layout.workerBits, layout.seqBits)
 	if err != nil {
@@ -104,12 +130,30 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	p := makePlan(alloc, epoch.Truncate(time.Second), start, *qps, *restarts)
+	p.PeakWorkers = *peak
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(p)
 	}
 	return p.print(stdout)
+}
+
+// fitLayout returns the widths with the most sequence bits whose worker bits
+// hold peak live processes (leased IDs 1..peak) and whose time bits last
+// years from the epoch.
+func fitLayout(peak int64, years float64) (timeBits, workerBits, seqBits int, err error) {
+	if peak < 1 || !(years > 0) || math.IsInf(years, 0) {
+		return 0, 0, 0, fmt.Errorf("%w: -fit needs -peak-workers 1 or more and -years above 0, not %d and %v", errUsage, peak, years)
+	}
+	workerBits = mathbits.Len64(uint64(peak))
+	timeBits = max(1, int(math.Ceil(math.Log2(years*secondsPerYear))))
+	seqBits = 63 - timeBits - workerBits
+	if seqBits < 1 {
+		return 0, 0, 0, fmt.Errorf("%w: -fit: %d peak workers need %d worker bits and %v years %d time bits, which leave no sequence bit of 63",
+			errUsage, peak, workerBits, years, timeBits)
+	}
+	return timeBits, workerBits, seqBits, nil
 }
 
 // makePlan does the arithmetic for alloc's layout from epoch, counting from
@@ -180,6 +224,15 @@ func (p *layoutPlan) print(w io.Writer) error {
 		fmt.Fprintf(tw, "  restarts\tgive -restarts-per-day for how many years they last\n")
 	} else {
 		fmt.Fprintf(tw, "  at %v starts a day\tthey last %s years\n", p.RestartsPerDay, years(*p.RestartYears))
+	}
+	switch {
+	case p.PeakWorkers == 0:
+		fmt.Fprintf(tw, "  leased IDs\tgive -peak-workers: IDs leased with -lease come back, so they need only count processes alive at once\n")
+	case p.PeakWorkers <= p.WorkerIDs:
+		fmt.Fprintf(tw, "  leased IDs\t%s processes alive at once fit, however often they restart (-lease)\n", group(p.PeakWorkers))
+	default:
+		fmt.Fprintf(tw, "  leased IDs\t%s processes alive at once need %d worker bits (-lease)\n",
+			group(p.PeakWorkers), mathbits.Len64(uint64(p.PeakWorkers)))
 	}
 	return tw.Flush()
 }
