@@ -10,7 +10,6 @@ import (
 	"net"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -43,30 +42,22 @@ func TestAssignWorkerIDConcurrent(t *testing.T) {
 	ctx := testContext(t)
 
 	ids := make([][]int64, goroutines)
-	errs := make([]error, goroutines)
-	gate := make(chan struct{})
-	var wg sync.WaitGroup
-	for g := range goroutines {
-		wg.Go(func() {
-			<-gate
-			for range each {
-				id, err := d.AssignWorkerID(ctx)
-				if err != nil {
-					errs[g] = err
-					return
-				}
-				ids[g] = append(ids[g], id)
+	err := atOnce(goroutines, func(g int) error {
+		for range each {
+			id, err := d.AssignWorkerID(ctx)
+			if err != nil {
+				return fmt.Errorf("goroutine %d: %w", g, err)
 			}
-		})
+			ids[g] = append(ids[g], id)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
-	close(gate)
-	wg.Wait()
 
 	seen := make(map[int64]int)
 	for g := range goroutines {
-		if errs[g] != nil {
-			t.Fatalf("goroutine %d: %v", g, errs[g])
-		}
 		for i, id := range ids[g] {
 			if other, dup := seen[id]; dup {
 				t.Fatalf("ID %d assigned to goroutines %d and %d", id, other, g)
@@ -327,6 +318,11 @@ func TestFailsBeforeSQL(t *testing.T) {
 			checkErr(t, "NewDisposable", err, tt.want, []string{"worker: ", tt.text})
 			if d != nil {
 				t.Errorf("NewDisposable = %v with an error, want nil", d)
+			}
+			l, err := NewLeased(tt.db, tt.opts...)
+			checkErr(t, "NewLeased", err, tt.want, []string{"worker: ", tt.text})
+			if l != nil {
+				t.Errorf("NewLeased = %v with an error, want nil", l)
 			}
 			err = EnsureSchema(t.Context(), tt.db, tt.opts...)
 			checkErr(t, "EnsureSchema", err, tt.want, []string{"worker: ", tt.text})

@@ -397,51 +397,39 @@ func TestLeaseConcurrent(t *testing.T) {
 	var mu sync.Mutex
 	holder := make(map[int64]int)     // worker ID -> goroutine holding it
 	lastUsed := make(map[int64]int64) // worker ID -> last second its last holder used
-	errs := make([]error, goroutines)
-	gate := make(chan struct{})
-	var wg sync.WaitGroup
-	for g := range goroutines {
-		wg.Go(func() {
-			<-gate
-			ctx := testContext(t)
-			for range rounds {
-				got, err := l.LeaseWorkerID(ctx, maxID)
-				if err != nil {
-					errs[g] = err
-					return
-				}
-				id, start := got.WorkerID(), got.Start()
-				mu.Lock()
-				other, held := holder[id]
-				last := lastUsed[id]
-				holder[id] = g
-				mu.Unlock()
-				if held {
-					errs[g] = fmt.Errorf("worker ID %d leased to goroutines %d and %d at once", id, other, g)
-					return
-				}
-				if id < 1 || id > maxID || start <= last {
-					errs[g] = fmt.Errorf("worker ID %d from second %d; want an ID in [1, %d] from above %d", id, start, maxID, last)
-					return
-				}
-				if err := got.Wait(ctx, start+1); err != nil {
-					errs[g] = err
-					return
-				}
-				mu.Lock()
-				delete(holder, id)
-				lastUsed[id] = start + 1
-				mu.Unlock()
-				if err := got.Release(ctx, start+1); err != nil {
-					errs[g] = err
-					return
-				}
+	ctx := testContext(t)
+	err := atOnce(goroutines, func(g int) error {
+		for range rounds {
+			got, err := l.LeaseWorkerID(ctx, maxID)
+			if err != nil {
+				return err
 			}
-		})
-	}
-	close(gate)
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+			id, start := got.WorkerID(), got.Start()
+			mu.Lock()
+			other, held := holder[id]
+			last := lastUsed[id]
+			holder[id] = g
+			mu.Unlock()
+			if held {
+				return fmt.Errorf("worker ID %d leased to goroutines %d and %d at once", id, other, g)
+			}
+			if id < 1 || id > maxID || start <= last {
+				return fmt.Errorf("worker ID %d from second %d; want an ID in [1, %d] from above %d", id, start, maxID, last)
+			}
+			if err := got.Wait(ctx, start+1); err != nil {
+				return err
+			}
+			mu.Lock()
+			delete(holder, id)
+			lastUsed[id] = start + 1
+			mu.Unlock()
+			if err := got.Release(ctx, start+1); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
 	if n := leak.Running(renewer); n != 0 {
@@ -452,25 +440,18 @@ func TestLeaseConcurrent(t *testing.T) {
 func TestLeasedErrors(t *testing.T) {
 	db := testDB(t)
 	for _, tt := range []struct {
-		name string
-		db   *sql.DB
-		opts []Option
-		want error
+		ttl  time.Duration
 		text string
 	}{
-		{"nil db", nil, nil, ErrNilDB, "nil *sql.DB"},
-		{"bad table", db, []Option{WithTable("WORKER NODE")}, ErrBadTable, `"WORKER NODE"`},
-		{"TTL too short", db, []Option{WithLeaseTTL(999 * time.Millisecond)}, ErrLeaseTTL, "999ms, want 1s to 1h0m0s"},
-		{"TTL negative", db, []Option{WithLeaseTTL(-time.Second)}, ErrLeaseTTL, "-1s, want 1s to 1h0m0s"},
-		{"TTL too long", db, []Option{WithLeaseTTL(time.Hour + time.Second)}, ErrLeaseTTL, "1h0m1s, want 1s to 1h0m0s"},
+		{999 * time.Millisecond, "999ms, want 1s to 1h0m0s"},
+		{-time.Second, "-1s, want 1s to 1h0m0s"},
+		{time.Hour + time.Second, "1h0m1s, want 1s to 1h0m0s"},
 	} {
-		t.Run(tt.name, func(t *testing.T) {
-			l, err := NewLeased(tt.db, tt.opts...)
-			checkErr(t, "NewLeased", err, tt.want, []string{"worker: ", tt.text})
-			if l != nil {
-				t.Errorf("NewLeased = %v with an error, want nil", l)
-			}
-		})
+		l, err := NewLeased(db, WithLeaseTTL(tt.ttl))
+		checkErr(t, "NewLeased", err, ErrLeaseTTL, []string{"worker: lease TTL out of range: " + tt.text})
+		if l != nil {
+			t.Errorf("NewLeased = %v with an error, want nil", l)
+		}
 	}
 
 	table := testTable(t, db)

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 )
 
@@ -56,24 +55,22 @@ func TestSchemaBadTable(t *testing.T) {
 func TestEnsureSchema(t *testing.T) {
 	db := testDB(t)
 	table := testTable(t, db)
-	ctx := testContext(t)
+	ensureConcurrently(t, db, table)
+	checkColumns(t, db, table)
+}
 
-	var wg sync.WaitGroup
-	errs := make([]error, 8)
-	gate := make(chan struct{})
-	for i := range errs {
-		wg.Go(func() {
-			<-gate
-			errs[i] = EnsureSchema(ctx, db, WithTable(table))
-		})
+// ensureConcurrently runs EnsureSchema on table from many goroutines at
+// once, then once more.
+func ensureConcurrently(t *testing.T, db *sql.DB, table string) {
+	t.Helper()
+	ctx := testContext(t)
+	err := atOnce(8, func(int) error { return EnsureSchema(ctx, db, WithTable(table)) })
+	if err == nil {
+		err = EnsureSchema(ctx, db, WithTable(table))
 	}
-	close(gate)
-	wg.Wait()
-	errs = append(errs, EnsureSchema(ctx, db, WithTable(table)))
-	if err := errors.Join(errs...); err != nil {
+	if err != nil {
 		t.Fatalf("EnsureSchema: %v", err)
 	}
-	checkColumns(t, db, table)
 }
 
 // TestEnsureSchemaDefault runs the package's EnsureSchema, Baidu's DDL
@@ -151,22 +148,7 @@ func TestEnsureSchemaUpgrades(t *testing.T) {
 		t.Fatal(err)
 	}
 	javaID := javaInsert(t, db, table)
-
-	var wg sync.WaitGroup
-	errs := make([]error, 8)
-	gate := make(chan struct{})
-	for i := range errs {
-		wg.Go(func() {
-			<-gate
-			errs[i] = EnsureSchema(ctx, db, WithTable(table))
-		})
-	}
-	close(gate)
-	wg.Wait()
-	errs = append(errs, EnsureSchema(ctx, db, WithTable(table)))
-	if err := errors.Join(errs...); err != nil {
-		t.Fatalf("EnsureSchema: %v", err)
-	}
+	ensureConcurrently(t, db, table)
 	checkColumns(t, db, table)
 
 	var leased int

@@ -72,6 +72,18 @@ func TestPlanText(t *testing.T) {
 		{"more years than dates", []string{"plan", "-time-bits", "45", "-worker-bits", "5", "-seq-bits", "13"}, []string{
 			"run out beyond year 9999\n",
 		}},
+		// Leased IDs need worker bits for the processes alive at once, and
+		// -fit gives the rest to the sequence.
+		{"fit", []string{"plan", "-fit", "-peak-workers", "500", "-years", "30", "-epoch", "2026-01-01", "-from", "2026-07-01"}, []string{
+			// 30 years is 2^29.8 s; 500 IDs need 9 bits; 63-30-9 = 24.
+			"layout                 1+30+9+24 bits (sign+time+worker+sequence) from 2026-01-01 00:00:00 UTC\n",
+			"  leased IDs           500 processes alive at once fit, however often they restart (-lease)\n",
+		}},
+		{"fit exactly", []string{"plan", "-fit", "-peak-workers", "511", "-years", "34"}, []string{"1+30+9+24 bits"}},
+		{"fit one more", []string{"plan", "-fit", "-peak-workers", "512", "-years", "34.1"}, []string{"1+31+10+22 bits"}},
+		{"too many peak workers", append(baidusLayout, "-peak-workers", "3000000"), []string{
+			"3,000,000 processes alive at once need 22 worker bits (-lease)\n",
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -90,6 +102,10 @@ func TestPlanText(t *testing.T) {
 
 func TestPlanBadCalls(t *testing.T) {
 	testBadCalls(t, []badCall{
+		{[]string{"plan", "-fit", "-peak-workers", "500"}, "-fit needs -peak-workers 1 or more and -years above 0, not 500 and 0"},
+		{[]string{"plan", "-fit", "-years", "30", "-peak-workers", "5", "-seq-bits", "20"}, "-fit chooses the bits"},
+		{[]string{"plan", "-fit", "-years", "1e12", "-peak-workers", "1000000"}, "leave no sequence bit"},
+		{[]string{"plan", "-peak-workers", "-1"}, "-peak-workers -1: must be 0 or more"},
 		{[]string{"plan", "-qps", "-5"}, "-qps -5: must be 0 or more"},
 		{[]string{"plan", "-qps", "lots"}, `invalid value "lots" for flag -qps`},
 		{[]string{"plan", "-restarts-per-day", "-1"}, "-restarts-per-day -1: must be 0 or more"},
@@ -97,46 +113,6 @@ func TestPlanBadCalls(t *testing.T) {
 		{[]string{"plan", "-epoch", "soon"}, `-epoch "soon" is neither`},
 		{[]string{"plan", "-from", "tomorrow"}, `-from "tomorrow" is neither`},
 		{[]string{"plan", "30"}, `unexpected argument "30"`},
-	})
-}
-
-// TestPlanLeased sizes worker bits to the processes alive at once, and
-// -fit gives the rest to the sequence.
-func TestPlanLeased(t *testing.T) {
-	tests := []struct {
-		name string
-		args []string
-		want []string
-	}{
-		{"fit", []string{"plan", "-fit", "-peak-workers", "500", "-years", "30", "-epoch", "2026-01-01", "-from", "2026-07-01"}, []string{
-			// 30 years is 2^29.8 s; 500 IDs need 9 bits; 63-30-9 = 24.
-			"layout                 1+30+9+24 bits (sign+time+worker+sequence) from 2026-01-01 00:00:00 UTC\n",
-			"  leased IDs           500 processes alive at once fit, however often they restart (-lease)\n",
-		}},
-		{"fit exactly", []string{"plan", "-fit", "-peak-workers", "511", "-years", "34"}, []string{"1+30+9+24 bits"}},
-		{"one more", []string{"plan", "-fit", "-peak-workers", "512", "-years", "34.1"}, []string{"1+31+10+22 bits"}},
-		{"too many", append(baidusLayout, "-peak-workers", "3000000"), []string{
-			"3,000,000 processes alive at once need 22 worker bits (-lease)\n",
-		}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			code, out, stderr := uidgen(t, tt.args...)
-			if code != 0 {
-				t.Fatalf("exit %d: %s", code, stderr)
-			}
-			for _, w := range tt.want {
-				if !strings.Contains(out, w) {
-					t.Errorf("output lacks %q:\n%s", w, out)
-				}
-			}
-		})
-	}
-	testBadCalls(t, []badCall{
-		{[]string{"plan", "-fit", "-peak-workers", "500"}, "-fit needs -peak-workers 1 or more and -years above 0, not 500 and 0"},
-		{[]string{"plan", "-fit", "-years", "30", "-peak-workers", "5", "-seq-bits", "20"}, "-fit chooses the bits"},
-		{[]string{"plan", "-fit", "-years", "1e12", "-peak-workers", "1000000"}, "leave no sequence bit"},
-		{[]string{"plan", "-peak-workers", "-1"}, "-peak-workers -1: must be 0 or more"},
 	})
 }
 
