@@ -114,17 +114,25 @@ func (l *Leased) LeaseWorkerID(ctx context.Context, maxWorkerID int64) (uidgen.L
 	if maxWorkerID < 1 {
 		return nil, fmt.Errorf("worker: lease a worker ID from %s: %w: %d, want 1 or more", l.table, ErrMaxWorkerID, maxWorkerID)
 	}
-	now := l.now()
-	n, err := l.host.describe(now)
+	n, err := l.host.describe(l.now())
 	if err != nil {
 		return nil, fmt.Errorf("worker: describe this process: %w", err)
 	}
 	op := "lease a worker ID from " + l.table
+	var held *heldIDs // once every ID was found held
+	failed := func(err error) error {
+		if held != nil && ctx.Err() != nil {
+			return fmt.Errorf("worker: %s: %w: all %d IDs from 1 to %d are held (%d leased, %d disposable) and none came free: %w",
+				op, ErrNoFreeID, maxWorkerID, maxWorkerID, maxWorkerID-held.disposable, held.disposable, ctx.Err())
+		}
+		return fail(ctx, op, err)
+	}
 	for {
+		now := l.now() // a lease waited for starts from the time it is taken
 		s, found, err := l.take(ctx, n, now, maxWorkerID)
 		switch {
 		case err != nil:
-			return nil, fail(ctx, op, err)
+			return nil, failed(err)
 		case s != nil:
 			l.started(ctx, s, n)
 			return s, nil
@@ -137,15 +145,15 @@ func (l *Leased) LeaseWorkerID(ctx context.Context, maxWorkerID int64) (uidgen.L
 		case errors.As(err, &me) && me.Number == errDupEntry:
 			continue // another process took that ID first
 		case err != nil:
-			return nil, fail(ctx, op, err)
+			return nil, failed(err)
 		case s != nil:
 			l.started(ctx, s, n)
 			return s, nil
 		}
+		held = &full
 		select {
 		case <-ctx.Done():
-			return nil, fmt.Errorf("worker: %s: %w: all %d IDs from 1 to %d are held (%d leased, %d disposable) and none came free: %w",
-				op, ErrNoFreeID, maxWorkerID, maxWorkerID, maxWorkerID-full.disposable, full.disposable, ctx.Err())
+			return nil, failed(ctx.Err())
 		case <-time.After(l.poll):
 		}
 	}
