@@ -37,8 +37,10 @@ const retryDelay = time.Second
 
 // dbNowMillis is the database server's clock in Unix milliseconds. Leases
 // expire by this clock alone, so holders whose clocks disagree still agree
-// on which leases have expired. UNIX_TIMESTAMP counts from the epoch in UTC
-// whatever the session's time zone.
+// on which leases have expired. UNIX_TIMESTAMP counts from the epoch in UTC;
+// only in a session time zone with daylight saving time is NOW(3) ambiguous,
+// in the hour repeated each autumn, which can misjudge expiry by that hour:
+// a lease taken early costs its holder the lease, never a second twice.
 const dbNowMillis = "CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED)"
 
 // Leased is a uidgen.Leaser: it lends each process a worker ID from the
