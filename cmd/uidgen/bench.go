@@ -67,7 +67,7 @@ var contenders = []contender{
 			return benchee{}, err
 		}
 		return benchee{next: g.NextID, nextFor: g.NextIDFor, parse: g.Parse,
-			ahead: func() int64 { return 0 }, close: func() error { return nil }}, nil
+			ahead: func() int64 { return 0 }, close: g.Close}, nil
 	}},
 }
 
