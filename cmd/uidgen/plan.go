@@ -8,7 +8,6 @@ import (
 	"math"
 	mathbits "math/bits"
 	"strconv"
-	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -27,6 +26,12 @@ var lastDate = time.Date(9999, time.December, 31, 23, 59, 59, 0, time.UTC)
 // through the cached generator, and how many restarts its worker bits
 // allow. Its JSON form is `uidgen plan -json`: fields are only ever added.
 type layoutPlan struct {
+	// GeneBits and UsedBits are the gene field's width and the bits below
+	// the always-zero ones: every ID is below 2^UsedBits, exact as a
+	// JavaScript number when UsedBits is 53 or less.
+	GeneBits int `json:"geneBits"`
+	UsedBits int `json:"usedBits"`
+
 	TimeBits   int       `json:"timeBits"`
 	WorkerBits int       `json:"workerBits"`
 	SeqBits    int       `json:"seqBits"`
@@ -77,7 +82,7 @@ type layoutPlan struct {
 
 func runPlan(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("plan",
-		"plan [-time-bits T -worker-bits W -seq-bits S | -fit -years Y] [-epoch DATE] [-qps Q] [-restarts-per-day R] [-peak-workers N] [-from DATE] [-json]",
+		"plan [-time-bits T -worker-bits W -seq-bits S | -fit -years Y [-max-bits B]] [-gene-bits G] [-epoch DATE] [-qps Q] [-restarts-per-day R] [-peak-workers N] [-from DATE] [-json]",
 		"uidgen plan -time-bits 29 -worker-bits 21 -seq-bits 13 -epoch 2026-01-01 -qps 100000 -restarts-per-day 500",
 		stderr)
 	var layout layoutFlags
@@ -87,6 +92,7 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	peak := fs.Int64("peak-workers", 0, "most processes alive at once, with leased worker IDs (-lease), which come back")
 	fit := fs.Bool("fit", false, "plan the layout with the most sequence bits whose worker bits hold -peak-workers\nand whose time bits last -years from the epoch")
 	lifetime := fs.Float64("years", 0, "with -fit: how many years from the epoch the layout must last")
+	maxBits := fs.Int("max-bits", 63, "with -fit: bits the IDs may use below the sign; 53 keeps every ID exact as a JavaScript number")
 	from := fs.String("from", "", "date to count years left from, as YYYY-MM-DD or RFC 3339 (default now)")
 	asJSON := fs.Bool("json", false, "print the plan as one JSON object")
 	if err := parseFlags(fs, args); err != nil {
@@ -106,18 +112,20 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	}
 	if *fit {
 		set := false
-		fs.Visit(func(f *flag.Flag) { set = set || strings.HasSuffix(f.Name, "-bits") })
+		fs.Visit(func(f *flag.Flag) {
+			set = set || f.Name == "time-bits" || f.Name == "worker-bits" || f.Name == "seq-bits"
+		})
 		if set {
 			return fmt.Errorf("%w: -fit chooses the bits: give -peak-workers and -years, not -time-bits, -worker-bits or -seq-bits", errUsage)
 		}
 		var err error
-		if layout.timeBits, layout.workerBits, layout.seqBits, err = fitLayout(*peak, *lifetime); err != nil {
+		if layout.timeBits, layout.workerBits, layout.seqBits, err = fitLayout(*peak, *lifetime, layout.geneBits, *maxBits); err != nil {
 			return err
 		}
 	}
-	alloc, err := bits.New(layout.timeBits, layout.workerBits, layout.seqBits)
+	alloc, err := bits.NewGene(layout.timeBits, layout.workerBits, layout.seqBits, layout.geneBits)
 	if err != nil {
-		return fmt.Errorf("%w: %v", errUsage, err)
+		return callerError{err}
 	}
 	epoch, err := parseEpoch(layout.epoch)
 	if err != nil {
@@ -140,18 +148,21 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 }
 
 // fitLayout returns the widths with the most sequence bits whose worker bits
-// hold peak live processes (leased IDs 1..peak) and whose time bits last
-// years from the epoch.
-func fitLayout(peak int64, years float64) (timeBits, workerBits, seqBits int, err error) {
+// hold peak live processes (leased IDs 1..peak), whose time bits last years
+// from the epoch, and which with geneBits use at most maxBits bits.
+func fitLayout(peak int64, years float64, geneBits, maxBits int) (timeBits, workerBits, seqBits int, err error) {
 	if peak < 1 || !(years > 0) || math.IsInf(years, 0) {
 		return 0, 0, 0, fmt.Errorf("%w: -fit needs -peak-workers 1 or more and -years above 0, not %d and %v", errUsage, peak, years)
 	}
+	if maxBits < 3 || maxBits > bits.TotalBits-bits.SignBits {
+		return 0, 0, 0, fmt.Errorf("%w: -max-bits %d: want 3 to %d", errUsage, maxBits, bits.TotalBits-bits.SignBits)
+	}
 	workerBits = mathbits.Len64(uint64(peak))
 	timeBits = max(1, int(math.Ceil(math.Log2(years*secondsPerYear))))
-	seqBits = 63 - timeBits - workerBits
+	seqBits = maxBits - timeBits - workerBits - geneBits
 	if seqBits < 1 {
-		return 0, 0, 0, fmt.Errorf("%w: -fit: %d peak workers need %d worker bits and %v years %d time bits, which leave no sequence bit of 63",
-			errUsage, peak, workerBits, years, timeBits)
+		return 0, 0, 0, fmt.Errorf("%w: -fit: %d peak workers need %d worker bits, %v years %d time bits, and %d gene bits, which leave no sequence bit of %d",
+			errUsage, peak, workerBits, years, timeBits, geneBits, maxBits)
 	}
 	return timeBits, workerBits, seqBits, nil
 }
@@ -161,6 +172,7 @@ func fitLayout(peak int64, years float64) (timeBits, workerBits, seqBits int, er
 func makePlan(alloc *bits.Allocator, epoch, from time.Time, qps, restarts float64) layoutPlan {
 	span := float64(alloc.MaxDeltaSeconds()) + 1
 	p := layoutPlan{
+		GeneBits: alloc.GeneBits(), UsedBits: alloc.UsedBits(),
 		TimeBits: alloc.TimeBits(), WorkerBits: alloc.WorkerBits(), SeqBits: alloc.SeqBits(),
 		Epoch: epoch.UTC(), From: from.UTC(),
 		IDsPerSecond:   alloc.MaxSequence() + 1,
@@ -198,8 +210,20 @@ func (p *layoutPlan) print(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	day := p.From.Format(time.DateOnly)
 	perSecond := group(p.IDsPerSecond)
-	fmt.Fprintf(tw, "layout\t1+%d+%d+%d bits (sign+time+worker+sequence) from %s\n",
-		p.TimeBits, p.WorkerBits, p.SeqBits, p.Epoch.Format(time.DateTime+" MST"))
+	layout := fmt.Sprintf("1+%d+%d+%d bits (sign+time+worker+sequence)", p.TimeBits, p.WorkerBits, p.SeqBits)
+	if p.GeneBits > 0 {
+		layout = fmt.Sprintf("1+%d+%d+%d+%d bits (sign+time+worker+sequence+gene)", p.TimeBits, p.WorkerBits, p.SeqBits, p.GeneBits)
+	}
+	fmt.Fprintf(tw, "layout\t%s from %s\n", layout, p.Epoch.Format(time.DateTime+" MST"))
+	switch {
+	case p.UsedBits <= 53:
+		fmt.Fprintf(tw, "  %d bits\tevery ID is below 2^%d: exact as a JavaScript number\n", p.UsedBits, p.UsedBits)
+	case p.UsedBits < bits.TotalBits-bits.SignBits:
+		fmt.Fprintf(tw, "  %d bits\tevery ID is below 2^%d; above 2^53 a JavaScript number rounds it\n", p.UsedBits, p.UsedBits)
+	}
+	if p.GeneBits > 0 {
+		fmt.Fprintf(tw, "  gene\tNextIDFor(key) puts key %% %s in the low bits: the key's shard of %s\n", group(1<<p.GeneBits), group(1<<p.GeneBits))
+	}
 	fmt.Fprintf(tw, "IDs per second\t%s per worker in each second of ID time (2^%d)\n", perSecond, p.SeqBits)
 	fmt.Fprintf(tw, "time bits\t2^%d s = %s years, run out %s\n", p.TimeBits, years(p.TimeSpanYears), date(p.RunsOut))
 	if p.YearsLeft <= 0 {

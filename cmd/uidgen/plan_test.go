@@ -21,7 +21,7 @@ func TestPlanJSON(t *testing.T) {
 		t.Fatalf("%v in %s", err, out)
 	}
 	want := map[string]any{
-		"timeBits": 29.0, "workerBits": 21.0, "seqBits": 13.0,
+		"geneBits": 0.0, "usedBits": 63.0, "timeBits": 29.0, "workerBits": 21.0, "seqBits": 13.0,
 		"epoch": "2026-01-01T00:00:00Z", "from": "2026-07-01T00:00:00Z",
 		"idsPerSecond": 8192.0,
 		// 2^29 s = 17.01 years, from 2026-01-01 00:00:00.
@@ -81,6 +81,16 @@ func TestPlanText(t *testing.T) {
 		}},
 		{"fit exactly", []string{"plan", "-fit", "-peak-workers", "511", "-years", "34"}, []string{"1+30+9+24 bits"}},
 		{"fit one more", []string{"plan", "-fit", "-peak-workers", "512", "-years", "34.1"}, []string{"1+31+10+22 bits"}},
+		// The layout the README shows for JavaScript: 53 bits, 255 live
+		// processes, 68 years.
+		{"fit for JavaScript", []string{"plan", "-fit", "-peak-workers", "255", "-years", "68", "-max-bits", "53"}, []string{
+			"1+31+8+14 bits (sign+time+worker+sequence)",
+			"every ID is below 2^53: exact as a JavaScript number\n",
+		}},
+		{"gene", []string{"plan", "-time-bits", "30", "-worker-bits", "10", "-seq-bits", "13", "-gene-bits", "10"}, []string{
+			"1+30+10+13+10 bits (sign+time+worker+sequence+gene)",
+			"NextIDFor(key) puts key % 1,024 in the low bits",
+		}},
 		{"too many peak workers", append(baidusLayout, "-peak-workers", "3000000"), []string{
 			"3,000,000 processes alive at once need 22 worker bits (-lease)\n",
 		}},
@@ -109,7 +119,9 @@ func TestPlanBadCalls(t *testing.T) {
 		{[]string{"plan", "-qps", "-5"}, "-qps -5: must be 0 or more"},
 		{[]string{"plan", "-qps", "lots"}, `invalid value "lots" for flag -qps`},
 		{[]string{"plan", "-restarts-per-day", "-1"}, "-restarts-per-day -1: must be 0 or more"},
-		{[]string{"plan", "-time-bits", "31"}, "must be 64"},
+		{[]string{"plan", "-time-bits", "31"}, "= 65, more than 64"},
+		{[]string{"plan", "-fit", "-years", "30", "-peak-workers", "5", "-max-bits", "70"}, "-max-bits 70: want 3 to 63"},
+		{[]string{"plan", "-fit", "-years", "68", "-peak-workers", "255", "-max-bits", "53", "-gene-bits", "14"}, "and 14 gene bits, which leave no sequence bit of 53"},
 		{[]string{"plan", "-epoch", "soon"}, `-epoch "soon" is neither`},
 		{[]string{"plan", "-from", "tomorrow"}, `-from "tomorrow" is neither`},
 		{[]string{"plan", "30"}, `unexpected argument "30"`},
