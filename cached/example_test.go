@@ -28,14 +28,11 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	p := g.Parse(id)
-	fmt.Println("worker", p.WorkerID, "sequence", p.Sequence)
-	fmt.Println("then", batch[0]-id, batch[1]-id, batch[2]-id, "after it")
-
-	s := g.Stats()
-	fmt.Println("ring of", s.Size, "with", s.Available, "waiting")
+	fmt.Println("worker", g.Parse(id).WorkerID)
+	fmt.Println("increasing:", id < batch[0] && batch[0] < batch[1] && batch[1] < batch[2])
+	fmt.Println("ring of", g.Stats().Size)
 	// Output:
-	// worker 7 sequence 0
-	// then 1 2 3 after it
-	// ring of 65536 with 65532 waiting
+	// worker 7
+	// increasing: true
+	// ring of 65536
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/internal/fakeclock"
 	"github.com/seed4d941b13/uidgen/internal/idcheck"
+	"github.com/seed4d941b13/uidgen/internal/scheme/schemetest"
 	"github.com/seed4d941b13/uidgen/internal/testsize"
 )
 
@@ -41,6 +42,7 @@ func TestNextIDSpreadsOverGenes(t *testing.T) {
 // exact JavaScript number, and the end is the same error as a 64-bit
 // layout's.
 func TestJavaScriptSafeToTheEnd(t *testing.T) {
+	schemetest.WholeSeconds(t)
 	last := time.Now().Add(-time.Hour)
 	epoch := last.Add(-(1<<32 - 3) * time.Second) // 3 seconds of IDs left at the clock's second
 	g := newGenerator(t, Config{

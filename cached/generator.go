@@ -27,6 +27,9 @@ import (
 	"github.com/seed4d941b13/uidgen/ringbuffer"
 )
 
+// DefaultMaxLag is the MaxLag of a Config that leaves it zero.
+const DefaultMaxLag = 2 * time.Second
+
 // DefaultBoostPower is the BoostPower of a Config that leaves it zero: a
 // ring of 8 seconds of IDs, 65,536 slots (1 MiB) with 13 sequence bits.
 const DefaultBoostPower = 3
@@ -38,6 +41,9 @@ var (
 
 	// ErrMaxAhead: Config.MaxAhead is negative.
 	ErrMaxAhead = errors.New("negative MaxAhead")
+
+	// ErrMaxLag: Config.MaxLag is above 0 but below a second.
+	ErrMaxLag = errors.New("MaxLag below a second")
 )
 
 // errNextIDClosed is what NextID returns after Close, made once so that the
@@ -86,6 +92,15 @@ type Config struct {
 	// sustains more than 2^SeqBits IDs a second for long; Stats.HeldBack
 	// says how long takes were held to the clock.
 	MaxAhead time.Duration
+
+	// MaxLag bounds how stale an ID may be: no ID handed out has a second
+	// more than MaxLag (whole seconds, at least one) behind the clock at
+	// the moment of the take. Older ones are thrown away (Stats.Stale),
+	// which costs no time bits: the clock spends those seconds anyway. The
+	// padder wakes once a second to keep it. Zero means DefaultMaxLag; a
+	// negative MaxLag keeps Baidu's behaviour, where an ID waits in the ring
+	// however long takes are slow (hours, at a few IDs a second).
+	MaxLag time.Duration
 
 	// BoostPower sizes the ring: 2^SeqBits << BoostPower slots, that is
 	// 2^BoostPower seconds of IDs. Zero means DefaultBoostPower; it must be
@@ -140,6 +155,7 @@ type Generator struct {
 //   - ErrBoostPower: BoostPower is negative or makes the ring too large;
 //   - ringbuffer.ErrPaddingFactor: PaddingFactor is outside (0, 100);
 //   - ErrMaxAhead: MaxAhead is negative;
+//   - ErrMaxLag: MaxLag is above 0 but below a second;
 //   - padding.ErrInterval: ScheduleInterval is negative;
 //   - the Assigner's own error;
 //   - uidgen.ErrWorkerIDRange: the worker ID is below 0 or above the layout's
@@ -164,8 +180,19 @@ func New(ctx context.Context, cfg Config) (*Generator, error) {
 	if cfg.MaxAhead < 0 {
 		return nil, fmt.Errorf("cached: %w: %v, want 0 (unbounded) or more", ErrMaxAhead, cfg.MaxAhead)
 	}
+	maxLag := cfg.MaxLag
+	if maxLag == 0 {
+		maxLag = DefaultMaxLag
+	}
+	if maxLag > 0 && maxLag < time.Second {
+		return nil, fmt.Errorf("cached: %w: %v, want a second or more, or below 0 for no bound", ErrMaxLag, maxLag)
+	}
 	if cfg.ScheduleInterval < 0 {
 		return nil, fmt.Errorf("cached: %w: ScheduleInterval %v, want 0 (off) or more", padding.ErrInterval, cfg.ScheduleInterval)
+	}
+	interval := cfg.ScheduleInterval
+	if maxLag > 0 && (interval == 0 || interval > time.Second) {
+		interval = time.Second // the floor moves once a second
 	}
 	// The ring checks PaddingFactor before it allocates a slot.
 	ring, err := ringbuffer.New(ringbuffer.Config{
@@ -180,8 +207,8 @@ func New(ctx context.Context, cfg Config) (*Generator, error) {
 	if err := s.Assign(ctx); err != nil {
 		return nil, fmt.Errorf("cached: %w", err)
 	}
-	src := newSeconds(s, cfg.MaxAhead)
-	padder, err := padding.New(padding.Config{Ring: ring, Source: src, Interval: cfg.ScheduleInterval})
+	src := newSeconds(s, ring, cfg.MaxAhead, maxLag)
+	padder, err := padding.New(padding.Config{Ring: ring, Source: src, Interval: interval})
 	if err != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), scheme.ReleaseTimeout)
 		defer cancel()
@@ -299,6 +326,7 @@ type Stats struct {
 	TakesFailed  int64 // takes that returned an error
 	PadRuns      int64 // padder runs: at start, and per wake-up or tick
 	SecondsAhead int64 // seconds the padder has borrowed ahead of the clock
+	Stale        int64 // UIDs thrown away, more than MaxLag behind the clock
 
 	// HeldBack is how long the padder has waited for the clock under
 	// Config.MaxAhead, in all.
@@ -317,6 +345,7 @@ func (g *Generator) Stats() Stats {
 		PutsRejected: rs.PutsRejected,
 		TakesWaited:  rs.TakesWaited,
 		TakesFailed:  rs.TakesFailed,
+		Stale:        rs.Stale,
 		PadRuns:      g.padder.Runs(),
 		SecondsAhead: g.src.ahead(),
 		HeldBack:     time.Duration(g.src.heldBack.Load()),

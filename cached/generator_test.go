@@ -17,6 +17,7 @@ import (
 	"github.com/seed4d941b13/uidgen/internal/fakeclock"
 	"github.com/seed4d941b13/uidgen/internal/idcheck"
 	"github.com/seed4d941b13/uidgen/internal/leak"
+	"github.com/seed4d941b13/uidgen/internal/scheme/schemetest"
 	"github.com/seed4d941b13/uidgen/internal/testsize"
 	"github.com/seed4d941b13/uidgen/padding"
 	"github.com/seed4d941b13/uidgen/ringbuffer"
@@ -195,6 +196,7 @@ func TestClose(t *testing.T) {
 // timeFixture is a generator whose 10 time bits end at second 1023, on a
 // clock that reads the given second.
 func timeFixture(t *testing.T, second int64) (*Generator, *fakeclock.Clock) {
+	schemetest.WholeSeconds(t)
 	clock := fakeclock.New(uidgen.DefaultEpoch.Add(time.Duration(second) * time.Second))
 	g := newGenerator(t, Config{TimeBits: 10, WorkerBits: 40, SeqBits: 13, Clock: clock, BoostPower: 1})
 	return g, clock
@@ -259,6 +261,7 @@ func TestSecondsAhead(t *testing.T) {
 }
 
 func TestStatsAfterNew(t *testing.T) {
+	schemetest.WholeSeconds(t)
 	g := newGenerator(t, Config{Clock: fakeclock.New(uidgen.DefaultEpoch.Add(time.Hour))})
 	want := Stats{Size: 1 << 16, Available: 1 << 16, Tail: 1<<16 - 1, Cursor: -1, PadRuns: 1, SecondsAhead: 7}
 	if s := g.Stats(); s != want {
@@ -287,6 +290,7 @@ func TestMemory(t *testing.T) {
 // TestNeverUIDZero: worker 0 in the epoch's first second would make UID 0
 // at sequence 0; the padder leaves it out of that second.
 func TestNeverUIDZero(t *testing.T) {
+	schemetest.WholeSeconds(t)
 	g := newGenerator(t, Config{Assigner: uidgen.Static(0), Clock: fakeclock.New(uidgen.DefaultEpoch)})
 	ids := make([]int64, 8192)
 	if _, err := g.NextIDs(ids); err != nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/seed4d941b13/uidgen/internal/scheme"
 	"github.com/seed4d941b13/uidgen/padding"
+	"github.com/seed4d941b13/uidgen/ringbuffer"
 )
 
 // reservationRetry is how often the padder looks again at a lease whose
@@ -28,10 +29,28 @@ const reservationRetry = 10 * time.Millisecond
 // none beyond what the lease has reserved: it holds the padder until a
 // renewal reaches the next second, and stops for good once the lease is
 // lost.
+//
+// Two things keep the IDs true to their time at any load. At the start of
+// every fill (Refresh, at least once a second) it raises the ring's floor
+// to the first UID of second now+1-maxLag, so takes throw away IDs that fell
+// further behind the clock. And each second starts at the random sequence
+// scheme.Start picks for the IDs taken in the last second of the clock, so
+// that at a few IDs a second they still spread evenly over id % 2^k.
 type seconds struct {
 	s        *scheme.Scheme
+	ring     *ringbuffer.Ring
 	maxAhead int64   // seconds beyond the clock it may go; -1: unbounded
+	maxLag   int64   // seconds behind the clock an ID may be; -1: unbounded
 	batch    []int64 // one second of IDs; reused, so filling allocates nothing
+
+	// The take rate, in IDs a second of the clock, and the sample it was
+	// measured from; held says the padder waited for the clock during the
+	// sample, when takes wanted more than it gave. Only the padding
+	// goroutine touches them.
+	rate        int64
+	sampleAt    time.Time
+	sampleTaken int64
+	held        bool
 
 	// last is the newest second made, in delta seconds; -1 before the
 	// first. heldSince is when the padder began to wait for the clock,
@@ -45,13 +64,39 @@ type seconds struct {
 	heldBack atomic.Int64 // nanoseconds waited for the clock under maxAhead
 }
 
-func newSeconds(s *scheme.Scheme, maxAhead time.Duration) *seconds {
-	src := &seconds{s: s, maxAhead: -1, batch: make([]int64, s.Bits().MaxSequence()+1), last: -1}
+func newSeconds(s *scheme.Scheme, ring *ringbuffer.Ring, maxAhead, maxLag time.Duration) *seconds {
+	src := &seconds{s: s, ring: ring, maxAhead: -1, maxLag: -1, batch: make([]int64, s.Bits().MaxSequence()+1), last: -1}
 	if maxAhead > 0 {
 		src.maxAhead = int64(maxAhead / time.Second)
 	}
+	if maxLag > 0 {
+		src.maxLag = int64(maxLag / time.Second)
+	}
 	src.lastMade.Store(-1)
 	return src
+}
+
+// Refresh raises the ring's floor to the first UID of second now+1-maxLag,
+// and measures the take rate. The floor is one second ahead of the clock
+// because it stands until the next refresh, up to a second later: no ID
+// taken before then is more than maxLag behind.
+func (src *seconds) Refresh() {
+	now := src.s.Clock().Now()
+	if src.maxLag >= 0 {
+		floor := max(now.Unix()-src.s.TimeOf(0).Unix()+1-src.maxLag, 0)
+		src.ring.SetFloor(src.s.Bits().Allocate(floor, 0, 0))
+	}
+	rs := src.ring.Stats()
+	taken := rs.Cursor + 1 - rs.Stale
+	if elapsed := now.Sub(src.sampleAt); elapsed >= time.Second {
+		// The counters are read one at a time, so a sample may come out
+		// a little short, never below none.
+		src.rate = max(int64(float64(taken-src.sampleTaken)/elapsed.Seconds()), 0)
+		if src.held {
+			src.rate = int64(len(src.batch)) // the takes wanted every sequence
+		}
+		src.sampleAt, src.sampleTaken, src.held = now, taken, false
+	}
 }
 
 // Next returns the next whole second of UIDs if it fits room, and nothing
@@ -87,15 +132,18 @@ func (src *seconds) Next(room int) ([]int64, error) {
 		}
 		return nil, &padding.Hold{Retry: reservationRetry, Why: err}
 	}
-	src.s.Fill(src.batch, src.s.Bits().Allocate(second, src.s.WorkerID(), 0))
+	first := src.s.Start(second, src.rate)
+	batch := src.batch[:int64(len(src.batch))-first]
+	src.s.Fill(batch, src.s.Bits().Allocate(second, src.s.WorkerID(), first))
 	src.last = second
 	src.lastMade.Store(second)
-	return src.batch[src.s.FirstSequence(second):], nil // never UID 0
+	return batch, nil
 }
 
 // holdForClock returns the Hold that waits for the clock to come within
 // maxAhead of second.
 func (src *seconds) holdForClock(second int64) error {
+	src.rate, src.held = int64(len(src.batch)), true // takes want more than the clock gives
 	clock := src.s.Clock().Now()
 	if src.heldSince.IsZero() {
 		src.heldSince = clock

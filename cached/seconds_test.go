@@ -7,6 +7,7 @@ import (
 
 	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/internal/fakeclock"
+	"github.com/seed4d941b13/uidgen/internal/scheme/schemetest"
 )
 
 // perSecond is the IDs a second holds in the small layouts below: 4
@@ -16,6 +17,7 @@ const perSecond = 16
 // smallFixture is a generator of 16 IDs a second and a ring of 2^boost
 // seconds, worker 5, on a stopped clock that reads the given second.
 func smallFixture(t *testing.T, second int64, boost int) (*Generator, *fakeclock.Clock) {
+	schemetest.WholeSeconds(t)
 	clock := fakeclock.New(uidgen.DefaultEpoch.Add(time.Duration(second) * time.Second))
 	g := newGenerator(t, Config{TimeBits: 30, WorkerBits: 29, SeqBits: 4, Clock: clock, BoostPower: boost, Assigner: uidgen.Static(5)})
 	return g, clock

@@ -20,6 +20,7 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
+	var last int64
 	for range 3 {
 		uid, err := g.NextID()
 		if err != nil {
@@ -27,10 +28,11 @@ func Example() {
 			return
 		}
 		id := g.Parse(uid)
-		fmt.Println(uid, id.Time.UTC().Format(time.DateTime), id.WorkerID, id.Sequence)
+		fmt.Println(id.Time.UTC().Format("2006-01-02 15:04"), "worker", id.WorkerID, "increasing:", uid > last)
+		last = uid
 	}
 	// Output:
-	// 512360392635531264 2026-11-22 08:30:00 42 0
-	// 512360392635531265 2026-11-22 08:30:00 42 1
-	// 512360392635531266 2026-11-22 08:30:00 42 2
+	// 2026-11-22 08:30 worker 42 increasing: true
+	// 2026-11-22 08:30 worker 42 increasing: true
+	// 2026-11-22 08:30 worker 42 increasing: true
 }

@@ -4,6 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seed4d941b13/uidgen/internal/scheme/schemetest"
+
 	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/defaultgen"
 	"github.com/seed4d941b13/uidgen/internal/fakeclock"
@@ -24,6 +26,7 @@ func TestNextIDFor(t *testing.T) {
 // exact JavaScript number, and the end is the same error as a 64-bit
 // layout's.
 func TestJavaScriptSafeToTheEnd(t *testing.T) {
+	schemetest.WholeSeconds(t)
 	last := start
 	epoch := last.Add(-(1<<32 - 3) * time.Second) // 3 seconds of IDs left at the clock's second
 	g := newGen(t, defaultgen.Config{

@@ -39,6 +39,7 @@ type Generator struct {
 	mu     sync.Mutex
 	last   int64 // guarded by mu: delta second of the last UID handed out
 	seq    int64 // guarded by mu: sequence of the last UID within last
+	count  int64 // guarded by mu: UIDs handed out in second last
 	closed bool  // guarded by mu: set by Close
 }
 
@@ -122,7 +123,14 @@ func (g *Generator) next() (int64, error) {
 			if err := g.reserve(now); err != nil {
 				return 0, err
 			}
-			g.last, g.seq = now, g.s.FirstSequence(now)
+			// Start the second at a random sequence, so that at a few IDs
+			// a second they spread evenly over id % 2^k; a second spent to
+			// its end says the load wants every sequence.
+			rate := g.count
+			if g.seq == g.s.Bits().MaxSequence() && g.count > 0 {
+				rate = g.s.Bits().MaxSequence() + 1
+			}
+			g.last, g.seq, g.count = now, g.s.Start(now, rate), 0
 		case g.seq < g.s.Bits().MaxSequence():
 			// The same second, or a clock stepped back: borrow the last
 			// second while it has sequence left.
@@ -133,6 +141,7 @@ func (g *Generator) next() (int64, error) {
 			}
 			continue
 		}
+		g.count++
 		return g.s.Bits().Allocate(g.last, g.s.WorkerID(), g.seq), nil
 	}
 }

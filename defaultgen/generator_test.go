@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seed4d941b13/uidgen/internal/scheme/schemetest"
+
 	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/bits"
 	"github.com/seed4d941b13/uidgen/defaultgen"
@@ -69,6 +71,7 @@ func TestBaiduDefaultUidGenerator(t *testing.T) {
 }
 
 func TestSpentSequenceSleepsToTheNextSecond(t *testing.T) {
+	schemetest.WholeSeconds(t)
 	clock := fakeclock.New(start)
 	g := newGen(t, defaultgen.Config{TimeBits: 40, WorkerBits: 15, SeqBits: 8, Clock: clock})
 	var last int64
@@ -100,6 +103,7 @@ func TestSpentSequenceSleepsToTheNextSecond(t *testing.T) {
 }
 
 func TestClockSteppedBackAFewSeconds(t *testing.T) {
+	schemetest.WholeSeconds(t)
 	clock := fakeclock.New(start)
 	g := newGen(t, defaultgen.Config{TimeBits: 40, WorkerBits: 15, SeqBits: 8, Clock: clock})
 	next := func() (int64, error) {
@@ -122,6 +126,7 @@ func TestClockSteppedBackAFewSeconds(t *testing.T) {
 }
 
 func TestClockSteppedBackAnHour(t *testing.T) {
+	schemetest.WholeSeconds(t)
 	clock := fakeclock.New(start)
 	g := newGen(t, defaultgen.Config{TimeBits: 40, WorkerBits: 15, SeqBits: 8, Clock: clock})
 	first, err := g.NextID()
@@ -154,6 +159,7 @@ func TestClockSteppedBackAnHour(t *testing.T) {
 }
 
 func TestTimeBitsExhaustedNeverWraps(t *testing.T) {
+	schemetest.WholeSeconds(t)
 	// 8 time bits: 255 seconds after the epoch is the last.
 	epoch := start.Truncate(time.Second).Add(-255 * time.Second)
 	clock := fakeclock.New(start)
@@ -250,6 +256,7 @@ func TestDefaults(t *testing.T) {
 }
 
 func TestParseUIDIsBaidusString(t *testing.T) {
+	schemetest.WholeSeconds(t)
 	clock := fakeclock.New(time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC))
 	g := newGen(t, defaultgen.Config{Clock: clock})
 	g.NextID()
@@ -272,6 +279,7 @@ func TestParseUIDIsBaidusString(t *testing.T) {
 // TestNeverUIDZero: worker 0 in the epoch's first second would make UID 0
 // at sequence 0; that one UID is skipped, in that second only.
 func TestNeverUIDZero(t *testing.T) {
+	schemetest.WholeSeconds(t)
 	clock := fakeclock.New(uidgen.DefaultEpoch)
 	g := newGen(t, defaultgen.Config{Assigner: uidgen.Static(0), Clock: clock, TimeBits: 40, WorkerBits: 15, SeqBits: 8})
 	ids, err := idcheck.Collect(1, 255+256, g.NextID)

@@ -8,6 +8,8 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/seed4d941b13/uidgen/internal/scheme/schemetest"
+
 	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/defaultgen"
 	"github.com/seed4d941b13/uidgen/internal/fakeclock"
@@ -19,6 +21,7 @@ import (
 // waits at most MaxClockWait for a renewal, and gives the ID back on Close
 // with the last second it used.
 func TestLeasedWorkerID(t *testing.T) {
+	schemetest.WholeSeconds(t)
 	synctest.Test(t, func(t *testing.T) {
 		clock := fakeclock.New(start)
 		now := start.Unix()

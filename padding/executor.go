@@ -64,6 +64,14 @@ type Source interface {
 	Next(room int) ([]int64, error)
 }
 
+// Refresher is a Source that wants a word at the start of every fill, before
+// the executor looks at the ring's room: the cached generator's source
+// raises the ring's floor there, so that stale values make room.
+type Refresher interface {
+	Source
+	Refresh()
+}
+
 // Config says what an Executor fills, from where, and how often.
 type Config struct {
 	// Ring is the ring to fill. Required. The Executor is its only
@@ -86,7 +94,12 @@ type Executor struct {
 
 	runs atomic.Int64 // fills so far; written only by the filling goroutine
 
-	retry *time.Timer // runs while a Hold waits; only the filling goroutine touches it
+	// retry runs while a Hold waits, and holding says one does: wake-ups
+	// are left unanswered, and the ring's wake-up flag up, so that takes
+	// do not wake the executor for nothing until the retry. Only the
+	// filling goroutine touches them.
+	retry   *time.Timer
+	holding bool
 
 	stop      chan struct{} // closed by Close
 	done      chan struct{} // closed when run returns
@@ -140,8 +153,12 @@ func (e *Executor) run(tick <-chan time.Time, ticker *time.Ticker) {
 		case <-e.stop:
 			return
 		case <-e.ring.Wakeups():
+			if e.holding {
+				continue
+			}
 		case <-tick:
 		case <-e.retry.C:
+			e.holding = false
 		}
 		e.ring.Rearm() // before fill reads Free: a later ask is not lost
 		if err := e.fill(); err != nil {
@@ -156,6 +173,9 @@ func (e *Executor) run(tick <-chan time.Time, ticker *time.Ticker) {
 // schedules a retry for.
 func (e *Executor) fill() error {
 	e.runs.Add(1)
+	if r, ok := e.src.(Refresher); ok {
+		r.Refresh()
+	}
 	for {
 		select {
 		case <-e.stop:
@@ -171,6 +191,7 @@ func (e *Executor) fill() error {
 			}
 			e.ring.Hold(until, h.Why)
 			e.retry.Reset(h.Retry)
+			e.holding = true
 			return nil
 		}
 		if err != nil || len(batch) == 0 {

@@ -28,5 +28,5 @@ func Example() {
 	// put 4
 	// took 101 [102 103 104]
 	// empty: true
-	// {Size:4 Available:0 Tail:3 Cursor:3 PutsRejected:1 TakesWaited:0 TakesFailed:1}
+	// {Size:4 Available:0 Tail:3 Cursor:3 PutsRejected:1 TakesWaited:0 TakesFailed:1 Stale:0}
 }

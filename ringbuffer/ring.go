@@ -41,6 +41,18 @@
 // slot as free at once, so the producer can overwrite it before it is
 // read), or when Put stores tail before the values.
 //
+// # Stale values
+//
+// A producer that puts values in increasing order may raise a floor
+// (SetFloor): values below it are stale and never handed out. A take checks
+// the first value it read against the floor before its claim; if it is
+// below, the take claims the whole stale run at the head of the ring with one
+// CAS from c to the last stale sequence, and drops it (dropStale): step 2
+// (Read) and step 3 (Claim) as above, with a bisection for n, so the proof
+// holds for the drop as for a take, and a value is taken once or dropped
+// once, never both. TestStress's floor cases fail when a take skips the
+// floor check, or a drop claims one value more than the stale run.
+//
 // Consumers never write a slot: a claimed slot has already been read, so the
 // cursor alone says which slots the producer may fill, and no per-slot state
 // is handed back. Handing it back, as Baidu's flags do, costs every take a
@@ -73,6 +85,7 @@ package ringbuffer
 import (
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
 	"sync/atomic"
 	"time"
@@ -164,6 +177,11 @@ type Ring struct {
 	rejectedTake TakePolicy
 	wakeups      chan struct{} // capacity 1
 
+	// floor is written by the producer's SetFloor, about once a second, and
+	// read by every take: it shares the line of the fields above, which
+	// every take reads too. Values below it are stale.
+	floor atomic.Int64
+
 	_ cpu.CacheLinePad
 
 	// tail is written only by the producer, in Put, after it has written
@@ -198,6 +216,7 @@ type Ring struct {
 	putsRejected atomic.Int64
 	takesWaited  atomic.Int64
 	takesFailed  atomic.Int64
+	stale        atomic.Int64
 
 	_ cpu.CacheLinePad
 }
@@ -231,6 +250,7 @@ func New(cfg Config) (*Ring, error) {
 	}
 	r.tail.Store(-1)
 	r.cursor.Store(-1)
+	r.floor.Store(math.MinInt64)
 	return r, nil
 }
 
@@ -343,7 +363,7 @@ func (r *Ring) Take() (int64, error) {
 	// the way. t-c > threshold >= 0 also proves the ring not empty.
 	if c, t := r.cursor.Load(), r.tail.Load(); t-c > r.threshold {
 		uid := r.slots[(c+1)&r.mask].uid.Load() // read before the claim
-		if r.cursor.CompareAndSwap(c, c+1) {
+		if uid >= r.floor.Load() && r.cursor.CompareAndSwap(c, c+1) {
 			return uid, nil
 		}
 	}
@@ -394,6 +414,10 @@ func (r *Ring) claim(dst []int64) (n int64) {
 		if n <= 0 {
 			return 0
 		}
+		if floor := r.floor.Load(); r.slots[(c+1)&r.mask].uid.Load() < floor {
+			r.dropStale(floor)
+			continue
+		}
 		for i := range n {
 			dst[i] = r.slots[(c+1+i)&r.mask].uid.Load()
 		}
@@ -405,6 +429,52 @@ func (r *Ring) claim(dst []int64) (n int64) {
 				r.wake()
 			}
 			return n
+		}
+	}
+}
+
+// SetFloor makes the values below floor stale: no take returns one, and the
+// first take to meet them, or SetFloor itself, claims them all as one run
+// and drops them (counted in Stats.Stale). It is how the cached generator
+// throws away IDs whose second has fallen too far behind the clock. The
+// values must be put in increasing order, so that the stale ones are always
+// a run at the head of the ring.
+//
+// Only the producer calls SetFloor.
+func (r *Ring) SetFloor(floor int64) {
+	r.floor.Store(floor)
+	r.dropStale(floor)
+}
+
+// dropStale claims the values below floor at the head of the ring, which
+// increasing order keeps together, and drops them. It finds the first value
+// at or above floor by bisecting slots cursor+1..tail, reading before it
+// claims as a take does: a CAS that succeeds proves the cursor stayed put,
+// so by Room and Publish what it read were the values put there, and no one
+// else claimed them. The loop is lock-free: a CAS fails only because
+// another claim succeeded.
+func (r *Ring) dropStale(floor int64) {
+	for {
+		c := r.cursor.Load()
+		t := r.tail.Load()
+		lo, hi := c+1, t+1 // the first fresh sequence lies in [lo, hi]
+		for lo < hi {
+			mid := lo + (hi-lo)/2
+			if r.slots[mid&r.mask].uid.Load() < floor {
+				lo = mid + 1
+			} else {
+				hi = mid
+			}
+		}
+		if lo == c+1 {
+			return // the head is fresh, or the ring empty
+		}
+		if r.cursor.CompareAndSwap(c, lo-1) {
+			r.stale.Add(lo - 1 - c)
+			if t-(lo-1) < r.threshold {
+				r.wake()
+			}
+			return
 		}
 	}
 }
@@ -431,20 +501,20 @@ func (r *Ring) claimWaiting(dst []int64) (n int64, err error) {
 			r.takesFailed.Add(1)
 			return 0, fmt.Errorf("%w: %w", ErrEmpty, *sealed)
 		}
-		r.wake()
 		h := r.held.Load()
 		if h != nil && h.until.After(since) {
 			since = h.until // a hold announced is not a stall
 		}
 		if wait := time.Until(since); wait > 0 {
-			// The producer said when it puts again: sleep, in steps short
-			// enough to see a Put that comes sooner.
+			// The producer said when it puts again, and wakes itself then:
+			// sleep, in steps short enough to see a Put that comes sooner.
 			time.Sleep(min(wait, holdStep))
 			if n = r.claim(dst); n > 0 {
 				break
 			}
 			continue
 		}
+		r.wake()
 		if err := r.rejectedTake(time.Since(since)); err != nil {
 			r.takesFailed.Add(1)
 			if h != nil && h.why != nil {
@@ -469,6 +539,7 @@ type Stats struct {
 	PutsRejected int64 // values Put could not place, dropped
 	TakesWaited  int64 // takes that found the ring empty, waited and succeeded
 	TakesFailed  int64 // takes that returned an error
+	Stale        int64 // values dropped below the floor, never handed out
 }
 
 // Stats returns a snapshot of r's counters. The fields are read one by one
@@ -485,5 +556,6 @@ func (r *Ring) Stats() Stats {
 		PutsRejected: r.putsRejected.Load(),
 		TakesWaited:  r.takesWaited.Load(),
 		TakesFailed:  r.takesFailed.Load(),
+		Stale:        r.stale.Load(),
 	}
 }

@@ -286,7 +286,12 @@ func TestStress(t *testing.T) {
 				name = "TakeN"
 			}
 			t.Run(fmt.Sprintf("%s/size%d", name, size), func(t *testing.T) {
-				stress(t, size, 8, total, batch)
+				stress(t, size, 8, total, batch, 0)
+			})
+			// The producer raises the floor as it goes, so that takes meet
+			// stale values and drop them while the others take.
+			t.Run(fmt.Sprintf("%s/size%d/floor", name, size), func(t *testing.T) {
+				stress(t, size, 8, total, batch, int64(size)/2)
 			})
 		}
 	}
@@ -296,8 +301,11 @@ var errDone = errors.New("producer done")
 
 // stress checks each value as it is taken, not only at the end: a broken
 // take can also leave the ring in a state where the producer and consumers
-// wait on each other, and the test must fail then, not hang.
-func stress(t *testing.T, size, consumers, total int, batch bool) {
+// wait on each other, and the test must fail then, not hang. With floorLag
+// above 0, the producer keeps the floor floorLag below what it puts: every
+// value is then taken once or dropped as stale, never both, and none taken
+// was below the floor when its take began.
+func stress(t *testing.T, size, consumers, total int, batch bool, floorLag int64) {
 	seen := make([]atomic.Bool, total+1)
 	var stop atomic.Bool
 	fail := func(format string, args ...any) {
@@ -321,6 +329,7 @@ func stress(t *testing.T, size, consumers, total int, batch bool) {
 			for {
 				var n int
 				var err error
+				floor := r.floor.Load()
 				if batch {
 					n, err = r.TakeN(dst)
 				} else {
@@ -337,6 +346,10 @@ func stress(t *testing.T, size, consumers, total int, batch bool) {
 				for _, v := range dst[:n] {
 					if v < 1 || v > int64(total) {
 						fail("consumer %d took %d, never put", i, v)
+						return
+					}
+					if v < floor {
+						fail("consumer %d took %d, below the floor %d", i, v, floor)
 						return
 					}
 					if seen[v].Swap(true) {
@@ -360,6 +373,9 @@ func stress(t *testing.T, size, consumers, total int, batch bool) {
 				runtime.Gosched()
 			}
 		}
+		if floorLag > 0 && rnd.IntN(4) == 0 {
+			r.SetFloor(next - floorLag)
+		}
 	}
 	r.Seal(errDone)
 	wg.Wait()
@@ -374,12 +390,23 @@ func stress(t *testing.T, size, consumers, total int, batch bool) {
 			}
 		}
 	}
-	for v := 1; v <= total; v++ {
-		if !seen[v].Load() {
-			t.Fatalf("value %d put, never taken", v)
-		}
-	}
 	s := r.Stats()
+	unseen := int64(0)
+	for v := 1; v <= total; v++ {
+		if seen[v].Load() {
+			continue
+		}
+		if int64(v) >= r.floor.Load() {
+			t.Fatalf("value %d put, never taken, and not below the floor %d", v, r.floor.Load())
+		}
+		unseen++
+	}
+	if unseen != s.Stale {
+		t.Fatalf("%d values never taken, %d dropped as stale: a take claimed values it lost, or a drop counted taken ones", unseen, s.Stale)
+	}
+	if floorLag > 0 && s.Stale == 0 {
+		t.Fatalf("Stats = %+v: the floor dropped nothing, so the test tested nothing", s)
+	}
 	if s.Tail != int64(total-1) || s.Cursor != s.Tail || s.TakesFailed != int64(consumers) {
 		t.Fatalf("Stats = %+v; want tail and cursor %d, one failed take per consumer", s, total-1)
 	}

@@ -152,9 +152,8 @@ func CheckKeys(t testing.TB, p Parser, perGoroutine [][]int64, key func(g, i int
 }
 
 // CheckSpread fails t unless ids spread evenly over the 2^k residues of
-// id % 2^k: at least 7/8 of them occur, and none more than 3 times the mean.
-// For 1,024 residues that is at least 896 seen and none above 3 times the
-// mean: a shard router sends no shard three times its share.
+// id % 2^k: at least 900 in 1,024 of them occur, and none more than 3 times
+// the mean: a shard router sends no shard three times its share.
 func CheckSpread(t testing.TB, ids []int64, k int) {
 	t.Helper()
 	counts := make([]int, 1<<k)
@@ -169,8 +168,8 @@ func CheckSpread(t testing.TB, ids []int64, k int) {
 		most = max(most, n)
 	}
 	mean := float64(len(ids)) / float64(len(counts))
-	if seen < len(counts)*7/8 || float64(most) > 3*max(mean, 1) {
+	if want := (len(counts)*900 + 1023) / 1024; seen < want || float64(most) > 3*max(mean, 1) {
 		t.Fatalf("%d IDs over id %% 2^%d: %d of %d residues seen (want at least %d), the most on one %d (want at most 3 times the mean %.1f)",
-			len(ids), k, seen, len(counts), len(counts)*7/8, most, mean)
+			len(ids), k, seen, len(counts), want, most, mean)
 	}
 }

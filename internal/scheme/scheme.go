@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"time"
 
 	"github.com/seed4d941b13/uidgen"
@@ -163,8 +164,8 @@ func (s *Scheme) Unreserved(delta int64) error {
 	if err := s.lease.Err(); err != nil {
 		return fmt.Errorf("worker ID %d: %w", s.workerID, err)
 	}
-	return fmt.Errorf("the reservation of worker ID %d runs out at %s, before second %s; waiting for a renewal",
-		s.workerID, FormatTime(time.Unix(s.lease.Reserved()+1, 0)), FormatTime(s.TimeOf(delta)))
+	return fmt.Errorf("the reservation of worker ID %d runs out with second %s, before second %s; waiting for a renewal",
+		s.workerID, FormatTime(time.Unix(s.lease.Reserved(), 0)), FormatTime(s.TimeOf(delta)))
 }
 
 // WaitReserved returns nil once second delta is reserved, waiting for the
@@ -292,6 +293,24 @@ func mix(x uint64) uint64 {
 	x ^= x >> 27
 	x *= 0x94d049bb133111eb
 	return x ^ x>>31
+}
+
+// Random picks a second's first sequence below n. Tests that count a
+// second's IDs exactly make it return 0 (schemetest.WholeSeconds).
+var Random = rand.Int64N
+
+// Start returns the first sequence to use in second delta when IDs are
+// being taken at rate a second: a random one below 2^SeqBits - rate (and
+// not below FirstSequence). At a few IDs a second, when a second's first
+// IDs are all that are taken, they still spread evenly over id % 2^k; the
+// sequences skipped are ones the second would not use at that rate, and at
+// 2^SeqBits a second or more none are.
+func (s *Scheme) Start(delta, rate int64) int64 {
+	first := s.FirstSequence(delta)
+	if spread := s.alloc.MaxSequence() + 1 - max(rate, 0); spread > 1 {
+		first = max(first, Random(spread))
+	}
+	return first
 }
 
 // TimeOf returns the instant that delta seconds since the epoch stand for.
