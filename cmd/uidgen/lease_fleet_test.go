@@ -68,11 +68,42 @@ func (l fleetLayout) layout(t *testing.T) uidgen.Layout {
 	return layout
 }
 
-// leaseArgs returns the arguments of `gen -lease` on table with layout l,
-// and n IDs, followed by extra.
-func leaseArgs(cfg string, table string, l fleetLayout, n int, extra ...string) []string {
-	args := append([]string{"gen", "-lease", "-dsn", cfg, "-table", table, "-n", strconv.Itoa(n)}, l.args()...)
+// fleet is one lease fleet test's worker table, of its own, its layout,
+// and its deadline.
+type fleet struct {
+	ctx        context.Context
+	db         *sql.DB
+	dsn, table string
+	bits       fleetLayout
+	layout     uidgen.Layout
+}
+
+func newFleet(t *testing.T, bits fleetLayout) *fleet {
+	t.Helper()
+	cfg := mysqltest.Config(t)
+	db := mysqltest.Open(t, cfg)
+	ctx, cancel := context.WithTimeout(t.Context(), fleetTimeout)
+	t.Cleanup(cancel)
+	return &fleet{ctx: ctx, db: db, dsn: cfg.FormatDSN(), table: mysqltest.Table(t, db), bits: bits, layout: bits.layout(t)}
+}
+
+// args returns the arguments of gen -lease for n IDs on the fleet's table
+// and layout, followed by extra.
+func (f *fleet) args(n int, extra ...string) []string {
+	args := append([]string{"gen", "-lease", "-dsn", f.dsn, "-table", f.table, "-n", strconv.Itoa(n)}, f.bits.args()...)
 	return append(args, extra...)
+}
+
+// start starts gen -lease for n IDs with a lease TTL of leaseTTL, then
+// extra; the test's end ends it.
+func (f *fleet) start(t *testing.T, n int, extra ...string) *genProcess {
+	t.Helper()
+	p, err := startGen(f.ctx, f.args(n, append([]string{"-lease-ttl", leaseTTL.String()}, extra...)...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.end)
+	return p
 }
 
 // genProcess is the test binary re-executed as the uidgen command. Its IDs
@@ -107,18 +138,6 @@ func startGen(ctx context.Context, args []string) (*genProcess, error) {
 		return nil, err
 	}
 	return p, nil
-}
-
-// startGenT starts uidgen with args for t, which ends the process when it
-// ends.
-func startGenT(t *testing.T, ctx context.Context, args []string) *genProcess {
-	t.Helper()
-	p, err := startGen(ctx, args)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(p.end)
-	return p
 }
 
 // wholeLines splits stdout into lines that end in a newline: a process
@@ -202,12 +221,9 @@ func checkAfter(t *testing.T, layout uidgen.Layout, earlier, later *genProcess) 
 func TestLeaseReuse(t *testing.T) {
 	const lifetimes, alive = 60, 6
 	perProcess := testsize.Pick(50_000, 20_000)
-	cfg := mysqltest.Config(t)
-	table := mysqltest.Table(t, mysqltest.Open(t, cfg))
-	layout := sevenWorkers.layout(t)
-	ctx, cancel := context.WithTimeout(t.Context(), fleetTimeout)
-	defer cancel()
-	args := leaseArgs(cfg.FormatDSN(), table, sevenWorkers, perProcess)
+	f := newFleet(t, sevenWorkers)
+	layout := f.layout
+	args := f.args(perProcess)
 
 	procs := make([]*genProcess, lifetimes)
 	errs := make([]error, lifetimes)
@@ -218,7 +234,7 @@ func TestLeaseReuse(t *testing.T) {
 		slots <- struct{}{}
 		wg.Go(func() {
 			defer func() { <-slots }()
-			p, err := startGen(ctx, args)
+			p, err := startGen(f.ctx, args)
 			if err != nil {
 				errs[i] = err
 				return
@@ -289,15 +305,9 @@ const leaseTTL = 2 * time.Second
 // it never releases its lease: the ID comes back to a new process once the
 // lease's TTL passes, and the new process prints no ID the dead one did.
 func TestLeaseCrash(t *testing.T) {
-	cfg := mysqltest.Config(t)
-	db := mysqltest.Open(t, cfg)
-	table := mysqltest.Table(t, db)
-	layout := oneWorker.layout(t)
-	ctx, cancel := context.WithTimeout(t.Context(), fleetTimeout)
-	defer cancel()
-	ttl := []string{"-lease-ttl", leaseTTL.String()}
-
-	dead := startGenT(t, ctx, leaseArgs(cfg.FormatDSN(), table, oneWorker, 10_000_000, ttl...))
+	f := newFleet(t, oneWorker)
+	layout := f.layout
+	dead := f.start(t, 10_000_000)
 	if err := dead.read(10_000); err != nil || len(dead.ids) < 10_000 {
 		t.Fatalf("the holder printed %d IDs, %v: %s", len(dead.ids), err, &dead.stderr)
 	}
@@ -309,12 +319,12 @@ func TestLeaseCrash(t *testing.T) {
 	if err := dead.finish(); !errors.As(err, &exit) || exit.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
 		t.Fatalf("the holder ended with %v, want killed: %s", err, &dead.stderr)
 	}
-	rows, err := worker.List(ctx, db, worker.WithTable(table))
+	rows, err := worker.List(f.ctx, f.db, worker.WithTable(f.table))
 	if err != nil || len(rows) != 1 || !rows[0].Held {
 		t.Fatalf("after the kill the worker table holds %+v, %v; want worker ID 1 still held: the dead never release", rows, err)
 	}
 
-	next := startGenT(t, ctx, leaseArgs(cfg.FormatDSN(), table, oneWorker, 100_000, ttl...))
+	next := f.start(t, 100_000)
 	if err := next.finish(); err != nil || len(next.ids) != 100_000 {
 		t.Fatalf("the next process: %d IDs, %v: %s", len(next.ids), err, &next.stderr)
 	}
@@ -359,27 +369,21 @@ func TestLeasePause(t *testing.T) {
 
 func testLeasePause(t *testing.T, generator string, pausedN, before int) {
 	const nextN = 200_000
-	cfg := mysqltest.Config(t)
-	db := mysqltest.Open(t, cfg)
-	table := mysqltest.Table(t, db)
-	layout := oneWorker.layout(t)
-	ctx, cancel := context.WithTimeout(t.Context(), fleetTimeout)
-	defer cancel()
-	ttl := []string{"-lease-ttl", leaseTTL.String()}
-
-	paused := startGenT(t, ctx, leaseArgs(cfg.FormatDSN(), table, oneWorker, pausedN, append(ttl, "-generator", generator)...))
+	f := newFleet(t, oneWorker)
+	layout := f.layout
+	paused := f.start(t, pausedN, "-generator", generator)
 	if err := paused.read(before); err != nil || len(paused.ids) < before {
 		t.Fatalf("the holder printed %d IDs, %v: %s", len(paused.ids), err, &paused.stderr)
 	}
 	if generator == "cached" {
 		// The ring holds 8 seconds, the pipe about one.
-		waitReserved(t, ctx, db, table, layout.Parse(paused.ids[len(paused.ids)-1]).Time.Unix()+16)
+		f.waitReserved(t, layout.Parse(paused.ids[len(paused.ids)-1]).Time.Unix()+16)
 	}
 	if err := paused.signal(syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
 	stopped := time.Now()
-	next := startGenT(t, ctx, leaseArgs(cfg.FormatDSN(), table, oneWorker, nextN, ttl...))
+	next := f.start(t, nextN)
 	if err := next.read(1); err != nil || len(next.ids) != 1 {
 		next.finish()
 		t.Fatalf("the next process printed no ID: %v: %s", next.err, &next.stderr)
@@ -418,10 +422,10 @@ func testLeasePause(t *testing.T, generator string, pausedN, before int) {
 
 // waitReserved waits, polling the worker table, until the only row's
 // reservation reaches second sec.
-func waitReserved(t *testing.T, ctx context.Context, db *sql.DB, table string, sec int64) {
+func (f *fleet) waitReserved(t *testing.T, sec int64) {
 	t.Helper()
 	for {
-		rows, err := worker.List(ctx, db, worker.WithTable(table))
+		rows, err := worker.List(f.ctx, f.db, worker.WithTable(f.table))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -429,7 +433,7 @@ func waitReserved(t *testing.T, ctx context.Context, db *sql.DB, table string, s
 			return
 		}
 		select {
-		case <-ctx.Done():
+		case <-f.ctx.Done():
 			t.Fatalf("the reservation never reached second %d: %+v", sec, rows)
 		case <-time.After(20 * time.Millisecond):
 		}
