@@ -6,6 +6,7 @@ replace github.com/seed4d941b13/uidgen => ../
 
 require (
 	github.com/bwmarrin/snowflake v0.3.0
+	github.com/go-sql-driver/mysql v1.10.1
 	github.com/seed4d941b13/uidgen v0.0.0-00010101000000-000000000000
 	github.com/sony/sonyflake/v2 v2.2.0
 	golang.org/x/image v0.47.0
@@ -15,7 +16,6 @@ require (
 require (
 	filippo.io/edwards25519 v1.2.0 // indirect
 	github.com/aclements/go-moremath v0.0.0-20210112150236-f10218a38794 // indirect
-	github.com/go-sql-driver/mysql v1.10.1 // indirect
 	golang.org/x/sys v0.49.0 // indirect
 )
 

@@ -58,6 +58,7 @@ type workerFlags struct {
 	dsn   string
 	table string
 	lease bool
+	ttl   time.Duration
 }
 
 func (w *workerFlags) register(fs *flag.FlagSet) {
@@ -68,11 +69,17 @@ func (w *workerFlags) register(fs *flag.FlagSet) {
 			"e.g. 'root@tcp(127.0.0.1:3306)/test'")
 	fs.StringVar(&w.table, "table", worker.DefaultTable, "worker table, with -dsn")
 	fs.BoolVar(&w.lease, "lease", false, "with -dsn: lease the lowest free worker ID, which comes back when done, instead of a fresh one")
+	fs.DurationVar(&w.ttl, "lease-ttl", 0, fmt.Sprintf(
+		"with -lease: how long the lease lasts unrenewed, so how soon a crashed process's ID comes back, %v to %v (0: %v)",
+		worker.MinLeaseTTL, worker.MaxLeaseTTL, worker.DefaultLeaseTTL))
 }
 
 // assigner returns the Assigner the flags ask for and a func that releases
 // what it holds.
 func (w *workerFlags) assigner() (uidgen.Assigner, func(), error) {
+	if w.set("lease-ttl") && !w.lease {
+		return nil, nil, fmt.Errorf("%w: -lease-ttl needs -lease: only a leased worker ID expires", errUsage)
+	}
 	if w.dsn == "" {
 		if w.lease {
 			return nil, nil, fmt.Errorf("%w: -lease needs -dsn: leases live in the worker table", errUsage)
@@ -89,10 +96,10 @@ func (w *workerFlags) assigner() (uidgen.Assigner, func(), error) {
 	release := func() { db.Close() }
 	schema := ensuring{db, w.table}
 	if w.lease {
-		l, err := worker.NewLeased(db, worker.WithTable(w.table))
+		l, err := worker.NewLeased(db, worker.WithTable(w.table), worker.WithLeaseTTL(w.ttl))
 		if err != nil {
 			db.Close()
-			return nil, nil, fmt.Errorf("%w: %w", errUsage, err)
+			return nil, nil, callerError{err}
 		}
 		return ensuringLeaser{l, schema}, release, nil
 	}

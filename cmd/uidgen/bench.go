@@ -96,7 +96,7 @@ type benchRow struct {
 }
 
 func runBench(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("bench", "bench [-d DURATION] [-goroutines N] [-worker ID | -dsn DSN [-lease]] [layout flags]",
+	fs := newFlagSet("bench", "bench [-d DURATION] [-goroutines N] [-worker ID | -dsn DSN [-lease [-lease-ttl D]]] [layout flags]",
 		"uidgen bench -d 3s -goroutines 4", stderr)
 	d := fs.Duration("d", 3*time.Second, "how long to run each generator")
 	goroutines := fs.Int("goroutines", runtime.GOMAXPROCS(0), "goroutines calling NextID at once")

@@ -9,7 +9,7 @@ import (
 )
 
 func runGen(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("gen", "gen [-n N] [-json] [-key K] [-generator cached|default] [-worker ID | -dsn DSN [-lease]] [layout flags]",
+	fs := newFlagSet("gen", "gen [-n N] [-json] [-key K] [-generator cached|default] [-worker ID | -dsn DSN [-lease [-lease-ttl D]]] [layout flags]",
 		"uidgen gen -n 3 -json", stderr)
 	n := fs.Int("n", 10, "how many IDs to print")
 	generator := fs.String("generator", "cached", "cached (the ring) or default (per-call Snowflake)")

@@ -1,0 +1,212 @@
+package bench
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"database/sql/driver"
+	"errors"
+	"os"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/go-sql-driver/mysql"
+
+	"github.com/seed4d941b13/uidgen"
+	"github.com/seed4d941b13/uidgen/cached"
+	"github.com/seed4d941b13/uidgen/worker"
+)
+
+// The leased benchmarks measure what a worker ID leased from MariaDB costs
+// the cached generator: its takes, beside a static worker ID's in the same
+// run, and the statements its lease sends to the database, flat out and
+// idle. They count statements on the client, in a driver.Connector that
+// wraps the MySQL driver's, rather than with the server's Questions or
+// Com_update: the server is shared, and its counters count every client's
+// statements.
+
+// dsnEnv names the variable with the DSN of the benchmarks' database, as
+// the tests' $UIDGEN_MYSQL_DSN does; defaultDSN is used without it.
+const (
+	dsnEnv     = "UIDGEN_MYSQL_DSN"
+	defaultDSN = "root@tcp(127.0.0.1:3306)/test"
+)
+
+// leasedDB opens the benchmarks' database through a connector that counts
+// every statement sent, and gives it a worker table of its own, dropped
+// when the benchmark ends. It skips the benchmark when the database does
+// not answer.
+func leasedDB(b *testing.B) (db *sql.DB, table string, statements *atomic.Int64) {
+	dsn := os.Getenv(dsnEnv)
+	if dsn == "" {
+		dsn = defaultDSN
+	}
+	cfg, err := mysql.ParseDSN(dsn)
+	if err != nil {
+		b.Fatalf("%s: %v", dsnEnv, err)
+	}
+	cfg.Timeout = 2 * time.Second
+	connector, err := mysql.NewConnector(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	statements = new(atomic.Int64)
+	db = sql.OpenDB(countingConnector{connector, statements})
+	b.Cleanup(func() { db.Close() })
+	ctx, cancel := context.WithTimeout(b.Context(), 10*time.Second)
+	defer cancel()
+	if err := db.PingContext(ctx); err != nil {
+		b.Skipf("needs MariaDB at %s (set %s): %v", cfg.Addr, dsnEnv, err)
+	}
+	table = "WORKER_NODE_bench_" + rand.Text()
+	if err := worker.EnsureSchema(ctx, db, worker.WithTable(table)); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		if _, err := db.Exec("DROP TABLE " + table); err != nil {
+			b.Errorf("drop %s: %v", table, err)
+		}
+	})
+	return db, table, statements
+}
+
+// openLeased returns a cached generator with the defaults on a worker ID
+// leased with the defaults, closed when the benchmark ends, and the count
+// of statements sent to the database.
+func openLeased(b *testing.B) (*cached.Generator, *atomic.Int64) {
+	db, table, statements := leasedDB(b)
+	l, err := worker.NewLeased(db, worker.WithTable(table))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return openWith(b, l), statements
+}
+
+// openWith returns a cached generator with the defaults and assigner,
+// closed when the benchmark ends.
+func openWith(b *testing.B, assigner uidgen.Assigner) *cached.Generator {
+	ctx, cancel := context.WithTimeout(b.Context(), 10*time.Second)
+	defer cancel()
+	g, err := cached.New(ctx, cached.Config{Assigner: assigner})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		if err := g.Close(); err != nil {
+			b.Error(err)
+		}
+	})
+	return g
+}
+
+// BenchmarkLeased takes IDs flat out from one goroutine of a cached
+// generator with the defaults, its worker ID static and then leased, so
+// that the two alternate within a run and its -count rounds. The leased one
+// also reports the statements a second its lease sent meanwhile.
+func BenchmarkLeased(b *testing.B) {
+	b.Run("assigner=static", func(b *testing.B) {
+		serial(b, openWith(b, uidgen.Static(1)).NextID)
+	})
+	b.Run("assigner=leased", func(b *testing.B) {
+		g, statements := openLeased(b)
+		before := statements.Load()
+		serial(b, g.NextID)
+		if s := b.Elapsed().Seconds(); s > 0 {
+			b.ReportMetric(float64(statements.Load()-before)/s, "stmts/s")
+		}
+	})
+}
+
+// BenchmarkLeasedIdle measures the statements a second of an idle
+// generator's lease: each op waits for the next statement its renewer
+// sends, a renewal every third of the default TTL. Each op takes seconds:
+// run it with -benchtime 1x or a few x.
+func BenchmarkLeasedIdle(b *testing.B) {
+	g, statements := openLeased(b)
+	if _, err := g.NextID(); err != nil {
+		b.Fatal(err)
+	}
+	// The renewer's first pace runs from the lease, just before: the
+	// filled ring holds fewer seconds than the half TTL ahead that would
+	// wake it early.
+	b.ResetTimer()
+	for range b.N {
+		waitStatement(b, statements, worker.DefaultLeaseTTL)
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "stmts/s")
+}
+
+// waitStatement waits until statements grows, for at most limit.
+func waitStatement(b *testing.B, statements *atomic.Int64, limit time.Duration) {
+	n := statements.Load()
+	deadline := time.Now().Add(limit)
+	for statements.Load() == n {
+		if time.Now().After(deadline) {
+			b.Fatalf("no statement for %v", limit)
+		}
+		time.Sleep(time.Millisecond) // polls a counter; the deadline bounds it
+	}
+}
+
+// countingConnector counts the statements its connections send: each
+// statement executed, whether directly or prepared.
+type countingConnector struct {
+	driver.Connector
+	n *atomic.Int64
+}
+
+func (c countingConnector) Connect(ctx context.Context) (driver.Conn, error) {
+	conn, err := c.Connector.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return countingConn{conn.(fullConn), c.n}, nil
+}
+
+// fullConn is what database/sql uses of the MySQL driver's connection: a
+// wrapper that drops an interface changes how statements are sent.
+type fullConn interface {
+	driver.Conn
+	driver.ConnBeginTx
+	driver.ConnPrepareContext
+	driver.ExecerContext
+	driver.QueryerContext
+	driver.Pinger
+	driver.SessionResetter
+	driver.Validator
+	driver.NamedValueChecker
+}
+
+type countingConn struct {
+	fullConn
+	n *atomic.Int64
+}
+
+// counted counts a statement sent, unless err is driver.ErrSkip: then the
+// driver sent none, and database/sql prepares the statement instead.
+func (c countingConn) counted(err error) {
+	if !errors.Is(err, driver.ErrSkip) {
+		c.n.Add(1)
+	}
+}
+
+func (c countingConn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+	r, err := c.fullConn.ExecContext(ctx, query, args)
+	c.counted(err)
+	return r, err
+}
+
+func (c countingConn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
+	r, err := c.fullConn.QueryContext(ctx, query, args)
+	c.counted(err)
+	return r, err
+}
+
+// PrepareContext counts a statement: database/sql prepares one after
+// driver.ErrSkip, executes it once and closes it, and package worker
+// prepares no statement of its own to run more often.
+func (c countingConn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
+	c.n.Add(1)
+	return c.fullConn.PrepareContext(ctx, query)
+}

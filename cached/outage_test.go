@@ -1,0 +1,144 @@
+package cached
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/seed4d941b13/uidgen"
+	"github.com/seed4d941b13/uidgen/internal/idcheck"
+	"github.com/seed4d941b13/uidgen/internal/mysqltest"
+	"github.com/seed4d941b13/uidgen/ringbuffer"
+	"github.com/seed4d941b13/uidgen/worker"
+)
+
+// watchedLeaser is a worker.Leased that keeps the lease it gave, so that a
+// test can hold the generator's IDs against what the lease reserved.
+type watchedLeaser struct {
+	*worker.Leased
+	lease atomic.Pointer[uidgen.Lease]
+}
+
+func (l *watchedLeaser) LeaseWorkerID(ctx context.Context, maxWorkerID int64) (uidgen.Lease, error) {
+	lease, err := l.Leased.LeaseWorkerID(ctx, maxWorkerID)
+	if err == nil {
+		l.lease.Store(&lease)
+	}
+	return lease, err
+}
+
+// TestLeaseDatabaseDown runs a generator on a leased worker ID from a
+// throwaway server that crashes, and then stops answering. While the
+// database is away for less than the reservation's lead, takes go on;
+// flat out they drain the reserved seconds and then fail saying the
+// reservation runs out, never using a second beyond it; once the database
+// is back the generator goes on by itself.
+func TestLeaseDatabaseDown(t *testing.T) {
+	const (
+		ttl = 3 * time.Second // reservations reach at least 2 s past the clock
+		// short is an outage well within that lead, taken at a pace the
+		// clock keeps up with: 100 IDs a second, of 256 a second.
+		short, pace = time.Second, 10 * time.Millisecond
+	)
+	srv := mysqltest.StartServer(t)
+	db := mysqltest.Open(t, srv.Config())
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	if err := worker.EnsureSchema(ctx, db); err != nil {
+		t.Fatal(err)
+	}
+	l, err := worker.NewLeased(db, worker.WithLeaseTTL(ttl))
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaser := &watchedLeaser{Leased: l}
+	g := newGenerator(t, Config{TimeBits: 40, WorkerBits: 3, SeqBits: 8, Assigner: leaser})
+	lease := *leaser.lease.Load()
+
+	var ids []int64
+	// checkReserved fails t if an ID taken uses a second past the reservation.
+	checkReserved := func(t *testing.T, from int) {
+		t.Helper()
+		for _, id := range ids[from:] {
+			if sec := g.Parse(id).Time.Unix(); sec > lease.Reserved() {
+				t.Fatalf("ID %d is of second %d, past the reservation to %d", id, sec, lease.Reserved())
+			}
+		}
+	}
+	for _, tt := range []struct {
+		name          string
+		fail, recover func()
+	}{
+		{"crash", srv.Kill, srv.Restart},
+		{"no answer", srv.Pause, srv.Resume},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.fail()
+			down := time.Now()
+			if left := time.Unix(lease.Reserved()+1, 0).Sub(down); left <= short {
+				t.Fatalf("the reservation runs out in %v, before the %v outage ends", left, short)
+			}
+			from := len(ids)
+			for time.Since(down) < short {
+				id, err := g.NextID()
+				if err != nil {
+					t.Fatalf("%v into an outage shorter than the reservation: %v", time.Since(down), err)
+				}
+				ids = append(ids, id)
+				time.Sleep(pace) // a light load, not a wait for an event
+			}
+			checkReserved(t, from)
+
+			// Flat out the reserved seconds run out, and the take after
+			// them waits the default second. None is taken from the
+			// database, so at most the reserved seconds' IDs and a ring
+			// more come first.
+			from = len(ids)
+			perSecond := g.Layout().Bits().MaxSequence() + 1
+			limit := int((lease.Reserved()-time.Now().Unix()+1)*perSecond + g.Stats().Size)
+			batch := make([]int64, 1024)
+			for len(ids)-from <= limit {
+				n, err := g.NextIDs(batch)
+				ids = append(ids, batch[:n]...)
+				if err == nil {
+					continue
+				}
+				if !errors.Is(err, ringbuffer.ErrEmpty) || errors.Is(err, uidgen.ErrLeaseLost) ||
+					!strings.Contains(err.Error(), "the reservation of worker ID 1 runs out at") {
+					t.Fatalf("a take past the reservation: %v; want ringbuffer.ErrEmpty, saying the reservation runs out", err)
+				}
+				t.Logf("%d IDs flat out, then: %v", len(ids)-from, err)
+				break
+			}
+			if len(ids)-from > limit {
+				t.Fatalf("%d IDs flat out with the database down, and no failure", len(ids)-from)
+			}
+			checkReserved(t, from)
+			if sec := g.Parse(ids[len(ids)-1]).Time.Unix(); sec != lease.Reserved() {
+				t.Errorf("the last ID before the failure is of second %d, want the last reserved, %d", sec, lease.Reserved())
+			}
+
+			tt.recover()
+			back := time.Now()
+			var err error
+			for {
+				var id int64
+				if id, err = g.NextID(); err == nil {
+					ids = append(ids, id)
+					break
+				}
+				if time.Since(back) > 10*time.Second {
+					t.Fatalf("the database back for %v, and NextID still fails: %v", time.Since(back), err)
+				}
+			}
+			t.Logf("NextID works again %v after the database came back", time.Since(back).Round(time.Millisecond))
+		})
+	}
+	idcheck.Check(t, g, [][]int64{ids})
+	if err := g.Close(); err != nil {
+		t.Errorf("Close after the outages: %v", err)
+	}
+}
