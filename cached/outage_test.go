@@ -107,7 +107,7 @@ func TestLeaseDatabaseDown(t *testing.T) {
 					continue
 				}
 				if !errors.Is(err, ringbuffer.ErrEmpty) || errors.Is(err, uidgen.ErrLeaseLost) ||
-					!strings.Contains(err.Error(), "the reservation of worker ID 1 runs out at") {
+					!strings.Contains(err.Error(), "the reservation of worker ID 1 runs out with second") {
 					t.Fatalf("a take past the reservation: %v; want ringbuffer.ErrEmpty, saying the reservation runs out", err)
 				}
 				t.Logf("%d IDs flat out, then: %v", len(ids)-from, err)
