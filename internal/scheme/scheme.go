@@ -176,6 +176,9 @@ func (s *Scheme) WaitReserved(ctx context.Context, delta int64) error {
 		return nil
 	}
 	if err := s.lease.Wait(ctx, s.epochSec+delta); err != nil {
+		if s.LeaseLost() {
+			return s.Unreserved(delta) // says so once; the wait's error says it again
+		}
 		return fmt.Errorf("%w: %w", s.Unreserved(delta), err)
 	}
 	return nil
