@@ -370,7 +370,8 @@ func (s *lease) Err() error {
 // renew extends the lease every third of the TTL, and sooner when Need
 // wakes it, until the lease is lost or Release stops it. Each renewal is one
 // statement that extends the lease and reserves ahead of need by one TTL's
-// worth of seconds at the pace need grew since the last renewal, and at
+// worth of seconds at the pace need grew since the last renewal (over a
+// third of the TTL at least), and at
 // least one TTL: so a holder borrowing seconds flat out finds them reserved
 // before it asks, and a holder that dies wastes about one TTL of seconds at
 // its pace.
@@ -390,7 +391,11 @@ func (s *lease) renew(ctx context.Context) {
 		}
 		now, need := s.l.now(), s.need.Load()
 		lead := ttlSeconds(s.l.ttl)
-		if dt := now.Sub(lastAt).Seconds(); dt > 0 {
+		// The pace is measured over a third of the TTL at least: a holder
+		// that asks for many seconds at once (a cached generator filling its
+		// ring at start-up, within milliseconds) has not shown a pace, and
+		// over a shorter span it would reserve hours ahead.
+		if dt := max(now.Sub(lastAt), s.l.ttl/3).Seconds(); dt > 0 {
 			lead = max(lead, int64(math.Ceil(float64(need-lastNeed)/dt*s.l.ttl.Seconds())))
 		}
 		lastAt, lastNeed = now, need

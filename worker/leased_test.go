@@ -304,6 +304,26 @@ func TestLeaseRenewsAtPace(t *testing.T) {
 	}
 }
 
+// TestLeaseStartBurst: a holder that asks for many seconds at once, as a
+// cached generator filling its ring at start-up does, gets them reserved
+// without the pace of that instant carrying the reservation hours ahead.
+func TestLeaseStartBurst(t *testing.T) {
+	db := testDB(t)
+	table := testTable(t, db)
+	l := newTestLeased(t, db, table, WithLeaseTTL(2*time.Second))
+	s := mustLease(t, l, 7)
+	need := s.Start() + 8 // the default ring: 8 seconds in a few milliseconds
+	s.Need(need)
+	if err := s.Wait(testContext(t), need); err != nil {
+		t.Fatal(err)
+	}
+	// 9 seconds (Start-1 to need) over a third of the 2 s TTL is 13.5 s/s,
+	// two seconds of which are 27 s ahead.
+	if ahead := s.Reserved() - need; ahead > 28 {
+		t.Fatalf("reserved %d s past the %d asked for, want at most 28", ahead, need)
+	}
+}
+
 // renewNow makes s's renewer renew once, whatever it has reserved, and
 // waits until it has.
 func renewNow(t testing.TB, s *lease) {
