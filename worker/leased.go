@@ -370,11 +370,10 @@ func (s *lease) Err() error {
 // renew extends the lease every third of the TTL, and sooner when Need
 // wakes it, until the lease is lost or Release stops it. Each renewal is one
 // statement that extends the lease and reserves ahead of need by one TTL's
-// worth of seconds at the pace need grew since the last renewal (over a
-// third of the TTL at least), and at
-// least one TTL: so a holder borrowing seconds flat out finds them reserved
-// before it asks, and a holder that dies wastes about one TTL of seconds at
-// its pace.
+// worth of seconds at the pace need grew since the last renewal (measured
+// over a third of the TTL at least), and at least one TTL: so a holder
+// borrowing seconds flat out finds them reserved before it asks, and a
+// holder that dies wastes about one TTL of seconds at its pace.
 func (s *lease) renew(ctx context.Context) {
 	defer close(s.done)
 	interval := s.l.every
