@@ -102,14 +102,16 @@ func TestFillsAtStart(t *testing.T) {
 }
 
 // TestRefillsWhenAsked: a take below the threshold wakes the executor, which
-// fills what has room and leaves a partial batch for later.
+// fills what has room and leaves a partial batch for later. The executor
+// runs beside the takes, so a take between its Rearm and its look at the
+// room may wake it once more, for nothing: the runs are 2 or more.
 func TestRefillsWhenAsked(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		ring, e := newExecutor(t, 64, &counter{batch: make([]int64, batch)}, 0)
 		prev := take(t, ring, 40, 0) // below half: wakes the executor
 		synctest.Wait()
-		if rs := ring.Stats(); rs.Available != 24+2*batch || e.Runs() != 2 {
-			t.Fatalf("after the wake-up: ring %+v, %d runs; want 2 more batches in a second run", rs, e.Runs())
+		if rs := ring.Stats(); rs.Available != 24+2*batch || e.Runs() < 2 {
+			t.Fatalf("after the wake-up: ring %+v, %d runs; want 2 more batches put after the first run", rs, e.Runs())
 		}
 		take(t, ring, 24+2*batch, prev)
 	})
