@@ -137,9 +137,6 @@ func (s *Scheme) checkWorkerID(id int64) error {
 // 0, or with a lease the first second above every earlier holder's.
 func (s *Scheme) Floor() int64 { return s.floor }
 
-// Leased reports whether the worker ID is leased.
-func (s *Scheme) Leased() bool { return s.lease != nil }
-
 // Reserved reports whether second delta may be used now, and tells the
 // lease the generator is about to, so that it reserves ahead. Without a
 // lease every second is reserved.
