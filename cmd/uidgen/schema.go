@@ -9,8 +9,9 @@ import (
 )
 
 func runSchema(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("schema", "schema [-table NAME]",
-		"uidgen schema | mysql -u root mydb", stderr)
+	fs := newFlagSet("schema", "schema [-dialect mysql|postgres] [-table NAME]",
+		"uidgen schema | mysql -u root mydb\n  uidgen schema -dialect postgres | psql mydb", stderr)
+	dialect := fs.String("dialect", "mysql", "SQL dialect: mysql (also MariaDB) or postgres")
 	table := fs.String("table", worker.DefaultTable, "name of the worker table")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -18,13 +19,13 @@ func runSchema(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
 	}
-	ddl, err := worker.Schema(*table)
+	ddl, err := worker.Schema(*dialect, *table)
 	if err != nil {
 		return callerError{err}
 	}
-	lease, err := worker.LeaseSchema(*table)
+	lease, err := worker.LeaseSchema(*dialect, *table)
 	if err != nil {
-		return fmt.Errorf("%w: -table: %v", errUsage, err)
+		return callerError{err}
 	}
 	// Baidu's file ends without a newline; a terminal wants one.
 	_, err = fmt.Fprintf(stdout, "%s\n\n-- The lease columns, for -lease (worker.Leased); Baidu's Java ignores them.\n%s",

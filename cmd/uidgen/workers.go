@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"io"
 	"os"
@@ -15,7 +14,7 @@ import (
 func runWorkers(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("workers", "workers -dsn DSN [-table NAME]",
 		"uidgen workers -dsn 'root@tcp(127.0.0.1:3306)/test'", stderr)
-	dsn := fs.String("dsn", os.Getenv(dsnEnv), "MySQL DSN of the worker table's database (default $"+dsnEnv+")")
+	dsn := fs.String("dsn", os.Getenv(dsnEnv), "the worker table's database (default $"+dsnEnv+"): "+dsnHelp)
 	table := fs.String("table", worker.DefaultTable, "worker table")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -26,9 +25,9 @@ func runWorkers(args []string, stdout, stderr io.Writer) error {
 	if *dsn == "" {
 		return fmt.Errorf("%w: -dsn (or $%s) is required", errUsage, dsnEnv)
 	}
-	db, err := sql.Open("mysql", *dsn)
+	db, err := openDB(*dsn)
 	if err != nil {
-		return fmt.Errorf("%w: -dsn: %v", errUsage, err)
+		return err
 	}
 	defer db.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), assignTimeout)
