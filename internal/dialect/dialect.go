@@ -162,6 +162,15 @@ func (d *Dialect) NowMillis() string { return d.nowMillis }
 // seconds.
 func (d *Dialect) NowSeconds() string { return d.nowSeconds }
 
+// UnixSeconds returns an expression of the instant in expr, a TIMESTAMP
+// column, in whole Unix seconds.
+func (d *Dialect) UnixSeconds(expr string) string {
+	if d == Postgres {
+		return "FLOOR(EXTRACT(EPOCH FROM " + expr + "))::BIGINT"
+	}
+	return "CAST(UNIX_TIMESTAMP(" + expr + ") AS SIGNED)"
+}
+
 // NullSafeEqual returns the comparison of a and b that holds when both are
 // NULL.
 func (d *Dialect) NullSafeEqual(a, b string) string {
