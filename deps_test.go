@@ -1,0 +1,30 @@
+package uidgen_test
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// TestLibraryLinksNoDriver: a program that imports the library's packages
+// links no database driver, no metrics client and no testing code: it
+// imports the driver it opens its *sql.DB with, as database/sql has it.
+func TestLibraryLinksNoDriver(t *testing.T) {
+	goTool, err := exec.LookPath("go")
+	if err != nil {
+		t.Skipf("needs the go command: %v", err)
+	}
+	for _, pkg := range []string{"./cached", "./defaultgen", "./worker", "./segment"} {
+		out, err := exec.Command(goTool, "list", "-deps", pkg).CombinedOutput()
+		if err != nil {
+			t.Fatalf("go list -deps %s: %v\n%s", pkg, err, out)
+		}
+		for _, dep := range strings.Fields(string(out)) {
+			for _, banned := range []string{"github.com/go-sql-driver/", "github.com/jackc/", "github.com/prometheus/"} {
+				if strings.HasPrefix(dep, banned) || dep == "testing" {
+					t.Errorf("%s links %s", pkg, dep)
+				}
+			}
+		}
+	}
+}
