@@ -62,27 +62,34 @@ type ranges struct {
 	claimsFailed int64
 
 	wake chan struct{} // to the claimer; capacity 1
-	quit chan struct{} // closed by stop
-	done chan struct{} // closed when the claimer returns
-	once sync.Once
+	// ctx ends when stop is called: a claim on its way is abandoned then.
+	// Its range, if the database took the claim, is lost, never repeated:
+	// Close's give-back names the max_id of the last claim known.
+	ctx    context.Context
+	cancel context.CancelFunc
+	done   chan struct{} // closed when the claimer returns
 }
 
 // start prepares the tag's row, claims the first range and starts the
 // claimer.
 func start(ctx context.Context, c config, ring *ringbuffer.Ring) (*ranges, error) {
 	r := &ranges{c: c, db: c.DB, table: c.Table, tag: c.Tag, ring: ring, batch: make([]int64, batchSize),
-		wake: make(chan struct{}, 1), quit: make(chan struct{}), done: make(chan struct{})}
+		wake: make(chan struct{}, 1), done: make(chan struct{})}
+	r.ctx, r.cancel = context.WithCancel(context.Background())
 	step, err := r.prepare(ctx)
 	if err != nil {
+		r.cancel()
 		return nil, err
 	}
 	if step > c.MaxStep {
+		r.cancel()
 		return nil, fmt.Errorf("%w: MaxStep %d is below tag %q's step %d", ErrStep, c.MaxStep, c.Tag, step)
 	}
 	r.c.Step = step
 	r.lastAt, r.lastCursor = c.Clock.Now(), -1
 	first, err := r.claim(ctx, step)
 	if err != nil {
+		r.cancel()
 		return nil, err
 	}
 	r.took(first, step)
@@ -237,7 +244,7 @@ func (r *ranges) claimer() {
 	defer close(r.done)
 	for {
 		select {
-		case <-r.quit:
+		case <-r.ctx.Done():
 			return
 		case <-r.wake:
 		}
@@ -247,9 +254,12 @@ func (r *ranges) claimer() {
 			cursor := r.ring.Stats().Cursor
 			size := r.nextSize(now, cursor)
 			r.mu.Unlock()
-			ctx, cancel := context.WithTimeout(context.Background(), claimTimeout)
+			ctx, cancel := context.WithTimeout(r.ctx, claimTimeout)
 			s, err := r.claim(ctx, size)
 			cancel()
+			if r.ctx.Err() != nil {
+				return
+			}
 			r.mu.Lock()
 			if err == nil {
 				r.took(s, size)
@@ -265,7 +275,7 @@ func (r *ranges) claimer() {
 				r.c.Logger.Warn("segment: claim failed; retrying", "tag", r.tag, "table", r.table, "in", delay, "error", err)
 			}
 			select {
-			case <-r.quit:
+			case <-r.ctx.Done():
 				return
 			case <-time.After(delay):
 			}
@@ -273,10 +283,9 @@ func (r *ranges) claimer() {
 	}
 }
 
-// stop ends the claimer and waits for it; a claim on its way finishes
-// first, so that its range is known.
+// stop ends the claimer, abandoning a claim on its way, and waits for it.
 func (r *ranges) stop() {
-	r.once.Do(func() { close(r.quit) })
+	r.cancel()
 	<-r.done
 }
 
