@@ -322,18 +322,11 @@ func (g *Generator) NextIDs(dst []int64) (int, error) {
 	if g.closed.Load() {
 		return 0, fmt.Errorf("segment: next IDs: %w", uidgen.ErrClosed)
 	}
-	filled := 0
-	for filled < len(dst) {
-		n, err := g.ring.TakeN(dst[filled:])
-		filled += n
-		if err != nil {
-			// The ring reads before it claims: what it left past filled
-			// may be other callers' numbers. Hand back none of them.
-			clear(dst[filled:])
-			return filled, fmt.Errorf("segment: next IDs: %w", err)
-		}
+	n, err := g.ring.TakeAll(dst)
+	if err != nil {
+		return n, fmt.Errorf("segment: next IDs: %w", err)
 	}
-	return filled, nil
+	return n, nil
 }
 
 // Tag returns the generator's tag.

@@ -59,7 +59,9 @@ func ExampleSchema_postgres() {
 }
 
 // A process takes its worker ID from MySQL once, when its generator is
-// built, under a deadline.
+// built, under a deadline. The same code runs on PostgreSQL with the *sql.DB
+// of sql.Open("pgx", "postgres://postgres@127.0.0.1:5432/test"), and with
+// worker.NewLeased for an ID that comes back.
 func ExampleNewDisposable() {
 	db, err := sql.Open("mysql", "root@tcp(127.0.0.1:3306)/test")
 	if err != nil {
@@ -84,28 +86,3 @@ func ExampleNewDisposable() {
 	fmt.Println("worker ID", g.WorkerID())
 }
 
-// A process leases a worker ID that comes back from PostgreSQL: the same
-// table and guarantees as on MySQL, through pgx's database/sql driver.
-func ExampleNewLeased() {
-	db, err := sql.Open("pgx", "postgres://postgres@127.0.0.1:5432/test")
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer db.Close()
-
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if err := worker.EnsureSchema(ctx, db); err != nil {
-		log.Fatal(err)
-	}
-	leaser, err := worker.NewLeased(db)
-	if err != nil {
-		log.Fatal(err)
-	}
-	g, err := cached.New(ctx, cached.Config{Assigner: leaser})
-	if err != nil {
-		log.Fatal(err)
-	}
-	defer g.Close() // gives the worker ID back
-	fmt.Println("worker ID", g.WorkerID())
-}

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"context"
 	"database/sql"
+	"flag"
 	"fmt"
+	"os"
 	"strings"
 
 	_ "github.com/go-sql-driver/mysql" // MySQL and MariaDB DSNs
@@ -29,4 +32,28 @@ func openDB(dsn string) (*sql.DB, error) {
 		return nil, fmt.Errorf("%w: -dsn: %v", errUsage, err)
 	}
 	return stdlib.OpenDB(*cfg), nil
+}
+
+// runLister runs a command that reads the table of -dsn's database: it
+// registers -dsn on fs, parses args, opens the database and calls list
+// with it under assignTimeout. what says what the database is, for -h.
+func runLister(fs *flag.FlagSet, args []string, what string, list func(ctx context.Context, db *sql.DB) error) error {
+	dsn := fs.String("dsn", os.Getenv(dsnEnv), what+" (default $"+dsnEnv+"): "+dsnHelp)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+	}
+	if *dsn == "" {
+		return fmt.Errorf("%w: -dsn (or $%s) is required", errUsage, dsnEnv)
+	}
+	db, err := openDB(*dsn)
+	if err != nil {
+		return err
+	}
+	defer db.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), assignTimeout)
+	defer cancel()
+	return list(ctx, db)
 }

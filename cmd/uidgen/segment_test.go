@@ -107,6 +107,27 @@ func TestSegmentRestarts(t *testing.T) {
 				t.Fatalf("line %d of the ten runs is %s, want %d", i+1, got, i+1)
 			}
 		}
+		table := args[slices.Index(args, "-segment-table")+1]
+		code, out, stderr := runCLI(t, "segments", "-dsn", s.DSN, "-segment-table", table)
+		if code != 0 || !strings.HasPrefix(out, "TAG    NEXT   STEP  LAST CLAIM (UTC)") ||
+			!strings.Contains(out, "\norder  10001  2000  ") || !strings.HasSuffix(out, "1 tags in "+table+"; NEXT is the first number of the next range claimed\n") {
+			t.Errorf("segments: exit %d, stderr %q, printed\n%s", code, stderr, out)
+		}
+	})
+}
+
+func TestSegmentBadCalls(t *testing.T) {
+	testBadCalls(t, []badCall{
+		{[]string{"gen", "-segment", "order"}, "-segment needs -dsn"},
+		{[]string{"gen", "-segment", "order", "-dsn", "root@tcp(127.0.0.1:1)/test", "-json"}, "-json does not go with -segment"},
+		{[]string{"gen", "-segment", "order", "-dsn", "root@tcp(127.0.0.1:1)/test", "-worker", "3"}, "-worker does not go with -segment"},
+		{[]string{"gen", "-segment", "a b", "-dsn", "root@tcp(127.0.0.1:1)/test"}, `bad tag: "a b"`},
+		{[]string{"gen", "-segment", "order", "-dsn", "root@tcp(127.0.0.1:1)/test", "-step", "-5"}, "Step -5"},
+		{[]string{"gen", "-start", "5"}, "-start needs -segment"},
+		{[]string{"segments"}, "-dsn (or $UIDGEN_DSN) is required"},
+		{[]string{"segments", "-dsn", "root@tcp(127.0.0.1:1)/test", "-segment-table", "a;b"}, `"a;b"`},
+		{[]string{"schema", "-segment", "-table", "x"}, "-segment-table names the tag table"},
+		{[]string{"schema", "-segment-table", "x"}, "-segment-table needs -segment"},
 	})
 }
 

@@ -3,11 +3,11 @@ package main
 import (
 	"bufio"
 	"context"
+	"database/sql"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strconv"
 	"text/tabwriter"
@@ -96,29 +96,14 @@ func genSegment(s *segmentFlags, dsn string, n int, stdout io.Writer) (err error
 func runSegments(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("segments", "segments -dsn DSN [-segment-table NAME]",
 		"uidgen segments -dsn 'postgres://postgres@127.0.0.1:5432/test'", stderr)
-	dsn := fs.String("dsn", os.Getenv(dsnEnv), "the tag table's database (default $"+dsnEnv+"): "+dsnHelp)
 	table := fs.String("segment-table", segment.DefaultTable, "the tag table")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
-	}
-	if *dsn == "" {
-		return fmt.Errorf("%w: -dsn (or $%s) is required", errUsage, dsnEnv)
-	}
-	db, err := openDB(*dsn)
-	if err != nil {
-		return err
-	}
-	defer db.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), assignTimeout)
-	defer cancel()
-	rows, err := segment.List(ctx, db, *table)
-	if err != nil {
-		return segmentUsage(err)
-	}
-	return printSegments(stdout, *table, rows)
+	return runLister(fs, args, "the tag table's database", func(ctx context.Context, db *sql.DB) error {
+		rows, err := segment.List(ctx, db, *table)
+		if err != nil {
+			return segmentUsage(err)
+		}
+		return printSegments(stdout, *table, rows)
+	})
 }
 
 // printSegments writes the tags as aligned columns and a summary line.
