@@ -85,4 +85,3 @@ func ExampleNewDisposable() {
 	defer g.Close()
 	fmt.Println("worker ID", g.WorkerID())
 }
-
