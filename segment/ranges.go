@@ -290,19 +290,23 @@ func (r *ranges) stop() {
 }
 
 // giveBack returns to the table what the generator claimed and never
-// handed out, from lowest (the first number left in the ring, or -1 when
-// the ring was empty) on, when no other process has claimed since. The
-// padder and the claimer have stopped.
-func (r *ranges) giveBack(lowest int64) error {
+// handed out, when no other process has claimed since: what it never put
+// in the ring, and [lowest, next), the last run of numbers Close took from
+// the ring, if that run reaches the first number never put (lowest is -1
+// when Close took none). The padder and the claimer have stopped.
+func (r *ranges) giveBack(lowest, next int64) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if lowest < 0 {
-		lowest = r.runEnd
-		if r.cur.len() > 0 {
-			lowest = r.cur.start
-		} else if r.spare != nil {
-			lowest = r.spare.start
-		}
+	unput := r.runEnd
+	if r.cur.len() > 0 {
+		unput = r.cur.start
+	} else if r.spare != nil {
+		unput = r.spare.start
+	}
+	if lowest < 0 || next != unput {
+		// Close took none, or a take in flight claimed numbers after
+		// the run: give back only what was never put.
+		lowest = unput
 	}
 	from := max(lowest, r.runStart)
 	if from >= r.runEnd {

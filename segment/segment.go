@@ -345,20 +345,25 @@ func (g *Generator) Close() error {
 		g.ring.Seal(uidgen.ErrClosed)
 		g.src.stop()
 		// Take what the ring still holds, so that no take in flight hands
-		// out a number given back: the ring's values increase, and the
-		// first is the lowest not handed out.
-		lowest := int64(-1)
+		// out a number given back. A take in flight may claim values
+		// between two of these batches, or after the last: [lowest, next)
+		// is the run of numbers taken here since the last gap, which the
+		// ring's increasing values show.
+		lowest, next := int64(-1), int64(-1)
 		var buf [512]int64
 		for {
 			n, err := g.ring.TakeN(buf[:])
-			if n > 0 && lowest < 0 {
-				lowest = buf[0]
+			if n > 0 {
+				if buf[0] != next {
+					lowest = buf[0]
+				}
+				next = buf[n-1] + 1
 			}
 			if err != nil {
 				break
 			}
 		}
-		if err := g.src.giveBack(lowest); err != nil {
+		if err := g.src.giveBack(lowest, next); err != nil {
 			g.closeErr = fmt.Errorf("segment: close: %w", err)
 		}
 	})
