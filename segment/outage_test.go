@@ -137,13 +137,12 @@ func testDatabaseDown(t *testing.T, kind string) {
 		// waiting for an answer.
 		refused bool
 		// why is what a take that fails with the server down wraps,
-		// beside ringbuffer.ErrEmpty. A paused server holds the claim
-		// for up to claimTimeout, longer than a take waits: the take
-		// says a claim is under way.
+		// beside ringbuffer.ErrEmpty: a refused connection and a claim
+		// without an answer both say the server is unreachable.
 		why error
 	}{
 		{"crash", srv.Kill, srv.Restart, true, ErrUnreachable},
-		{"no answer", srv.Pause, srv.Resume, false, errClaiming},
+		{"no answer", srv.Pause, srv.Resume, false, ErrUnreachable},
 	} {
 		// A subtest that fails leaves the generator in a state the next
 		// one does not expect: stop there.

@@ -21,10 +21,15 @@ func (s span) len() int64 { return s.end - s.start }
 
 // Retry delays: how soon the padder asks again while a claim is on its
 // way, and while claims fail; and the longest wait between failing claims.
+// A claim without an answer for unanswered counts as the database being
+// unreachable, as a failed one does: a server that is paused or cut off by
+// a partition does not refuse the connection. It is half a take's default
+// wait, so that a take that gives up after that wait says so.
 const (
 	claimWait  = time.Millisecond
 	failedWait = 50 * time.Millisecond
 	maxBackoff = time.Second
+	unanswered = ringbuffer.DefaultWait / 2
 )
 
 // batchSize bounds the batch the padder puts at once.
@@ -48,6 +53,7 @@ type ranges struct {
 	cur      span       // the range in hand, from its first number not yet put
 	spare    *span      // claimed and not yet in hand
 	claiming bool       // the claimer is claiming
+	claimAt  time.Time  // when Next last asked the claimer for a range
 	claimErr error      // the last claim's failure, nil after a success
 	size     int64      // the last claim's size
 	// The claimed numbers that Close may give back are [runStart, runEnd):
@@ -217,17 +223,27 @@ func (r *ranges) Next(room int) ([]int64, error) {
 	}
 	waiting := int64(r.ring.Size() - r.ring.Free())
 	if r.spare == nil && !r.claiming && r.cur.len()+waiting <= r.size/2 {
-		r.claiming = true
+		r.claiming, r.claimAt = true, time.Now()
 		select {
 		case r.wake <- struct{}{}:
 		default:
 		}
 	}
 	if r.cur.len() == 0 {
-		if r.claimErr != nil {
+		switch age := time.Since(r.claimAt); {
+		case r.claimErr != nil:
 			return nil, &padding.Hold{Retry: failedWait, Why: r.claimErr}
+		case !r.claiming:
+			// The ring still holds over half a range: nothing to put
+			// until a take wakes the padder again.
+			return nil, nil
+		case age >= unanswered:
+			return nil, &padding.Hold{Retry: failedWait,
+				Why: fmt.Errorf("%w: a claim of the next range has had no answer for %v", ErrUnreachable, age.Round(time.Millisecond))}
+		default:
+			// Ask again soon, and less often the longer the claim takes.
+			return nil, &padding.Hold{Retry: min(max(claimWait, age/10), failedWait), Why: errClaiming}
 		}
-		return nil, &padding.Hold{Retry: claimWait, Why: errClaiming}
 	}
 	n := int(min(int64(room), r.cur.len(), batchSize))
 	b := r.batch[:n]
