@@ -30,6 +30,7 @@ const (
 	failedWait = 50 * time.Millisecond
 	maxBackoff = time.Second
 	unanswered = ringbuffer.DefaultWait / 2
+	stopGrace  = time.Second
 )
 
 // batchSize bounds the batch the padder puts at once.
@@ -68,9 +69,11 @@ type ranges struct {
 	claimsFailed int64
 
 	wake chan struct{} // to the claimer; capacity 1
-	// ctx ends when stop is called: a claim on its way is abandoned then.
-	// Its range, if the database took the claim, is lost, never repeated:
-	// Close's give-back names the max_id of the last claim known.
+	quit chan struct{} // closed by stop: the claimer claims no more
+	// ctx ends when stop has waited stopGrace for a claim on its way: the
+	// claim is abandoned then. Its range, if the database took the claim,
+	// is lost, never repeated: Close's give-back names the max_id of the
+	// last claim known.
 	ctx    context.Context
 	cancel context.CancelFunc
 	done   chan struct{} // closed when the claimer returns
@@ -80,7 +83,7 @@ type ranges struct {
 // claimer.
 func start(ctx context.Context, c config, ring *ringbuffer.Ring) (*ranges, error) {
 	r := &ranges{c: c, db: c.DB, table: c.Table, tag: c.Tag, ring: ring, batch: make([]int64, batchSize),
-		wake: make(chan struct{}, 1), done: make(chan struct{})}
+		wake: make(chan struct{}, 1), quit: make(chan struct{}), done: make(chan struct{})}
 	r.ctx, r.cancel = context.WithCancel(context.Background())
 	step, err := r.prepare(ctx)
 	if err != nil {
@@ -260,7 +263,7 @@ func (r *ranges) claimer() {
 	defer close(r.done)
 	for {
 		select {
-		case <-r.ctx.Done():
+		case <-r.quit:
 			return
 		case <-r.wake:
 		}
@@ -291,7 +294,7 @@ func (r *ranges) claimer() {
 				r.c.Logger.Warn("segment: claim failed; retrying", "tag", r.tag, "table", r.table, "in", delay, "error", err)
 			}
 			select {
-			case <-r.ctx.Done():
+			case <-r.quit:
 				return
 			case <-time.After(delay):
 			}
@@ -299,10 +302,19 @@ func (r *ranges) claimer() {
 	}
 }
 
-// stop ends the claimer, abandoning a claim on its way, and waits for it.
+// stop ends the claimer and waits for it. A claim on its way gets
+// stopGrace to finish, so that its range is known and can be given back;
+// then it is abandoned, so that Close does not wait for a database that
+// does not answer.
 func (r *ranges) stop() {
+	close(r.quit)
+	select {
+	case <-r.done:
+	case <-time.After(stopGrace):
+		r.cancel()
+		<-r.done
+	}
 	r.cancel()
-	<-r.done
 }
 
 // giveBack returns to the table what the generator claimed and never
