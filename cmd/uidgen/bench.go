@@ -10,10 +10,13 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/cached"
 	"github.com/seed4d941b13/uidgen/defaultgen"
 	"github.com/seed4d941b13/uidgen/internal/hammer"
+	"github.com/seed4d941b13/uidgen/metrics"
 )
 
 // benchSampleEvery is how many calls `uidgen bench` makes per timed one:
@@ -28,14 +31,18 @@ type contender struct {
 	open func(ctx context.Context, cfg defaultgen.Config) (benchee, error)
 }
 
-// benchee is a generator under measurement.
+// benchee is a generator as the commands use it: gen and serve take IDs,
+// bench measures it.
 type benchee struct {
-	next    func() (int64, error)
-	nextFor func(key int64) (int64, error)
-	parse   func(uid int64) uidgen.ID
-	ahead   func() int64  // seconds of ID time borrowed beyond the clock so far
-	ring    func() string // the ring's statistics for the table; nil without a ring
-	close   func() error  // releases the generator
+	next      func() (int64, error)
+	nextIDs   func(dst []int64) (int, error) // fills dst, as cached.Generator.NextIDs
+	nextFor   func(key int64) (int64, error)
+	parse     func(uid int64) uidgen.ID
+	workerID  int64
+	collector prometheus.Collector // its metrics, for serve
+	ahead     func() int64         // seconds of ID time borrowed beyond the clock so far
+	ring      func() string        // the ring's statistics for the table; nil without a ring
+	close     func() error         // releases the generator
 }
 
 // contenders are measured in this order.
@@ -49,10 +56,13 @@ var contenders = []contender{
 			return benchee{}, err
 		}
 		return benchee{
-			next:    g.NextID,
-			nextFor: g.NextIDFor,
-			parse:   g.Parse,
-			ahead:   func() int64 { return g.Stats().SecondsAhead },
+			next:      g.NextID,
+			nextIDs:   g.NextIDs,
+			nextFor:   g.NextIDFor,
+			parse:     g.Parse,
+			workerID:  g.WorkerID(),
+			collector: metrics.NewCached(g),
+			ahead:     func() int64 { return g.Stats().SecondsAhead },
 			ring: func() string {
 				s := g.Stats()
 				return fmt.Sprintf("%s slots, %s pad runs, %s takes waited, %s failed",
@@ -66,9 +76,25 @@ var contenders = []contender{
 		if err != nil {
 			return benchee{}, err
 		}
-		return benchee{next: g.NextID, nextFor: g.NextIDFor, parse: g.Parse,
-			ahead: func() int64 { return 0 }, close: g.Close}, nil
+		return benchee{next: g.NextID, nextIDs: oneByOne(g.NextID), nextFor: g.NextIDFor, parse: g.Parse,
+			workerID: g.WorkerID(), collector: metrics.NewDefault(g),
+			ahead: func() int64 { return g.Stats().SecondsAhead }, close: g.Close}, nil
 	}},
+}
+
+// oneByOne makes NextIDs of next, for a generator that has no batch take:
+// it fills dst from the front and stops at the first error.
+func oneByOne(next func() (int64, error)) func(dst []int64) (int, error) {
+	return func(dst []int64) (int, error) {
+		for i := range dst {
+			uid, err := next()
+			if err != nil {
+				return i, err
+			}
+			dst[i] = uid
+		}
+		return len(dst), nil
+	}
 }
 
 // openContender builds the generator called name from cfg, bounding the

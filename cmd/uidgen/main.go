@@ -6,6 +6,7 @@
 //	uidgen plan -qps 100000    how long the default layout lasts at that load
 //	uidgen schema              the WORKER_NODE DDL, for -dsn's database
 //	uidgen workers -dsn DSN    the worker table: which IDs are held, free or spent
+//	uidgen serve -addr :8080   IDs over HTTP, with Prometheus metrics
 //	uidgen help COMMAND        what a command does, with an example
 //
 // Every command takes -h. Bad flags print a message and exit with status 2.
@@ -40,6 +41,7 @@ var commands = []command{
 	{"plan", "how long a layout's time and worker bits last, at a load", runPlan},
 	{"schema", "print the WORKER_NODE table's DDL, as EnsureSchema makes it", runSchema},
 	{"workers", "show the WORKER_NODE table: which IDs are held, free or spent", runWorkers},
+	{"serve", "serve IDs over HTTP, with Prometheus metrics at /metrics", runServe},
 }
 
 // errUsage marks an error the user can fix by calling differently: exit 2.
