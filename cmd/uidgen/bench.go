@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"runtime"
 	"slices"
 	"text/tabwriter"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"golang.org/x/term"
 
 	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/cached"
@@ -156,25 +158,41 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	return printBench(stdout, rows, *goroutines, cfg)
 }
 
-// benchOne builds c and hammers it for d, with a progress line on stderr.
+// benchOne builds c and hammers it for d, with progress on stderr: a line
+// redrawn five times a second on a terminal, and elsewhere (a pipe, a log
+// file) a line a second with no carriage return, so that a log reads line
+// by line.
 func benchOne(c contender, cfg defaultgen.Config, goroutines int, d time.Duration, stderr io.Writer) (benchRow, error) {
 	b, err := openContender(c.name, cfg)
 	if err != nil {
 		return benchRow{}, err
 	}
 	defer b.close()
+	tty := isTerminal(stderr)
+	every := 200 * time.Millisecond
+	if !tty {
+		every = time.Second
+	}
 	progress := func(ids int64, elapsed time.Duration) {
-		fmt.Fprintf(stderr, "\r%-8s %5.1fs of %v  %15s IDs  %12s IDs/s ", c.name,
+		line := fmt.Sprintf("%-8s %5.1fs of %v  %15s IDs  %12s IDs/s", c.name,
 			elapsed.Seconds(), d, group(ids), group(int64(float64(ids)/elapsed.Seconds())))
+		if tty {
+			fmt.Fprintf(stderr, "\r%s ", line)
+		} else {
+			fmt.Fprintln(stderr, line)
+		}
 	}
 	r := hammer.Run(hammer.Config{
-		Goroutines:  goroutines,
-		Duration:    d,
-		SampleEvery: benchSampleEvery,
-		Progress:    progress,
+		Goroutines:    goroutines,
+		Duration:      d,
+		SampleEvery:   benchSampleEvery,
+		Progress:      progress,
+		ProgressEvery: every,
 	}, b.next)
 	progress(r.IDs, r.Elapsed)
-	fmt.Fprintln(stderr)
+	if tty {
+		fmt.Fprintln(stderr)
+	}
 	if r.Err != nil {
 		return benchRow{}, fmt.Errorf("%s: %w", c.name, r.Err)
 	}
@@ -208,6 +226,13 @@ default makes at most %s IDs a second (its sequence bits); past that, callers sl
 ahead is how many seconds of ID time a generator has borrowed beyond the clock.
 `, goroutines, benchSampleEvery, group(perSecond))
 	return err
+}
+
+// isTerminal reports whether w is a terminal, where a progress line may
+// redraw itself.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 // nsPerID formats nanoseconds per ID: one decimal where it matters.
