@@ -6,7 +6,7 @@
 //	uidgen plan -qps 100000    how long the default layout lasts at that load
 //	uidgen schema              the WORKER_NODE DDL, for -dsn's database
 //	uidgen workers -dsn DSN    the worker table: which IDs are held, free or spent
-//	uidgen serve -addr :8080   IDs over HTTP, with Prometheus metrics
+//	uidgen serve -worker 3     IDs over HTTP at 127.0.0.1:8080, with Prometheus metrics
 //	uidgen help COMMAND        what a command does, with an example
 //
 // Every command takes -h. Bad flags print a message and exit with status 2.

@@ -82,7 +82,7 @@ func runServe(args []string, _, stderr io.Writer) error {
 	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
-		return errors.Join(fmt.Errorf("-addr %s: %w", *addr, err), g.close())
+		return errors.Join(fmt.Errorf("%w: -addr %s: %v", errUsage, *addr, err), g.close())
 	}
 	srv := &http.Server{
 		Handler:           newIDServer(g).routes(),

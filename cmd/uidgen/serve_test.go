@@ -455,3 +455,14 @@ func TestServeReleasesLease(t *testing.T) {
 		t.Fatalf("worker ID %d still has an owner after serve stopped", w)
 	}
 }
+
+func TestServeBadCalls(t *testing.T) {
+	testBadCalls(t, []badCall{
+		{[]string{"serve", "-shutdown-timeout", "0s"}, "-shutdown-timeout 0s: must be more than 0"},
+		{[]string{"serve", "now"}, `unexpected argument "now"`},
+		{[]string{"serve", "-generator", "fast"}, `-generator "fast": want cached or default`},
+		{[]string{"serve", "-worker", "-3"}, "worker ID -3 is not in [0, 1048575]"},
+		{[]string{"serve", "-addr", "127.0.0.1"}, "-addr 127.0.0.1: listen tcp: address 127.0.0.1: missing port in address"},
+		{[]string{"serve", "-lease"}, "-lease needs -dsn"},
+	})
+}
