@@ -240,7 +240,7 @@ func prefersText(accept string) bool {
 
 // quality returns the q that an Accept header gives typ/sub: that of the
 // most specific media range matching it, 0 where none does. A range that
-// does not parse counts for nothing.
+// does not parse counts for nothing; a q that does not parse, as 1.
 func quality(accept, typ, sub string) float64 {
 	q, specificity := 0.0, -1
 	for _, part := range strings.Split(accept, ",") {
