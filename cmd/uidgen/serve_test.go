@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/seed4d941b13/uidgen"
+	"github.com/seed4d941b13/uidgen/defaultgen"
 	"github.com/seed4d941b13/uidgen/internal/idcheck"
 	"github.com/seed4d941b13/uidgen/internal/mysqltest"
 	"github.com/seed4d941b13/uidgen/internal/testsize"
@@ -486,5 +487,49 @@ func TestPrefersText(t *testing.T) {
 		if got := prefersText(accept); got != want {
 			t.Errorf("prefersText(%q) = %v, want %v", accept, got, want)
 		}
+	}
+}
+
+// discard is a ResponseWriter that keeps nothing, so the handler
+// benchmarks time the handlers and the mux, without a network.
+type discard struct{ h http.Header }
+
+func (w *discard) Header() http.Header         { return w.h }
+func (w *discard) Write(b []byte) (int, error) { return len(b), nil }
+func (w *discard) WriteHeader(int)             {}
+
+// BenchmarkHandlerID is GET /id through serve's mux and handler, and
+// BenchmarkHandlerBare a mux whose handler writes a constant of the same
+// size: the work serve adds to a request, beside what a request costs
+// over the network (bench/RESULTS.md).
+func BenchmarkHandlerID(b *testing.B) {
+	g, err := openContender("cached", defaultgen.Config{
+		TimeBits: uidgen.DefaultTimeBits, WorkerBits: uidgen.DefaultWorkerBits, SeqBits: uidgen.DefaultSeqBits, Assigner: uidgen.Static(1),
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer g.close()
+	benchHandler(b, newIDServer(g).routes())
+}
+
+func BenchmarkHandlerBare(b *testing.B) {
+	body := []byte("512991495129688974\n")
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /id", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header()["Content-Type"] = textPlain
+		w.Write(body)
+	})
+	benchHandler(b, mux)
+}
+
+func benchHandler(b *testing.B, h http.Handler) {
+	r, err := http.NewRequest("GET", "/id", nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		h.ServeHTTP(&discard{h: http.Header{}}, r)
 	}
 }
