@@ -141,7 +141,7 @@ func run(d time.Duration, rounds, conns int, out string) error {
 	}
 
 	var raw bytes.Buffer
-	medians := make(map[string]map[string]float64) // placement, target: req/s
+	samples := make(map[string]map[string][]float64) // placement, target: req/s of each run, sorted
 	for _, p := range placements {
 		if len(p.server) > 0 {
 			if _, err := exec.LookPath(p.server[0]); err != nil {
@@ -153,7 +153,7 @@ func run(d time.Duration, rounds, conns int, out string) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", p.name, err)
 		}
-		medians[p.name] = m
+		samples[p.name] = m
 	}
 	if err := os.MkdirAll(filepath.Join(out, "results"), 0o755); err != nil {
 		return err
@@ -161,7 +161,7 @@ func run(d time.Duration, rounds, conns int, out string) error {
 	if err := os.WriteFile(filepath.Join(out, "results", "serve.txt"), raw.Bytes(), 0o644); err != nil {
 		return err
 	}
-	section := markdown(medians, wrkVersion(wrk), d, rounds, conns)
+	section := markdown(samples, wrkVersion(wrk), d, rounds, conns)
 	fmt.Print(section)
 	path := filepath.Join(out, "RESULTS.md")
 	old, err := os.ReadFile(path)
@@ -172,8 +172,8 @@ func run(d time.Duration, rounds, conns int, out string) error {
 }
 
 // measure starts both servers under p and runs wrk against each target in
-// turn, rounds times, returning the median req/s of each.
-func measure(p placement, bin, self, wrk string, d time.Duration, rounds, conns int, raw io.Writer) (map[string]float64, error) {
+// turn, rounds times, returning the req/s of each run, sorted, by target.
+func measure(p placement, bin, self, wrk string, d time.Duration, rounds, conns int, raw io.Writer) (map[string][]float64, error) {
 	uidgen, uidgenAddr, err := start(append(p.server, bin, "serve", "-addr", "127.0.0.1:0", "-worker", "1"), "stderr")
 	if err != nil {
 		return nil, err
@@ -217,12 +217,10 @@ func measure(p placement, bin, self, wrk string, d time.Duration, rounds, conns 
 			fmt.Fprintf(os.Stderr, "%s, round %d: %-12s %10.0f req/s\n", p.name, r+1, t.name, rps)
 		}
 	}
-	medians := make(map[string]float64)
-	for name, s := range samples {
+	for _, s := range samples {
 		slices.Sort(s)
-		medians[name] = s[len(s)/2]
 	}
-	return medians, nil
+	return samples, nil
 }
 
 var (
@@ -300,8 +298,17 @@ func cpuName() string {
 	return runtime.GOARCH
 }
 
-// markdown writes the section of RESULTS.md.
-func markdown(medians map[string]map[string]float64, wrk string, d time.Duration, rounds, conns int) string {
+// markdown writes the section of RESULTS.md from each placement's
+// samples: medians, and the spread of the runs where it tells how far to
+// trust them.
+func markdown(samples map[string]map[string][]float64, wrk string, d time.Duration, rounds, conns int) string {
+	medians := make(map[string]map[string]float64)
+	for p, targets := range samples {
+		medians[p] = make(map[string]float64)
+		for t, s := range targets {
+			medians[p][t] = s[len(s)/2]
+		}
+	}
 	var b strings.Builder
 	id, ids := bareReplies()
 	b.WriteString(resultsmd.Serve)
@@ -316,11 +323,12 @@ func markdown(medians map[string]map[string]float64, wrk string, d time.Duration
 	b.WriteString(" (wrk's output is in [results/serve.txt](results/serve.txt)). The bare handler is net/http writing a\n")
 	fmt.Fprintf(&b, "constant of the size of uidgen's reply: %d bytes for /id, %d for /ids. `uidgen serve -worker 1`\n", len(id), len(ids))
 	b.WriteString("runs the cached generator. Unpinned, wrk and the server share both cores as the kernel likes;\n")
-	b.WriteString("pinned, the server runs on CPU 0 (GOMAXPROCS 1) and wrk on CPU 1.\n\n")
+	b.WriteString("pinned, the server runs on CPU 0 (GOMAXPROCS 1) and wrk on CPU 1. Req/s are medians, with\n")
+	b.WriteString("the slowest and fastest run in brackets: the machine is shared, and runs of one target swing.\n\n")
 
 	var placed []string
 	for _, p := range placements {
-		if medians[p.name] != nil {
+		if samples[p.name] != nil {
 			placed = append(placed, p.name)
 		}
 	}
@@ -329,28 +337,32 @@ func markdown(medians map[string]map[string]float64, wrk string, d time.Duration
 		fmt.Fprintf(&b, " %s |", p)
 	}
 	b.WriteString("\n|---|" + strings.Repeat("--:|", len(placed)) + "\n")
-	row := func(label string, value func(m map[string]float64) string) {
+	// row writes a row whose cell for placement p is value(p, its medians).
+	row := func(label string, value func(p string, m map[string]float64) string) {
 		fmt.Fprintf(&b, "| %s |", label)
 		for _, p := range placed {
-			fmt.Fprintf(&b, " %s |", value(medians[p]))
+			fmt.Fprintf(&b, " %s |", value(p, medians[p]))
 		}
 		b.WriteString("\n")
 	}
-	rps := func(name string) func(m map[string]float64) string {
-		return func(m map[string]float64) string { return resultsmd.SI(m[name]) }
+	rps := func(name string) func(p string, m map[string]float64) string {
+		return func(p string, m map[string]float64) string {
+			s := samples[p][name]
+			return fmt.Sprintf("%s (%s–%s)", resultsmd.SI(m[name]), resultsmd.SI(s[0]), resultsmd.SI(s[len(s)-1]))
+		}
 	}
 	row("bare handler, /id: req/s", rps("bare /id"))
 	row("uidgen serve, GET /id: req/s", rps("uidgen /id"))
-	row("**/id ÷ bare** (goal: 0.8 or more)", func(m map[string]float64) string {
+	row("**/id ÷ bare** (goal: 0.8 or more)", func(_ string, m map[string]float64) string {
 		return fmt.Sprintf("**%.2f**", m["uidgen /id"]/m["bare /id"])
 	})
 	row("bare handler, /ids: req/s", rps("bare /ids"))
 	row(fmt.Sprintf("uidgen serve, GET /ids?n=%d: req/s", batch), rps("uidgen /ids"))
-	row("… IDs/s", func(m map[string]float64) string { return resultsmd.SI(m["uidgen /ids"] * batch) })
-	row("**IDs/s through /ids ÷ bare /id req/s**", func(m map[string]float64) string {
+	row("… IDs/s", func(_ string, m map[string]float64) string { return resultsmd.SI(m["uidgen /ids"] * batch) })
+	row("**IDs/s through /ids ÷ bare /id req/s**", func(_ string, m map[string]float64) string {
 		return fmt.Sprintf("**%.0f×**", m["uidgen /ids"]*batch/m["bare /id"])
 	})
-	row("/ids req/s ÷ bare /ids (same size)", func(m map[string]float64) string {
+	row("/ids req/s ÷ bare /ids (same size)", func(_ string, m map[string]float64) string {
 		return fmt.Sprintf("%.2f", m["uidgen /ids"]/m["bare /ids"])
 	})
 	return b.String()

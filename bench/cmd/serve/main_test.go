@@ -4,6 +4,9 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/seed4d941b13/uidgen/bench/internal/resultsmd"
 )
 
 const wrkOutput = `Running 3s test @ http://127.0.0.1:40001/id
@@ -39,5 +42,31 @@ func TestBareReplies(t *testing.T) {
 	var list []string
 	if err := json.Unmarshal(ids, &list); err != nil || len(list) != batch || list[batch-1] != sampleID || ids[len(ids)-1] != '\n' {
 		t.Errorf("/ids reply: %d IDs, %v; want a JSON array of %d strings and a newline", len(list), err, batch)
+	}
+}
+
+// TestMarkdown: the section starts with its heading, gives medians with
+// the slowest and fastest run, and the ratios of the medians.
+func TestMarkdown(t *testing.T) {
+	runs := map[string][]float64{
+		"bare /id": {30e3, 40e3, 50e3}, "uidgen /id": {20e3, 36e3, 60e3},
+		"bare /ids": {19e3, 20e3, 21e3}, "uidgen /ids": {10e3, 12e3, 13e3},
+	}
+	md := markdown(map[string]map[string][]float64{"unpinned": runs}, "wrk 4.1.0", time.Second, 3, 32)
+	for _, want := range []string{
+		"| | unpinned |\n",
+		"| bare handler, /id: req/s | 40.0k (30.0k–50.0k) |\n",
+		"| **/id ÷ bare** (goal: 0.8 or more) | **0.90** |\n",
+		"| … IDs/s | 12.0M |\n",
+		"| **IDs/s through /ids ÷ bare /id req/s** | **300×** |\n",
+		"| /ids req/s ÷ bare /ids (same size) | 0.60 |\n",
+		"3 rounds of 1s",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("section lacks %q:\n%s", want, md)
+		}
+	}
+	if !strings.HasPrefix(md, resultsmd.Serve) || strings.Contains(md, "| pinned |") {
+		t.Errorf("want the heading first and only the placement measured:\n%s", md)
 	}
 }
