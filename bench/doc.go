@@ -2,9 +2,12 @@
 // (a bare atomic counter, a mutex counter), against its own baseline
 // (defaultgen) and against the Go generators people use instead:
 // github.com/bwmarrin/snowflake and github.com/sony/sonyflake/v2; and what a
-// worker ID leased from MariaDB costs the cached generator, which needs the
-// database at $UIDGEN_MYSQL_DSN (by default root@tcp(127.0.0.1:3306)/test)
-// and is skipped without it.
+// worker ID leased from MariaDB and from PostgreSQL costs the cached
+// generator, which needs the databases at $UIDGEN_MYSQL_DSN (by default
+// root@tcp(127.0.0.1:3306)/test) and $UIDGEN_POSTGRES_DSN (by default
+// postgres://postgres@127.0.0.1:5432/test?sslmode=disable), each skipped
+// without its server; and the segment generator's takes beside the cached
+// generator's, with its claims flat out and idle, on the same servers.
 //
 // It is a module of its own, so that the peers it imports never enter
 // uidgen's go.mod. Run the suite, its comparison and its plot with

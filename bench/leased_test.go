@@ -12,52 +12,67 @@ import (
 	"time"
 
 	"github.com/go-sql-driver/mysql"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/cached"
+	"github.com/seed4d941b13/uidgen/internal/dbtest"
 	"github.com/seed4d941b13/uidgen/worker"
 )
 
-// The leased benchmarks measure what a worker ID leased from MariaDB costs
-// the cached generator: its takes, beside a static worker ID's in the same
-// run, and the statements its lease sends to the database, flat out and
-// idle. They count statements on the client, in a driver.Connector that
-// wraps the MySQL driver's, rather than with the server's Questions or
-// Com_update: the server is shared, and its counters count every client's
-// statements.
+// The leased benchmarks measure what a worker ID leased from MariaDB and
+// from PostgreSQL costs the cached generator: its takes, beside a static
+// worker ID's in the same run, and the statements its lease sends to the
+// database, flat out and idle. They count statements on the client, in a
+// driver.Connector that wraps the driver's, rather than with the servers'
+// counters: the servers are shared, and their counters count every
+// client's statements.
 
-// dsnEnv names the variable with the DSN of the benchmarks' database, as
-// the tests' $UIDGEN_MYSQL_DSN does; defaultDSN is used without it.
-const (
-	dsnEnv     = "UIDGEN_MYSQL_DSN"
-	defaultDSN = "root@tcp(127.0.0.1:3306)/test"
-)
+// servers are the databases the leased benchmarks lease from: the tests'
+// servers, at the DSN in each variable or at its default.
+var servers = []struct{ kind, env, dsn string }{
+	{"mysql", dbtest.MySQLEnv, dbtest.MySQLDefault},
+	{"postgres", dbtest.PostgresEnv, dbtest.PostgresDefault},
+}
 
-// leasedDB opens the benchmarks' database through a connector that counts
-// every statement sent, and gives it a worker table of its own, dropped
-// when the benchmark ends. It skips the benchmark when the database does
-// not answer.
-func leasedDB(b *testing.B) (db *sql.DB, table string, statements *atomic.Int64) {
-	dsn := os.Getenv(dsnEnv)
-	if dsn == "" {
-		dsn = defaultDSN
+// connector returns a connector to the server of kind, with a short connect
+// timeout.
+func connector(b *testing.B, kind, env, dsn string) driver.Connector {
+	if v := os.Getenv(env); v != "" {
+		dsn = v
+	}
+	if kind == "postgres" {
+		cfg, err := pgx.ParseConfig(dsn)
+		if err != nil {
+			b.Fatalf("%s: %v", env, err)
+		}
+		cfg.ConnectTimeout = 2 * time.Second
+		return stdlib.GetConnector(*cfg)
 	}
 	cfg, err := mysql.ParseDSN(dsn)
 	if err != nil {
-		b.Fatalf("%s: %v", dsnEnv, err)
+		b.Fatalf("%s: %v", env, err)
 	}
 	cfg.Timeout = 2 * time.Second
-	connector, err := mysql.NewConnector(cfg)
+	c, err := mysql.NewConnector(cfg)
 	if err != nil {
 		b.Fatal(err)
 	}
+	return c
+}
+
+// leasedDB opens the server of kind through a connector that counts every
+// statement sent, and gives it a worker table of its own, dropped when the
+// benchmark ends. It skips the benchmark when the database does not answer.
+func leasedDB(b *testing.B, kind, env, dsn string) (db *sql.DB, table string, statements *atomic.Int64) {
 	statements = new(atomic.Int64)
-	db = sql.OpenDB(countingConnector{connector, statements})
+	db = sql.OpenDB(countingConnector{connector(b, kind, env, dsn), statements})
 	b.Cleanup(func() { db.Close() })
 	ctx, cancel := context.WithTimeout(b.Context(), 10*time.Second)
 	defer cancel()
 	if err := db.PingContext(ctx); err != nil {
-		b.Skipf("needs MariaDB at %s (set %s): %v", cfg.Addr, dsnEnv, err)
+		b.Skipf("needs %s (set %s): %v", kind, env, err)
 	}
 	table = "WORKER_NODE_bench_" + rand.Text()
 	if err := worker.EnsureSchema(ctx, db, worker.WithTable(table)); err != nil {
@@ -72,10 +87,10 @@ func leasedDB(b *testing.B) (db *sql.DB, table string, statements *atomic.Int64)
 }
 
 // openLeased returns a cached generator with the defaults on a worker ID
-// leased with the defaults, closed when the benchmark ends, and the count
-// of statements sent to the database.
-func openLeased(b *testing.B) (*cached.Generator, *atomic.Int64) {
-	db, table, statements := leasedDB(b)
+// leased with the defaults from the server of kind, closed when the
+// benchmark ends, and the count of statements sent to the database.
+func openLeased(b *testing.B, kind, env, dsn string) (*cached.Generator, *atomic.Int64) {
+	db, table, statements := leasedDB(b, kind, env, dsn)
 	l, err := worker.NewLeased(db, worker.WithTable(table))
 	if err != nil {
 		b.Fatal(err)
@@ -101,40 +116,47 @@ func openWith(b *testing.B, assigner uidgen.Assigner) *cached.Generator {
 }
 
 // BenchmarkLeased takes IDs flat out from one goroutine of a cached
-// generator with the defaults, its worker ID static and then leased, so
-// that the two alternate within a run and its -count rounds. The leased one
-// also reports the statements a second its lease sent meanwhile.
+// generator with the defaults, its worker ID static and then leased from
+// each server, so that they alternate within a run and its -count rounds.
+// The leased ones also report the statements a second their lease sent
+// meanwhile.
 func BenchmarkLeased(b *testing.B) {
 	b.Run("assigner=static", func(b *testing.B) {
 		serial(b, openWith(b, uidgen.Static(1)).NextID)
 	})
-	b.Run("assigner=leased", func(b *testing.B) {
-		g, statements := openLeased(b)
-		before := statements.Load()
-		serial(b, g.NextID)
-		if s := b.Elapsed().Seconds(); s > 0 {
-			b.ReportMetric(float64(statements.Load()-before)/s, "stmts/s")
-		}
-	})
+	for _, srv := range servers {
+		b.Run("assigner=leased-"+srv.kind, func(b *testing.B) {
+			g, statements := openLeased(b, srv.kind, srv.env, srv.dsn)
+			before := statements.Load()
+			serial(b, g.NextID)
+			if s := b.Elapsed().Seconds(); s > 0 {
+				b.ReportMetric(float64(statements.Load()-before)/s, "stmts/s")
+			}
+		})
+	}
 }
 
 // BenchmarkLeasedIdle measures the statements a second of an idle
-// generator's lease: each op waits for the next statement its renewer
-// sends, a renewal every third of the default TTL. Each op takes seconds:
-// run it with -benchtime 1x or a few x.
+// generator's lease on each server: each op waits for the next statement
+// its renewer sends, a renewal every third of the default TTL. Each op
+// takes seconds: run it with -benchtime 1x or a few x.
 func BenchmarkLeasedIdle(b *testing.B) {
-	g, statements := openLeased(b)
-	if _, err := g.NextID(); err != nil {
-		b.Fatal(err)
+	for _, srv := range servers {
+		b.Run("db="+srv.kind, func(b *testing.B) {
+			g, statements := openLeased(b, srv.kind, srv.env, srv.dsn)
+			if _, err := g.NextID(); err != nil {
+				b.Fatal(err)
+			}
+			// The renewer's first pace runs from the lease, just before:
+			// the filled ring holds fewer seconds than the half TTL ahead
+			// that would wake it early.
+			b.ResetTimer()
+			for range b.N {
+				waitStatement(b, statements, worker.DefaultLeaseTTL)
+			}
+			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "stmts/s")
+		})
 	}
-	// The renewer's first pace runs from the lease, just before: the
-	// filled ring holds fewer seconds than the half TTL ahead that would
-	// wake it early.
-	b.ResetTimer()
-	for range b.N {
-		waitStatement(b, statements, worker.DefaultLeaseTTL)
-	}
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "stmts/s")
 }
 
 // waitStatement waits until statements grows, for at most limit.
@@ -164,8 +186,10 @@ func (c countingConnector) Connect(ctx context.Context) (driver.Conn, error) {
 	return countingConn{conn.(fullConn), c.n}, nil
 }
 
-// fullConn is what database/sql uses of the MySQL driver's connection: a
-// wrapper that drops an interface changes how statements are sent.
+// fullConn is what database/sql uses of both drivers' connections to send
+// statements: a wrapper that drops one of these interfaces changes how
+// statements are sent. (driver.Validator, which only MySQL's has, decides
+// only whether a pooled connection is reused.)
 type fullConn interface {
 	driver.Conn
 	driver.ConnBeginTx
@@ -174,7 +198,6 @@ type fullConn interface {
 	driver.QueryerContext
 	driver.Pinger
 	driver.SessionResetter
-	driver.Validator
 	driver.NamedValueChecker
 }
 

@@ -267,18 +267,11 @@ func (g *Generator) NextIDs(dst []int64) (int, error) {
 	if g.closed.Load() {
 		return 0, fmt.Errorf("cached: next IDs: %w", uidgen.ErrClosed)
 	}
-	filled := 0
-	for filled < len(dst) {
-		n, err := g.ring.TakeN(dst[filled:])
-		filled += n
-		if err != nil {
-			// The ring reads before it claims: what it left past filled
-			// may be other callers' IDs. Hand back none of them.
-			clear(dst[filled:])
-			return filled, fmt.Errorf("cached: next IDs: %w", err)
-		}
+	n, err := g.ring.TakeAll(dst)
+	if err != nil {
+		return n, fmt.Errorf("cached: next IDs: %w", err)
 	}
-	return filled, nil
+	return n, nil
 }
 
 // WorkerID returns the worker ID this generator puts in every UID.

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/seed4d941b13/uidgen"
+	"github.com/seed4d941b13/uidgen/internal/dbtest"
 	"github.com/seed4d941b13/uidgen/internal/idcheck"
-	"github.com/seed4d941b13/uidgen/internal/mysqltest"
 	"github.com/seed4d941b13/uidgen/ringbuffer"
 	"github.com/seed4d941b13/uidgen/worker"
 )
@@ -37,14 +37,20 @@ func (l *watchedLeaser) LeaseWorkerID(ctx context.Context, maxWorkerID int64) (u
 // reservation runs out, never using a second beyond it; once the database
 // is back the generator goes on by itself.
 func TestLeaseDatabaseDown(t *testing.T) {
+	for _, kind := range dbtest.Kinds {
+		t.Run(kind, func(t *testing.T) { testLeaseDatabaseDown(t, kind) })
+	}
+}
+
+func testLeaseDatabaseDown(t *testing.T, kind string) {
 	const (
 		ttl = 3 * time.Second // reservations reach at least 2 s past the clock
 		// short is an outage well within that lead, taken at a pace the
 		// clock keeps up with: 100 IDs a second, of 256 a second.
 		short, pace = time.Second, 10 * time.Millisecond
 	)
-	srv := mysqltest.StartServer(t)
-	db := mysqltest.Open(t, srv.Config())
+	srv := dbtest.Start(t, kind)
+	db := srv.Server().Open(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 	if err := worker.EnsureSchema(ctx, db); err != nil {

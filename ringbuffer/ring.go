@@ -396,6 +396,24 @@ func (r *Ring) TakeN(dst []int64) (int, error) {
 	return int(n), nil
 }
 
+// TakeAll fills dst with the next values, in increasing ring order, in as
+// few TakeN calls as the ring allows, and returns len(dst). On an error it
+// returns how many it took and the error, and zeroes dst past them: TakeN
+// reads before it claims, so what it left there may be other takes'
+// values, which must not reach the caller.
+func (r *Ring) TakeAll(dst []int64) (int, error) {
+	filled := 0
+	for filled < len(dst) {
+		n, err := r.TakeN(dst[filled:])
+		filled += n
+		if err != nil {
+			clear(dst[filled:])
+			return filled, err
+		}
+	}
+	return filled, nil
+}
+
 // claim reads up to len(dst) waiting values into dst, then claims them for
 // the caller and returns how many; n == 0 means the ring was empty.
 //

@@ -212,6 +212,35 @@ func TestSealDrainsThenFails(t *testing.T) {
 	}
 }
 
+// TestTakeAll: TakeAll takes across runs until dst is full, and on a
+// sealed ring returns what it took with dst past it zeroed.
+func TestTakeAll(t *testing.T) {
+	r := mustNew(t, Config{Size: 4})
+	r.Put(seqs(1, 4))
+	dst := make([]int64, 6)
+	done := make(chan struct{})
+	go func() { // the second run, once the first has made room
+		defer close(done)
+		for r.Free() < 2 {
+			runtime.Gosched()
+		}
+		r.Put(seqs(5, 2))
+	}()
+	if n, err := r.TakeAll(dst); n != 6 || err != nil || !slices.Equal(dst, seqs(1, 6)) {
+		t.Fatalf("TakeAll = %d, %v, %v; want 1 to 6", n, err, dst)
+	}
+	<-done
+	r.Put(seqs(7, 2))
+	r.Seal(errors.New("done"))
+	for i := range dst {
+		dst[i] = -1
+	}
+	n, err := r.TakeAll(dst)
+	if n != 2 || !errors.Is(err, ErrEmpty) || !slices.Equal(dst, []int64{7, 8, 0, 0, 0, 0}) {
+		t.Fatalf("TakeAll on a sealed ring = %d, %v, %v; want 2, ErrEmpty and [7 8 0 0 0 0]", n, err, dst)
+	}
+}
+
 // TestTakeWaitsForProducer: an empty take wakes the producer and, under the
 // default policy, gets the value the producer then puts.
 func TestTakeWaitsForProducer(t *testing.T) {

@@ -6,28 +6,16 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"time"
 
-	"github.com/go-sql-driver/mysql"
-)
-
-// MySQL error numbers that name a cause the caller can act on.
-const (
-	errDBAccessDenied       = 1044 // ER_DBACCESS_DENIED_ERROR: user may not use the database
-	errAccessDenied         = 1045 // ER_ACCESS_DENIED_ERROR: unknown user or wrong password
-	errTableAccessDenied    = 1142 // ER_TABLEACCESS_DENIED_ERROR: user may not INSERT or CREATE
-	errNoSuchTable          = 1146 // ER_NO_SUCH_TABLE
-	errBadField             = 1054 // ER_BAD_FIELD_ERROR: a column is missing
-	errDupFieldName         = 1060 // ER_DUP_FIELDNAME: the column exists already
-	errDupEntry             = 1062 // ER_DUP_ENTRY: a row has that key already
-	errAccessDeniedNoPasswd = 1698 // ER_ACCESS_DENIED_NO_PASSWORD_ERROR: MariaDB's answer to an unknown user
+	"github.com/seed4d941b13/uidgen/internal/dialect"
 )
 
 // Disposable is a uidgen.Assigner that gives every call a fresh worker ID:
-// the AUTO_INCREMENT ID of one new row in the worker table, as Baidu's
-// DisposableWorkerIdAssigner does. IDs are never reused, so a restarted
-// process can not collide with its former self even if the clock went back.
+// the AUTO_INCREMENT (on PostgreSQL, identity) ID of one new row in the
+// worker table, as Baidu's DisposableWorkerIdAssigner does. IDs are never
+// reused, so a restarted process can not collide with its former self even
+// if the clock went back.
 //
 // The row describes the process; the environment is read at each call, and
 // a blank variable counts as unset:
@@ -53,39 +41,43 @@ const (
 // use; every AssignWorkerID inserts a row of its own.
 type Disposable struct {
 	db     *sql.DB
+	d      *dialect.Dialect
 	table  string
 	logger *slog.Logger // nil: quiet
 	host   host
 	now    func() time.Time // replaced by tests
 }
 
-// NewDisposable returns a Disposable that inserts into db, a MySQL (or
-// MariaDB) database opened with sql.Open("mysql", dsn). It sends nothing yet.
-// It fails, with an error that names the value, on a nil db (ErrNilDB) or a
-// table name that is not a plain identifier (ErrBadTable).
+// NewDisposable returns a Disposable that inserts into db: a MySQL (or
+// MariaDB) database opened with go-sql-driver/mysql (sql.Open("mysql",
+// dsn)), or a PostgreSQL one opened with pgx's stdlib (sql.Open("pgx",
+// dsn)). It sends nothing yet. It fails, with an error that names the
+// value, on a nil db (ErrNilDB), another driver (ErrDialect) or a table
+// name that is not a plain identifier (ErrBadTable).
 func NewDisposable(db *sql.DB, opts ...Option) (*Disposable, error) {
 	o := newOptions(opts)
-	table, err := checkDB(db, o.table)
+	d, err := checkDB(db, o.table)
 	if err != nil {
 		return nil, err
 	}
-	return &Disposable{db: db, table: table, logger: o.logger, host: systemHost(o.lookupEnv), now: time.Now}, nil
+	return &Disposable{db: db, d: d, table: o.table, logger: o.logger, host: systemHost(o.lookupEnv), now: time.Now}, nil
 }
 
-// checkDB returns table if db and table can be used, and otherwise the
-// error the constructors return.
-func checkDB(db *sql.DB, table string) (string, error) {
-	if db == nil {
-		return "", fmt.Errorf("worker: %w: the constructor was given none", ErrNilDB)
+// checkDB returns db's dialect if db and table can be used, and otherwise
+// the error the constructors return.
+func checkDB(db *sql.DB, table string) (*dialect.Dialect, error) {
+	d, err := dialect.Of(db)
+	if err == nil {
+		err = d.CheckTable(table)
 	}
-	if err := checkTable(table); err != nil {
-		return "", fmt.Errorf("worker: %w", err)
+	if err != nil {
+		return nil, fmt.Errorf("worker: %w", err)
 	}
-	return table, nil
+	return d, nil
 }
 
 // AssignWorkerID inserts one row describing this process into the table and
-// returns its AUTO_INCREMENT ID, which is 1 or more. The insert runs under
+// returns the ID the table gave it, which is 1 or more. The insert runs under
 // ctx: give it a deadline, since a server that does not answer is otherwise
 // waited for as long as the operating system waits for a connection.
 //
@@ -97,7 +89,8 @@ func checkDB(db *sql.DB, table string) (string, error) {
 //   - ErrUnreachable: the server could not be reached;
 //   - ErrAccessDenied: the server refused the user or the insert;
 //   - ErrNoTable: the table is missing; EnsureSchema creates it;
-//   - ErrNoAutoIncrement: the table's ID column is not AUTO_INCREMENT.
+//   - ErrNoAutoIncrement: the table's ID column is not AUTO_INCREMENT (on
+//     PostgreSQL, an identity column).
 func (d *Disposable) AssignWorkerID(ctx context.Context) (int64, error) {
 	now := d.now()
 	n, err := d.host.describe(now)
@@ -105,20 +98,12 @@ func (d *Disposable) AssignWorkerID(ctx context.Context) (int64, error) {
 		return 0, fmt.Errorf("worker: describe this process: %w", err)
 	}
 	op := "insert row into " + d.table
-	res, err := d.db.ExecContext(ctx,
-		"INSERT INTO "+d.table+" (HOST_NAME, PORT, TYPE, LAUNCH_DATE, MODIFIED, CREATED) VALUES (?, ?, ?, ?, NOW(), NOW())",
-		// LAUNCH_DATE goes as text so the driver's time zone (UTC unless
-		// the DSN says loc=) can not move it to another day.
-		n.host, n.port, int(n.typ), now.Format(time.DateOnly))
+	id, err := d.insert(ctx, n, now)
 	if err != nil {
-		return 0, fail(ctx, op, err)
-	}
-	id, err := res.LastInsertId()
-	if err != nil {
-		return 0, fail(ctx, op, err)
+		return 0, fail(ctx, d.d, op, err)
 	}
 	if id <= 0 {
-		return 0, fmt.Errorf("worker: %s: %w: the insert returned ID %d (want ID BIGINT NOT NULL AUTO_INCREMENT, as Schema has it)",
+		return 0, fmt.Errorf("worker: %s: %w: the insert returned ID %d (want the ID column that Schema has)",
 			op, ErrNoAutoIncrement, id)
 	}
 	if d.logger != nil {
@@ -128,39 +113,68 @@ func (d *Disposable) AssignWorkerID(ctx context.Context) (int64, error) {
 	return id, nil
 }
 
+// insertSQL inserts one row describing a process, with the ID the table
+// gives it.
+const insertSQL = " (HOST_NAME, PORT, TYPE, LAUNCH_DATE, MODIFIED, CREATED) VALUES (?, ?, ?, ?, NOW(), NOW())"
+
+// insert inserts the row of n and returns its ID. LAUNCH_DATE goes as text
+// so the driver's time zone (UTC unless the DSN says otherwise) can not
+// move it to another day.
+func (d *Disposable) insert(ctx context.Context, n node, now time.Time) (int64, error) {
+	args := []any{n.host, n.port, int(n.typ), now.Format(time.DateOnly)}
+	if d.d != dialect.Postgres {
+		res, err := d.db.ExecContext(ctx, "INSERT INTO "+d.table+insertSQL, args...)
+		if err != nil {
+			return 0, err
+		}
+		return res.LastInsertId()
+	}
+	// A PostgreSQL identity column, unlike AUTO_INCREMENT, does not move
+	// past the IDs that leases insert explicitly, so its next value may be
+	// taken: then the sequence is moved to the largest ID and the insert
+	// tried again. The primary key refuses a taken ID whatever the race.
+	for {
+		var id int64
+		err := d.db.QueryRowContext(ctx, d.d.Rebind("INSERT INTO "+d.table+insertSQL+" ON CONFLICT (ID) DO NOTHING RETURNING ID"),
+			args...).Scan(&id)
+		if !errors.Is(err, sql.ErrNoRows) {
+			return id, err
+		}
+		var moved sql.NullInt64
+		err = d.db.QueryRowContext(ctx,
+			"SELECT setval(pg_get_serial_sequence('"+d.table+"', 'id'), MAX(ID)) FROM "+d.table).Scan(&moved)
+		if err != nil {
+			return 0, err
+		}
+		if !moved.Valid {
+			return 0, fmt.Errorf("%w: the ID the table gave is taken, and its ID column has no sequence (want ID BIGINT GENERATED BY DEFAULT AS IDENTITY, as Schema has it)",
+				ErrNoAutoIncrement)
+		}
+	}
+}
+
 // fail wraps err, the driver's answer to op, with the sentinel that names its
 // cause, prefixed for an exported function to return.
-func fail(ctx context.Context, op string, err error) error {
-	return fmt.Errorf("worker: %s: %w", op, cause(ctx, err))
+func fail(ctx context.Context, d *dialect.Dialect, op string, err error) error {
+	return fmt.Errorf("worker: %s: %w", op, cause(ctx, d, err))
 }
 
 // cause wraps err, the driver's answer to a statement sent under ctx, with
-// the sentinel that names its cause, unprefixed. A done ctx comes first: a
-// deadline met while dialling is also a network timeout, and it is the
-// caller's deadline that the caller must see.
-func cause(ctx context.Context, err error) error {
-	if cerr := ctx.Err(); cerr != nil {
-		if !errors.Is(err, cerr) {
-			err = fmt.Errorf("%w: %w", cerr, err)
-		}
+// the sentinel that names its cause, unprefixed.
+func cause(ctx context.Context, d *dialect.Dialect, err error) error {
+	err = d.Cause(ctx, err)
+	if ctx.Err() != nil {
 		return err
 	}
-	var me *mysql.MySQLError
-	if errors.As(err, &me) {
-		switch me.Number {
-		case errNoSuchTable:
-			return fmt.Errorf("%w: %w (create the table with worker.EnsureSchema or the DDL that `uidgen schema` prints)",
-				ErrNoTable, err)
-		case errBadField:
-			return fmt.Errorf("%w: %w (add them with worker.EnsureSchema or the ALTER TABLE statements that `uidgen schema` prints)",
-				ErrNoLeaseColumns, err)
-		case errAccessDenied, errDBAccessDenied, errTableAccessDenied, errAccessDeniedNoPasswd:
-			return fmt.Errorf("%w: %w", ErrAccessDenied, err)
-		}
-	}
-	var ne net.Error
-	if errors.As(err, &ne) {
-		return fmt.Errorf("%w: %w", ErrUnreachable, err)
+	switch d.Kind(err) {
+	case dialect.NoTable:
+		return fmt.Errorf("%w: %w (create the table with worker.EnsureSchema or the DDL that `uidgen schema` prints)",
+			ErrNoTable, err)
+	case dialect.NoColumn:
+		return fmt.Errorf("%w: %w (add them with worker.EnsureSchema or the ALTER TABLE statements that `uidgen schema` prints)",
+			ErrNoLeaseColumns, err)
+	case dialect.NullColumn:
+		return fmt.Errorf("%w: %w (want the ID column that Schema has)", ErrNoAutoIncrement, err)
 	}
 	return err
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -13,179 +14,191 @@ import (
 	"testing"
 	"time"
 
-	"github.com/seed4d941b13/uidgen/internal/mysqltest"
+	"github.com/seed4d941b13/uidgen/internal/dbtest"
 	"github.com/seed4d941b13/uidgen/internal/testsize"
 )
 
 func TestAssignWorkerIDIncreases(t *testing.T) {
-	db := testDB(t)
-	d := newTestDisposable(t, db, testTable(t, db))
-	ctx := testContext(t)
+	each(t, func(t *testing.T, s dbtest.Server, db *sql.DB) {
+		d := newTestDisposable(t, db, testTable(t, db))
+		ctx := testContext(t)
 
-	var last int64
-	for i := range 5 {
-		id, err := d.AssignWorkerID(ctx)
-		if err != nil {
-			t.Fatalf("assign %d: %v", i, err)
+		var last int64
+		for i := range 5 {
+			id, err := d.AssignWorkerID(ctx)
+			if err != nil {
+				t.Fatalf("assign %d: %v", i, err)
+			}
+			if id <= last {
+				t.Fatalf("assign %d: ID %d after %d, want it greater", i, id, last)
+			}
+			last = id
 		}
-		if id <= last {
-			t.Fatalf("assign %d: ID %d after %d, want it greater", i, id, last)
-		}
-		last = id
-	}
+	})
 }
 
 func TestAssignWorkerIDConcurrent(t *testing.T) {
-	goroutines, each := testsize.Pick(32, 8), testsize.Pick(8, 4)
-	db := testDB(t)
-	d := newTestDisposable(t, db, testTable(t, db))
-	ctx := testContext(t)
+	each(t, func(t *testing.T, s dbtest.Server, db *sql.DB) {
+		goroutines, each := testsize.Pick(32, 8), testsize.Pick(8, 4)
+		d := newTestDisposable(t, db, testTable(t, db))
+		ctx := testContext(t)
 
-	ids := make([][]int64, goroutines)
-	err := atOnce(goroutines, func(g int) error {
-		for range each {
-			id, err := d.AssignWorkerID(ctx)
-			if err != nil {
-				return fmt.Errorf("goroutine %d: %w", g, err)
+		ids := make([][]int64, goroutines)
+		err := atOnce(goroutines, func(g int) error {
+			for range each {
+				id, err := d.AssignWorkerID(ctx)
+				if err != nil {
+					return fmt.Errorf("goroutine %d: %w", g, err)
+				}
+				ids[g] = append(ids[g], id)
 			}
-			ids[g] = append(ids[g], id)
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
 		}
-		return nil
+
+		seen := make(map[int64]int)
+		for g := range goroutines {
+			for i, id := range ids[g] {
+				if other, dup := seen[id]; dup {
+					t.Fatalf("ID %d assigned to goroutines %d and %d", id, other, g)
+				}
+				seen[id] = g
+				if i > 0 && id <= ids[g][i-1] {
+					t.Errorf("goroutine %d: ID %d after %d, want it greater", g, id, ids[g][i-1])
+				}
+			}
+		}
+		if len(seen) != goroutines*each {
+			t.Errorf("%d distinct IDs, want %d", len(seen), goroutines*each)
+		}
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-
-	seen := make(map[int64]int)
-	for g := range goroutines {
-		for i, id := range ids[g] {
-			if other, dup := seen[id]; dup {
-				t.Fatalf("ID %d assigned to goroutines %d and %d", id, other, g)
-			}
-			seen[id] = g
-			if i > 0 && id <= ids[g][i-1] {
-				t.Errorf("goroutine %d: ID %d after %d, want it greater", g, id, ids[g][i-1])
-			}
-		}
-	}
-	if len(seen) != goroutines*each {
-		t.Errorf("%d distinct IDs, want %d", len(seen), goroutines*each)
-	}
 }
 
 // TestAssignWorkerIDRow writes each of the node cases to the real server
 // once and reads the row back; the assigned ID goes to the logger it was
 // given.
 func TestAssignWorkerIDRow(t *testing.T) {
-	db := testDB(t)
-	table := testTable(t, db)
-	ctx := testContext(t)
-	if err := EnsureSchema(ctx, db, WithTable(table)); err != nil {
-		t.Fatalf("EnsureSchema: %v", err)
-	}
-	for _, tt := range nodeCases {
-		t.Run(tt.name, func(t *testing.T) {
-			var log bytes.Buffer
-			d, err := NewDisposable(db, WithTable(table), WithLogger(slog.New(slog.NewTextHandler(&log, nil))))
-			if err != nil {
-				t.Fatal(err)
-			}
-			d.host, d.now = testHost(tt.env), func() time.Time { return nodeNow }
-			id, err := d.AssignWorkerID(ctx)
-			if err != nil {
-				t.Fatalf("AssignWorkerID: %v", err)
-			}
-
-			var host, port, launch string
-			var typ NodeType
-			err = db.QueryRowContext(ctx, "SELECT HOST_NAME, PORT, TYPE, LAUNCH_DATE FROM "+table+" WHERE ID = ?", id).
-				Scan(&host, &port, &typ, &launch)
-			if err != nil {
-				t.Fatalf("read row %d: %v", id, err)
-			}
-			checkNode(t, typ, host, port, tt.typ, tt.host, tt.port, tt.portLike)
-			if launch != "2026-03-04" {
-				t.Errorf("row %d: LAUNCH_DATE %s, want 2026-03-04", id, launch)
-			}
-			for _, want := range []string{"id=" + strconv.FormatInt(id, 10), "type=" + tt.typ.String()} {
-				if !strings.Contains(log.String(), want) {
-					t.Errorf("log %q lacks %q", log.String(), want)
+	each(t, func(t *testing.T, s dbtest.Server, db *sql.DB) {
+		table := testTable(t, db)
+		ctx := testContext(t)
+		if err := EnsureSchema(ctx, db, WithTable(table)); err != nil {
+			t.Fatalf("EnsureSchema: %v", err)
+		}
+		for _, tt := range nodeCases {
+			t.Run(tt.name, func(t *testing.T) {
+				var log bytes.Buffer
+				d, err := NewDisposable(db, WithTable(table), WithLogger(slog.New(slog.NewTextHandler(&log, nil))))
+				if err != nil {
+					t.Fatal(err)
 				}
-			}
-		})
-	}
+				d.host, d.now = testHost(tt.env), func() time.Time { return nodeNow }
+				id, err := d.AssignWorkerID(ctx)
+				if err != nil {
+					t.Fatalf("AssignWorkerID: %v", err)
+				}
+
+				var host, port, launch string
+				var typ NodeType
+				err = db.QueryRowContext(ctx, q(t, db, "SELECT HOST_NAME, PORT, TYPE, CAST(LAUNCH_DATE AS CHAR(10)) FROM "+table+" WHERE ID = ?"), id).
+					Scan(&host, &port, &typ, &launch)
+				if err != nil {
+					t.Fatalf("read row %d: %v", id, err)
+				}
+				checkNode(t, typ, host, port, tt.typ, tt.host, tt.port, tt.portLike)
+				if launch != "2026-03-04" {
+					t.Errorf("row %d: LAUNCH_DATE %s, want 2026-03-04", id, launch)
+				}
+				for _, want := range []string{"id=" + strconv.FormatInt(id, 10), "type=" + tt.typ.String()} {
+					if !strings.Contains(log.String(), want) {
+						t.Errorf("log %q lacks %q", log.String(), want)
+					}
+				}
+			})
+		}
+	})
 }
 
 // TestQuietByDefault: without WithLogger, creating a table and assigning an
 // ID log nothing, not even to slog's default logger.
 func TestQuietByDefault(t *testing.T) {
-	var log bytes.Buffer
-	old := slog.Default()
-	slog.SetDefault(slog.New(slog.NewTextHandler(&log, nil)))
-	t.Cleanup(func() { slog.SetDefault(old) })
+	each(t, func(t *testing.T, s dbtest.Server, db *sql.DB) {
+		var log bytes.Buffer
+		old := slog.Default()
+		slog.SetDefault(slog.New(slog.NewTextHandler(&log, nil)))
+		t.Cleanup(func() { slog.SetDefault(old) })
 
-	db := testDB(t)
-	table := testTable(t, db)
-	ctx := testContext(t)
-	if err := EnsureSchema(ctx, db, WithTable(table)); err != nil {
-		t.Fatal(err)
-	}
-	d, err := NewDisposable(db, WithTable(table))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := d.AssignWorkerID(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if log.Len() != 0 {
-		t.Errorf("logged %q without a logger", log.String())
-	}
+		table := testTable(t, db)
+		ctx := testContext(t)
+		if err := EnsureSchema(ctx, db, WithTable(table)); err != nil {
+			t.Fatal(err)
+		}
+		d, err := NewDisposable(db, WithTable(table))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := d.AssignWorkerID(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if log.Len() != 0 {
+			t.Errorf("logged %q without a logger", log.String())
+		}
+	})
 }
 
 // TestAssignWorkerIDRealHost inserts with nothing injected: the row must
 // name this machine by an address that is not loopback, or by its name.
 func TestAssignWorkerIDRealHost(t *testing.T) {
-	db := testDB(t)
-	table := testTable(t, db)
-	d := newTestDisposable(t, db, table)
-	ctx := testContext(t)
-	id, err := d.AssignWorkerID(ctx)
-	if err != nil {
-		t.Fatalf("AssignWorkerID: %v", err)
-	}
-	var host, launch string
-	if err := db.QueryRowContext(ctx, "SELECT HOST_NAME, LAUNCH_DATE FROM "+table+" WHERE ID = ?", id).Scan(&host, &launch); err != nil {
-		t.Fatalf("read row %d: %v", id, err)
-	}
-	if ip := net.ParseIP(host); host == "" || ip != nil && (ip.IsLoopback() || ip.IsLinkLocalUnicast()) {
-		t.Errorf("HOST_NAME %q, want a routable address or a host name", host)
-	}
-	// The date may turn between the insert and this check.
-	if today, yesterday := time.Now().Format(time.DateOnly), time.Now().AddDate(0, 0, -1).Format(time.DateOnly); launch != today && launch != yesterday {
-		t.Errorf("LAUNCH_DATE %s, want %s", launch, today)
-	}
+	each(t, func(t *testing.T, s dbtest.Server, db *sql.DB) {
+		table := testTable(t, db)
+		d := newTestDisposable(t, db, table)
+		ctx := testContext(t)
+		id, err := d.AssignWorkerID(ctx)
+		if err != nil {
+			t.Fatalf("AssignWorkerID: %v", err)
+		}
+		var host, launch string
+		if err := db.QueryRowContext(ctx, q(t, db, "SELECT HOST_NAME, CAST(LAUNCH_DATE AS CHAR(10)) FROM "+table+" WHERE ID = ?"), id).Scan(&host, &launch); err != nil {
+			t.Fatalf("read row %d: %v", id, err)
+		}
+		if ip := net.ParseIP(host); host == "" || ip != nil && (ip.IsLoopback() || ip.IsLinkLocalUnicast()) {
+			t.Errorf("HOST_NAME %q, want a routable address or a host name", host)
+		}
+		// The date may turn between the insert and this check.
+		if today, yesterday := time.Now().Format(time.DateOnly), time.Now().AddDate(0, 0, -1).Format(time.DateOnly); launch != today && launch != yesterday {
+			t.Errorf("LAUNCH_DATE %s, want %s", launch, today)
+		}
+	})
 }
 
 func TestAssignWorkerIDServerErrors(t *testing.T) {
-	cfg := mysqltest.Config(t)
-	db := mysqltest.Open(t, cfg)
-	missing := testTable(t, db) // never created
+	each(t, func(t *testing.T, s dbtest.Server, db *sql.DB) {
+		missing := testTable(t, db) // never created
+		noTable := map[string]string{"mysql": "1146", "postgres": "42P01"}[s.Kind]
+		denied := map[string]string{"mysql": "Access denied", "postgres": "28000"}[s.Kind]
+		tests := []struct {
+			name string
+			db   *sql.DB
+			want error
+			text []string // in the message besides the operation
+		}{
+			{"missing table", db, ErrNoTable, []string{"EnsureSchema", "uidgen schema", noTable}},
+			{"bad credentials", s.With("uidgen_no_such_user", "wrong", "", "").Open(t), ErrAccessDenied,
+				[]string{"uidgen_no_such_user", denied}},
+			{"unreachable", s.With("", "", "127.0.0.1:1", "").Open(t), ErrUnreachable, []string{"127.0.0.1"}},
+		}
+		testServerErrors(t, missing, tests)
+	})
+}
 
-	badUser := cfg.Clone()
-	badUser.User, badUser.Passwd = "uidgen_no_such_user", "wrong"
-	closedPort := cfg.Clone()
-	closedPort.Addr = "127.0.0.1:1"
-
-	tests := []struct {
-		name string
-		db   *sql.DB
-		want error
-		text []string // in the message besides the operation
-	}{
-		{"missing table", db, ErrNoTable, []string{"EnsureSchema", "uidgen schema", "1146"}},
-		{"bad credentials", mysqltest.Open(t, badUser), ErrAccessDenied, []string{"uidgen_no_such_user", "Access denied"}},
-		{"unreachable", mysqltest.Open(t, closedPort), ErrUnreachable, []string{"127.0.0.1:1"}},
-	}
+// testServerErrors runs the cases of TestAssignWorkerIDServerErrors.
+func testServerErrors(t *testing.T, missing string, tests []struct {
+	name string
+	db   *sql.DB
+	want error
+	text []string
+}) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			d, err := NewDisposable(tt.db, WithTable(missing), WithLookupEnv(envOf(nil)))
@@ -218,78 +231,87 @@ func checkErr(t *testing.T, call string, err, want error, text []string) {
 }
 
 func TestAssignWorkerIDContext(t *testing.T) {
-	db := testDB(t)
-	table := testTable(t, db)
-	d := newTestDisposable(t, db, table)
+	each(t, func(t *testing.T, s dbtest.Server, db *sql.DB) {
+		table := testTable(t, db)
+		d := newTestDisposable(t, db, table)
 
-	// Hold a write lock on the table, so an insert waits until its context
-	// ends.
-	ctx := testContext(t)
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	if _, err := conn.ExecContext(ctx, "LOCK TABLES "+table+" WRITE"); err != nil {
-		t.Fatal(err)
-	}
-	defer conn.ExecContext(ctx, "UNLOCK TABLES")
+		// Hold a write lock on the table, so an insert waits until its context
+		// ends.
+		ctx := testContext(t)
+		conn, err := db.Conn(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close()
+		lock := map[string][]string{
+			"mysql":    {"LOCK TABLES " + table + " WRITE", "UNLOCK TABLES"},
+			"postgres": {"BEGIN", "LOCK TABLE " + table + " IN EXCLUSIVE MODE", "ROLLBACK"},
+		}[s.Kind]
+		for _, stmt := range lock[:len(lock)-1] {
+			if _, err := conn.ExecContext(ctx, stmt); err != nil {
+				t.Fatalf("%s: %v", stmt, err)
+			}
+		}
+		defer conn.ExecContext(ctx, lock[len(lock)-1])
 
-	const wait = 200 * time.Millisecond
-	tests := []struct {
-		name string
-		ctx  func() (context.Context, context.CancelFunc)
-		want error
-	}{
-		{"cancelled before", func() (context.Context, context.CancelFunc) {
-			ctx, cancel := context.WithCancel(t.Context())
-			cancel()
-			return ctx, cancel
-		}, context.Canceled},
-		{"deadline passed before", func() (context.Context, context.CancelFunc) {
-			return context.WithDeadline(t.Context(), time.Now().Add(-time.Second))
-		}, context.DeadlineExceeded},
-		{"deadline while waiting", func() (context.Context, context.CancelFunc) {
-			return context.WithTimeout(t.Context(), wait)
-		}, context.DeadlineExceeded},
-		{"cancelled while waiting", func() (context.Context, context.CancelFunc) {
-			ctx, cancel := context.WithCancel(t.Context())
-			time.AfterFunc(wait, cancel)
-			return ctx, cancel
-		}, context.Canceled},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			ctx, cancel := tt.ctx()
-			defer cancel()
-			start := time.Now()
-			id, err := d.AssignWorkerID(ctx)
-			if took := time.Since(start); took > wait+5*time.Second {
-				t.Errorf("returned after %v, want about %v", took, wait)
-			}
-			checkErr(t, "AssignWorkerID", err, tt.want, []string{"insert row into " + table})
-			if id != 0 {
-				t.Errorf("ID %d with an error, want 0", id)
-			}
-		})
-	}
+		const wait = 200 * time.Millisecond
+		tests := []struct {
+			name string
+			ctx  func() (context.Context, context.CancelFunc)
+			want error
+		}{
+			{"cancelled before", func() (context.Context, context.CancelFunc) {
+				ctx, cancel := context.WithCancel(t.Context())
+				cancel()
+				return ctx, cancel
+			}, context.Canceled},
+			{"deadline passed before", func() (context.Context, context.CancelFunc) {
+				return context.WithDeadline(t.Context(), time.Now().Add(-time.Second))
+			}, context.DeadlineExceeded},
+			{"deadline while waiting", func() (context.Context, context.CancelFunc) {
+				return context.WithTimeout(t.Context(), wait)
+			}, context.DeadlineExceeded},
+			{"cancelled while waiting", func() (context.Context, context.CancelFunc) {
+				ctx, cancel := context.WithCancel(t.Context())
+				time.AfterFunc(wait, cancel)
+				return ctx, cancel
+			}, context.Canceled},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				ctx, cancel := tt.ctx()
+				defer cancel()
+				start := time.Now()
+				id, err := d.AssignWorkerID(ctx)
+				if took := time.Since(start); took > wait+5*time.Second {
+					t.Errorf("returned after %v, want about %v", took, wait)
+				}
+				checkErr(t, "AssignWorkerID", err, tt.want, []string{"insert row into " + table})
+				if id != 0 {
+					t.Errorf("ID %d with an error, want 0", id)
+				}
+			})
+		}
+	})
 }
 
 func TestAssignWorkerIDNoAutoIncrement(t *testing.T) {
-	db := testDB(t)
-	table := testTable(t, db)
-	ctx := testContext(t)
-	// Baidu's columns, but an ID that defaults to 0 instead of counting.
-	ddl := strings.Replace(schemaFor(table), "AUTO_INCREMENT", "DEFAULT 0", 1)
-	if _, err := db.ExecContext(ctx, ddl); err != nil {
-		t.Fatalf("%s: %v", ddl, err)
-	}
-	d, err := NewDisposable(db, WithTable(table), WithLookupEnv(envOf(nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = d.AssignWorkerID(ctx)
-	checkErr(t, "AssignWorkerID", err, ErrNoAutoIncrement, []string{"insert row into " + table, "ID 0"})
+	each(t, func(t *testing.T, s dbtest.Server, db *sql.DB) {
+		table := testTable(t, db)
+		ctx := testContext(t)
+		// Baidu's columns, but an ID that defaults to 0 instead of counting.
+		counting := map[string]string{"mysql": "AUTO_INCREMENT", "postgres": "GENERATED BY DEFAULT AS IDENTITY"}[s.Kind]
+		ddl := strings.Replace(schemaFor(s.Dialect(), table), counting, "NOT NULL DEFAULT 0", 1)
+		if _, err := db.ExecContext(ctx, ddl); err != nil {
+			t.Fatalf("%s: %v", ddl, err)
+		}
+		d, err := NewDisposable(db, WithTable(table), WithLookupEnv(envOf(nil)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = d.AssignWorkerID(ctx)
+		checkErr(t, "AssignWorkerID", err, ErrNoAutoIncrement, []string{"insert row into " + table, "ID 0"})
+	})
 }
 
 // TestFailsBeforeSQL checks the errors found without a server: each comes
@@ -311,7 +333,8 @@ func TestFailsBeforeSQL(t *testing.T) {
 	}{
 		{"nil db", nil, nil, ErrNilDB, "nil *sql.DB"},
 		{"bad table", nowhere, []Option{WithTable("WORKER NODE")}, ErrBadTable, `"WORKER NODE"`},
-		{"table too long", nowhere, []Option{WithTable(strings.Repeat("w", maxIdentifier+1))}, ErrBadTable, "65 characters, want 1 to 64"},
+		{"table too long", nowhere, []Option{WithTable(strings.Repeat("w", 65))}, ErrBadTable, "65 characters, want 1 to 64"},
+		{"unknown driver", sql.OpenDB(fakeConnector{}), nil, ErrDialect, "worker.fakeDriver"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			d, err := NewDisposable(tt.db, tt.opts...)
@@ -337,10 +360,21 @@ func TestFailsBeforeSQL(t *testing.T) {
 	checkErr(t, "AssignWorkerID", err, ErrContainerEnv, []string{"worker: describe this process: ", "JPAAS_HOST"})
 }
 
+// fakeConnector opens a *sql.DB whose driver is neither MySQL's nor pgx's.
+type fakeConnector struct{}
+
+func (fakeConnector) Connect(context.Context) (driver.Conn, error) { return nil, errors.New("fake") }
+func (fakeConnector) Driver() driver.Driver                        { return fakeDriver{} }
+
+type fakeDriver struct{}
+
+func (fakeDriver) Open(string) (driver.Conn, error) { return nil, errors.New("fake") }
+
 // TestJavaInterop writes one row as Baidu's Java WorkerNodeDAO does and one
 // with Disposable into one WORKER_NODE made by Baidu's own DDL.
 func TestJavaInterop(t *testing.T) {
-	db := testDatabase(t)
+	// Baidu's Java assigner speaks MySQL only.
+	db := testDatabase(t, dbtest.Shared(t, "mysql"))
 	ctx := testContext(t)
 	if err := EnsureSchema(ctx, db); err != nil {
 		t.Fatalf("EnsureSchema: %v", err)

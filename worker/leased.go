@@ -12,9 +12,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/go-sql-driver/mysql"
-
 	"github.com/seed4d941b13/uidgen"
+	"github.com/seed4d941b13/uidgen/internal/dialect"
 )
 
 // The lease TTL's default and limits. Below a second the renewer, which
@@ -34,14 +33,6 @@ const freePoll = time.Second
 // retryDelay bounds the wait between renewals while the database fails, so
 // that the reservation grows again soon after it answers.
 const retryDelay = time.Second
-
-// dbNowMillis is the database server's clock in Unix milliseconds. Leases
-// expire by this clock alone, so holders whose clocks disagree still agree
-// on which leases have expired. UNIX_TIMESTAMP counts from the epoch in UTC;
-// only in a session time zone with daylight saving time is NOW(3) ambiguous,
-// in the hour repeated each autumn, which can misjudge expiry by that hour:
-// a lease taken early costs its holder the lease, never a second twice.
-const dbNowMillis = "CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED)"
 
 // Leased is a uidgen.Leaser: it lends each process a worker ID from the
 // worker table for as long as the process renews it, and takes it back on
@@ -63,6 +54,7 @@ const dbNowMillis = "CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED)"
 // A Leased holds no connection of its own and is safe for concurrent use.
 type Leased struct {
 	db     *sql.DB
+	d      *dialect.Dialect
 	table  string
 	ttl    time.Duration
 	logger *slog.Logger // nil: quiet
@@ -75,22 +67,22 @@ type Leased struct {
 	every time.Duration // between renewals: a third of ttl
 }
 
-// NewLeased returns a Leased that keeps its leases in db, a MySQL (or
-// MariaDB) database opened with sql.Open("mysql", dsn), in a table with the
-// lease columns (EnsureSchema adds them). It sends nothing yet. It fails,
-// with an error that names the value, on a nil db (ErrNilDB), a table name
-// that is not a plain identifier (ErrBadTable) or a lease TTL outside
-// [MinLeaseTTL, MaxLeaseTTL] (ErrLeaseTTL).
+// NewLeased returns a Leased that keeps its leases in db, opened as for
+// NewDisposable, in a table with the lease columns (EnsureSchema adds them).
+// It sends nothing yet. It fails, with an error that names the value, on a
+// nil db (ErrNilDB), another driver (ErrDialect), a table name that is not
+// a plain identifier (ErrBadTable) or a lease TTL outside [MinLeaseTTL,
+// MaxLeaseTTL] (ErrLeaseTTL).
 func NewLeased(db *sql.DB, opts ...Option) (*Leased, error) {
 	o := newOptions(opts)
-	table, err := checkDB(db, o.table)
+	d, err := checkDB(db, o.table)
 	if err != nil {
 		return nil, err
 	}
 	if o.leaseTTL < MinLeaseTTL || o.leaseTTL > MaxLeaseTTL {
 		return nil, fmt.Errorf("worker: %w: %v, want %v to %v", ErrLeaseTTL, o.leaseTTL, MinLeaseTTL, MaxLeaseTTL)
 	}
-	return &Leased{db: db, table: table, ttl: o.leaseTTL, logger: o.logger,
+	return &Leased{db: db, d: d, table: o.table, ttl: o.leaseTTL, logger: o.logger,
 		host: systemHost(o.lookupEnv), now: time.Now, poll: freePoll, every: o.leaseTTL / 3}, nil
 }
 
@@ -127,7 +119,7 @@ func (l *Leased) LeaseWorkerID(ctx context.Context, maxWorkerID int64) (uidgen.L
 			return fmt.Errorf("worker: %s: %w: all %d IDs from 1 to %d are held (%d leased, %d disposable) and none came free: %w",
 				op, ErrNoFreeID, maxWorkerID, maxWorkerID, maxWorkerID-held.disposable, held.disposable, ctx.Err())
 		}
-		return fail(ctx, op, err)
+		return fail(ctx, l.d, op, err)
 	}
 	for {
 		now := l.now() // a lease waited for starts from the time it is taken
@@ -142,9 +134,8 @@ func (l *Leased) LeaseWorkerID(ctx context.Context, maxWorkerID int64) (uidgen.L
 			continue // another process took it over first
 		}
 		s, full, err := l.insert(ctx, n, now, maxWorkerID)
-		var me *mysql.MySQLError
 		switch {
-		case errors.As(err, &me) && me.Number == errDupEntry:
+		case l.d.Kind(err) == dialect.DupKey:
 			continue // another process took that ID first
 		case err != nil:
 			return nil, failed(err)
@@ -169,9 +160,9 @@ func (l *Leased) LeaseWorkerID(ctx context.Context, maxWorkerID int64) (uidgen.L
 func (l *Leased) take(ctx context.Context, n node, now time.Time, maxID int64) (s *lease, found bool, err error) {
 	var id, dbNow int64
 	var reserved sql.NullInt64
-	err = l.db.QueryRowContext(ctx,
-		"SELECT ID, RESERVED_UNTIL, UNIX_TIMESTAMP() FROM "+l.table+
-			" WHERE LEASED = 1 AND ID BETWEEN 1 AND ? AND LEASE_UNTIL <= "+dbNowMillis+" ORDER BY ID LIMIT 1", maxID).
+	err = l.db.QueryRowContext(ctx, l.d.Rebind(
+		"SELECT ID, RESERVED_UNTIL, "+l.d.NowSeconds()+" FROM "+l.table+
+			" WHERE LEASED = 1 AND ID BETWEEN 1 AND ? AND LEASE_UNTIL <= "+l.d.NowMillis()+" ORDER BY ID LIMIT 1"), maxID).
 		Scan(&id, &reserved, &dbNow)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, false, nil
@@ -184,10 +175,10 @@ func (l *Leased) take(ctx context.Context, n node, now time.Time, maxID int64) (
 		start = max(dbNow, reserved.Int64+1)
 	}
 	s = l.newLease(id, start, now)
-	res, err := l.db.ExecContext(ctx,
-		"UPDATE "+l.table+" SET OWNER = ?, LEASE_UNTIL = "+dbNowMillis+" + ?, RESERVED_UNTIL = ?,"+
+	res, err := l.db.ExecContext(ctx, l.d.Rebind(
+		"UPDATE "+l.table+" SET OWNER = ?, LEASE_UNTIL = "+l.d.NowMillis()+" + ?, RESERVED_UNTIL = ?,"+
 			" HOST_NAME = ?, PORT = ?, TYPE = ?, LAUNCH_DATE = ?, MODIFIED = NOW()"+
-			" WHERE ID = ? AND LEASED = 1 AND LEASE_UNTIL <= "+dbNowMillis+" AND RESERVED_UNTIL <=> ?",
+			" WHERE ID = ? AND LEASED = 1 AND LEASE_UNTIL <= "+l.d.NowMillis()+" AND "+l.d.NullSafeEqual("RESERVED_UNTIL", "?")),
 		s.token, l.ttl.Milliseconds(), s.Reserved(), n.host, n.port, int(n.typ), now.Format(time.DateOnly),
 		id, reserved)
 	var took int64
@@ -211,11 +202,11 @@ func (l *Leased) insert(ctx context.Context, n node, now time.Time, maxID int64)
 	var full heldIDs
 	// The lowest unused ID is 1, or one above a used ID whose successor is
 	// unused. Only IDs up to maxID matter, which bounds the scan.
-	err := l.db.QueryRowContext(ctx,
+	err := l.db.QueryRowContext(ctx, l.d.Rebind(
 		"SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM "+l.table+" WHERE ID = 1) THEN 1"+
 			" ELSE (SELECT MIN(a.ID) + 1 FROM "+l.table+" a WHERE a.ID BETWEEN 1 AND ?"+
 			" AND NOT EXISTS (SELECT 1 FROM "+l.table+" b WHERE b.ID = a.ID + 1)) END,"+
-			" UNIX_TIMESTAMP(), (SELECT COUNT(*) FROM "+l.table+" WHERE ID BETWEEN 1 AND ? AND LEASED = 0)",
+			" "+l.d.NowSeconds()+", (SELECT COUNT(*) FROM "+l.table+" WHERE ID BETWEEN 1 AND ? AND LEASED = 0)"),
 		maxID, maxID).Scan(&id, &dbNow, &full.disposable)
 	if err != nil {
 		return nil, full, err
@@ -224,9 +215,9 @@ func (l *Leased) insert(ctx context.Context, n node, now time.Time, maxID int64)
 		return nil, full, nil
 	}
 	s := l.newLease(id, dbNow, now)
-	_, err = l.db.ExecContext(ctx,
+	_, err = l.db.ExecContext(ctx, l.d.Rebind(
 		"INSERT INTO "+l.table+" (ID, HOST_NAME, PORT, TYPE, LAUNCH_DATE, MODIFIED, CREATED, LEASED, OWNER, LEASE_UNTIL, RESERVED_UNTIL)"+
-			" VALUES (?, ?, ?, ?, ?, NOW(), NOW(), 1, ?, "+dbNowMillis+" + ?, ?)",
+			" VALUES (?, ?, ?, ?, ?, NOW(), NOW(), 1, ?, "+l.d.NowMillis()+" + ?, ?)"),
 		id, n.host, n.port, int(n.typ), now.Format(time.DateOnly), s.token, l.ttl.Milliseconds(), s.Reserved())
 	if err != nil {
 		return nil, full, err
@@ -451,16 +442,16 @@ func (s *lease) extend(ctx context.Context, target int64, timeout time.Duration)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	sent := s.l.now()
-	res, err := s.l.db.ExecContext(ctx,
-		"UPDATE "+s.l.table+" SET LEASE_UNTIL = GREATEST(LEASE_UNTIL + 1, "+dbNowMillis+" + ?),"+
-			" RESERVED_UNTIL = GREATEST(RESERVED_UNTIL, ?) WHERE ID = ? AND OWNER = ?",
+	res, err := s.l.db.ExecContext(ctx, s.l.d.Rebind(
+		"UPDATE "+s.l.table+" SET LEASE_UNTIL = GREATEST(LEASE_UNTIL + 1, "+s.l.d.NowMillis()+" + ?),"+
+			" RESERVED_UNTIL = GREATEST(RESERVED_UNTIL, ?) WHERE ID = ? AND OWNER = ?"),
 		s.l.ttl.Milliseconds(), target, s.id, s.token)
 	var n int64
 	if err == nil {
 		n, err = res.RowsAffected()
 	}
 	if err != nil {
-		return fmt.Errorf("extend the lease of worker ID %d in %s: %w", s.id, s.l.table, cause(ctx, err))
+		return fmt.Errorf("extend the lease of worker ID %d in %s: %w", s.id, s.l.table, cause(ctx, s.l.d, err))
 	}
 	if n == 0 {
 		return fmt.Errorf("%w: worker ID %d in %s went to another holder; this one keeps the seconds to %d",
@@ -511,9 +502,9 @@ func (s *lease) Release(ctx context.Context, lastUsed int64) error {
 			return
 		}
 		op := fmt.Sprintf("release worker ID %d in %s", s.id, s.l.table)
-		res, err := s.l.db.ExecContext(ctx,
-			"UPDATE "+s.l.table+" SET OWNER = NULL, LEASE_UNTIL = "+dbNowMillis+", RESERVED_UNTIL = ?, MODIFIED = NOW()"+
-				" WHERE ID = ? AND OWNER = ?",
+		res, err := s.l.db.ExecContext(ctx, s.l.d.Rebind(
+			"UPDATE "+s.l.table+" SET OWNER = NULL, LEASE_UNTIL = "+s.l.d.NowMillis()+", RESERVED_UNTIL = ?, MODIFIED = NOW()"+
+				" WHERE ID = ? AND OWNER = ?"),
 			max(lastUsed, s.start-1), s.id, s.token)
 		var n int64
 		if err == nil {
@@ -521,7 +512,7 @@ func (s *lease) Release(ctx context.Context, lastUsed int64) error {
 		}
 		switch {
 		case err != nil:
-			s.releaseErr = fail(ctx, op, err)
+			s.releaseErr = fail(ctx, s.l.d, op, err)
 		case n == 0:
 			s.releaseErr = fmt.Errorf("worker: %s: %w: another holder took it first", op, uidgen.ErrLeaseLost)
 		case s.l.logger != nil:

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/seed4d941b13/uidgen"
+	"github.com/seed4d941b13/uidgen/internal/dbtest"
 	"github.com/seed4d941b13/uidgen/internal/leak"
-	"github.com/seed4d941b13/uidgen/internal/mysqltest"
 )
 
 // renewer is the function of a lease's goroutine, for leak.Running.
@@ -58,7 +58,7 @@ type row struct {
 func readRow(t testing.TB, db *sql.DB, table string, id int64) row {
 	t.Helper()
 	var r row
-	err := db.QueryRow("SELECT LEASED, OWNER, LEASE_UNTIL, LEASE_UNTIL - "+dbNowMillis+", RESERVED_UNTIL FROM "+table+" WHERE ID = ?", id).
+	err := db.QueryRow(q(t, db, "SELECT LEASED, OWNER, LEASE_UNTIL, LEASE_UNTIL - "+dialectOf(t, db).NowMillis()+", RESERVED_UNTIL FROM "+table+" WHERE ID = ?"), id).
 		Scan(&r.leased, &r.owner, &r.leaseUntil, &r.expires, &r.reservedUntil)
 	if err != nil {
 		t.Fatalf("read row %d: %v", id, err)
@@ -70,7 +70,7 @@ func readRow(t testing.TB, db *sql.DB, table string, id int64) row {
 // without a renewal would.
 func expire(t testing.TB, db *sql.DB, table string, id int64) {
 	t.Helper()
-	if _, err := db.Exec("UPDATE "+table+" SET LEASE_UNTIL = "+dbNowMillis+" - 1 WHERE ID = ?", id); err != nil {
+	if _, err := db.Exec(q(t, db, "UPDATE "+table+" SET LEASE_UNTIL = "+dialectOf(t, db).NowMillis()+" - 1 WHERE ID = ?"), id); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -79,7 +79,7 @@ func expire(t testing.TB, db *sql.DB, table string, id int64) {
 func dbNow(t testing.TB, db *sql.DB) int64 {
 	t.Helper()
 	var now int64
-	if err := db.QueryRow("SELECT UNIX_TIMESTAMP()").Scan(&now); err != nil {
+	if err := db.QueryRow("SELECT " + dialectOf(t, db).NowSeconds()).Scan(&now); err != nil {
 		t.Fatal(err)
 	}
 	return now
@@ -91,237 +91,244 @@ func clockAt(d time.Duration) func() time.Time {
 }
 
 func TestLeaseLowestFreeFirst(t *testing.T) {
-	db := testDB(t)
-	table := testTable(t, db)
-	l := newTestLeased(t, db, table)
-	ctx := testContext(t)
+	each(t, func(t *testing.T, srv dbtest.Server, db *sql.DB) {
+		table := testTable(t, db)
+		l := newTestLeased(t, db, table)
+		ctx := testContext(t)
 
-	var held []*lease
-	for want := int64(1); want <= 3; want++ {
-		s := mustLease(t, l, 7)
-		if s.WorkerID() != want {
-			t.Fatalf("lease %d: worker ID %d, want %d", want, s.WorkerID(), want)
+		var held []*lease
+		for want := int64(1); want <= 3; want++ {
+			s := mustLease(t, l, 7)
+			if s.WorkerID() != want {
+				t.Fatalf("lease %d: worker ID %d, want %d", want, s.WorkerID(), want)
+			}
+			held = append(held, s)
 		}
-		held = append(held, s)
-	}
-	if err := held[1].Release(ctx, held[1].Start()); err != nil {
-		t.Fatalf("Release: %v", err)
-	}
-	for _, want := range []int64{2, 4} {
-		if s := mustLease(t, l, 7); s.WorkerID() != want {
-			t.Errorf("after releasing 2: worker ID %d, want %d", s.WorkerID(), want)
+		if err := held[1].Release(ctx, held[1].Start()); err != nil {
+			t.Fatalf("Release: %v", err)
 		}
-	}
+		for _, want := range []int64{2, 4} {
+			if s := mustLease(t, l, 7); s.WorkerID() != want {
+				t.Errorf("after releasing 2: worker ID %d, want %d", s.WorkerID(), want)
+			}
+		}
+	})
 }
 
 // TestLeaseExpiresByServerClock: clients whose clocks run hours ahead or
 // behind neither take a live lease nor miss an expired one, since the server's
 // clock alone says which leases expired.
 func TestLeaseExpiresByServerClock(t *testing.T) {
-	db := testDB(t)
-	table := testTable(t, db)
-	a := mustLease(t, newTestLeased(t, db, table), 7)
+	each(t, func(t *testing.T, srv dbtest.Server, db *sql.DB) {
+		table := testTable(t, db)
+		a := mustLease(t, newTestLeased(t, db, table), 7)
 
-	ahead := newTestLeased(t, db, table)
-	ahead.now = clockAt(2 * time.Hour)
-	if b := mustLease(t, ahead, 7); b.WorkerID() == a.WorkerID() {
-		t.Fatalf("a client two hours ahead took worker ID %d while its lease was live", a.WorkerID())
-	}
+		ahead := newTestLeased(t, db, table)
+		ahead.now = clockAt(2 * time.Hour)
+		if b := mustLease(t, ahead, 7); b.WorkerID() == a.WorkerID() {
+			t.Fatalf("a client two hours ahead took worker ID %d while its lease was live", a.WorkerID())
+		}
 
-	expire(t, db, table, a.WorkerID())
-	behind := newTestLeased(t, db, table)
-	behind.now = clockAt(-2 * time.Hour)
-	c := mustLease(t, behind, 7)
-	if c.WorkerID() != a.WorkerID() {
-		t.Fatalf("a client two hours behind leased worker ID %d, want %d, whose lease expired", c.WorkerID(), a.WorkerID())
-	}
-	if c.Start() <= a.Reserved() {
-		t.Errorf("new holder starts at %d, not above the old one's reservation %d", c.Start(), a.Reserved())
-	}
+		expire(t, db, table, a.WorkerID())
+		behind := newTestLeased(t, db, table)
+		behind.now = clockAt(-2 * time.Hour)
+		c := mustLease(t, behind, 7)
+		if c.WorkerID() != a.WorkerID() {
+			t.Fatalf("a client two hours behind leased worker ID %d, want %d, whose lease expired", c.WorkerID(), a.WorkerID())
+		}
+		if c.Start() <= a.Reserved() {
+			t.Errorf("new holder starts at %d, not above the old one's reservation %d", c.Start(), a.Reserved())
+		}
+	})
 }
 
 // TestLeaseStartsAboveReservation: a takeover reads the row's reservation
 // and starts above it, or at the server's now when that is later.
 func TestLeaseStartsAboveReservation(t *testing.T) {
-	db := testDB(t)
-	table := testTable(t, db)
-	l := newTestLeased(t, db, table)
-	id := mustLease(t, l, 7).WorkerID()
-	for _, tt := range []struct {
-		name   string
-		offset int64 // RESERVED_UNTIL, from the server's now
-	}{
-		{"reserved ahead", 1000},
-		{"reserved behind", -1000},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			before := dbNow(t, db)
-			reserved := before + tt.offset
-			if _, err := db.Exec("UPDATE "+table+" SET RESERVED_UNTIL = ? WHERE ID = ?", reserved, id); err != nil {
-				t.Fatal(err)
-			}
-			expire(t, db, table, id)
-			s := mustLease(t, l, 7)
-			after := dbNow(t, db)
-			if s.WorkerID() != id {
-				t.Fatalf("worker ID %d, want %d", s.WorkerID(), id)
-			}
-			if lo, hi := max(before, reserved+1), max(after, reserved+1); s.Start() < lo || s.Start() > hi {
-				t.Errorf("Start %d, want max(server now, %d + 1) in [%d, %d]", s.Start(), reserved, lo, hi)
-			}
-			r := readRow(t, db, table, id)
-			if s.Reserved() < s.Start() || r.reservedUntil.Int64 != s.Reserved() {
-				t.Errorf("Reserved %d, RESERVED_UNTIL %v; want them equal and at least Start %d", s.Reserved(), r.reservedUntil, s.Start())
-			}
-		})
-	}
+	each(t, func(t *testing.T, srv dbtest.Server, db *sql.DB) {
+		table := testTable(t, db)
+		l := newTestLeased(t, db, table)
+		id := mustLease(t, l, 7).WorkerID()
+		for _, tt := range []struct {
+			name   string
+			offset int64 // RESERVED_UNTIL, from the server's now
+		}{
+			{"reserved ahead", 1000},
+			{"reserved behind", -1000},
+		} {
+			t.Run(tt.name, func(t *testing.T) {
+				before := dbNow(t, db)
+				reserved := before + tt.offset
+				if _, err := db.Exec(q(t, db, "UPDATE "+table+" SET RESERVED_UNTIL = ? WHERE ID = ?"), reserved, id); err != nil {
+					t.Fatal(err)
+				}
+				expire(t, db, table, id)
+				s := mustLease(t, l, 7)
+				after := dbNow(t, db)
+				if s.WorkerID() != id {
+					t.Fatalf("worker ID %d, want %d", s.WorkerID(), id)
+				}
+				if lo, hi := max(before, reserved+1), max(after, reserved+1); s.Start() < lo || s.Start() > hi {
+					t.Errorf("Start %d, want max(server now, %d + 1) in [%d, %d]", s.Start(), reserved, lo, hi)
+				}
+				r := readRow(t, db, table, id)
+				if s.Reserved() < s.Start() || r.reservedUntil.Int64 != s.Reserved() {
+					t.Errorf("Reserved %d, RESERVED_UNTIL %v; want them equal and at least Start %d", s.Reserved(), r.reservedUntil, s.Start())
+				}
+			})
+		}
+	})
 }
 
 // TestLeaseLost: once another process took the row over, the old holder's
 // renewal finds it taken, its reservation stops growing, and its renewer
 // ends.
 func TestLeaseLost(t *testing.T) {
-	db := testDB(t)
-	table := testTable(t, db)
-	l := newTestLeased(t, db, table)
-	l.every = time.Hour // only Need and Wait make it renew
-	a := mustLease(t, l, 7)
-	reserved := a.Reserved()
+	each(t, func(t *testing.T, srv dbtest.Server, db *sql.DB) {
+		table := testTable(t, db)
+		l := newTestLeased(t, db, table)
+		l.every = time.Hour // only Need and Wait make it renew
+		a := mustLease(t, l, 7)
+		reserved := a.Reserved()
 
-	expire(t, db, table, a.WorkerID())
-	b := mustLease(t, newTestLeased(t, db, table), 7)
-	if b.WorkerID() != a.WorkerID() || b.Start() <= reserved {
-		t.Fatalf("takeover: worker ID %d from %d, want %d from above %d", b.WorkerID(), b.Start(), a.WorkerID(), reserved)
-	}
+		expire(t, db, table, a.WorkerID())
+		b := mustLease(t, newTestLeased(t, db, table), 7)
+		if b.WorkerID() != a.WorkerID() || b.Start() <= reserved {
+			t.Fatalf("takeover: worker ID %d from %d, want %d from above %d", b.WorkerID(), b.Start(), a.WorkerID(), reserved)
+		}
 
-	err := a.Wait(testContext(t), reserved+1)
-	if !errors.Is(err, uidgen.ErrLeaseLost) || !strings.HasPrefix(err.Error(), "worker: ") {
-		t.Fatalf("Wait after the takeover: %v, want an error wrapping %q", err, uidgen.ErrLeaseLost)
-	}
-	if err := a.Err(); !errors.Is(err, uidgen.ErrLeaseLost) {
-		t.Errorf("Err after the takeover: %v, want %q", err, uidgen.ErrLeaseLost)
-	}
-	<-a.done // the renewer ends by itself
-	a.Need(reserved + 100)
-	if a.Reserved() != reserved {
-		t.Errorf("Reserved %d after the loss, want %d as before", a.Reserved(), reserved)
-	}
-	if err := a.Release(testContext(t), reserved); !errors.Is(err, uidgen.ErrLeaseLost) {
-		t.Errorf("Release of a lost lease: %v, want %q", err, uidgen.ErrLeaseLost)
-	}
-	if r := readRow(t, db, table, b.WorkerID()); r.owner.String != b.token {
-		t.Errorf("OWNER %v after the old holder's Release, want the new holder's %s", r.owner, b.token)
-	}
-	if err := b.Wait(testContext(t), b.Reserved()+5); err != nil {
-		t.Errorf("new holder's Wait: %v", err)
-	}
+		err := a.Wait(testContext(t), reserved+1)
+		if !errors.Is(err, uidgen.ErrLeaseLost) || !strings.HasPrefix(err.Error(), "worker: ") {
+			t.Fatalf("Wait after the takeover: %v, want an error wrapping %q", err, uidgen.ErrLeaseLost)
+		}
+		if err := a.Err(); !errors.Is(err, uidgen.ErrLeaseLost) {
+			t.Errorf("Err after the takeover: %v, want %q", err, uidgen.ErrLeaseLost)
+		}
+		<-a.done // the renewer ends by itself
+		a.Need(reserved + 100)
+		if a.Reserved() != reserved {
+			t.Errorf("Reserved %d after the loss, want %d as before", a.Reserved(), reserved)
+		}
+		if err := a.Release(testContext(t), reserved); !errors.Is(err, uidgen.ErrLeaseLost) {
+			t.Errorf("Release of a lost lease: %v, want %q", err, uidgen.ErrLeaseLost)
+		}
+		if r := readRow(t, db, table, b.WorkerID()); r.owner.String != b.token {
+			t.Errorf("OWNER %v after the old holder's Release, want the new holder's %s", r.owner, b.token)
+		}
+		if err := b.Wait(testContext(t), b.Reserved()+5); err != nil {
+			t.Errorf("new holder's Wait: %v", err)
+		}
+	})
 }
 
 // TestLeaseRelease: a released ID is free at once, and the next holder
 // starts above the last second used, or, where the holder used nothing,
 // above what the holders before it reserved.
 func TestLeaseRelease(t *testing.T) {
-	db := testDB(t)
-	table := testTable(t, db)
-	l := newTestLeased(t, db, table)
-	ctx := testContext(t)
+	each(t, func(t *testing.T, srv dbtest.Server, db *sql.DB) {
+		table := testTable(t, db)
+		l := newTestLeased(t, db, table)
+		ctx := testContext(t)
 
-	a := mustLease(t, l, 7)
-	lastUsed := a.Start() + 100
-	for range 2 {
-		if err := a.Release(ctx, lastUsed); err != nil {
-			t.Fatalf("Release: %v", err)
+		a := mustLease(t, l, 7)
+		lastUsed := a.Start() + 100
+		for range 2 {
+			if err := a.Release(ctx, lastUsed); err != nil {
+				t.Fatalf("Release: %v", err)
+			}
 		}
-	}
-	r := readRow(t, db, table, a.WorkerID())
-	if r.owner.Valid || r.expires.Int64 > 0 || r.reservedUntil.Int64 != lastUsed {
-		t.Errorf("released row: OWNER %v, expires in %d ms, RESERVED_UNTIL %v; want NULL, now or before, %d",
-			r.owner, r.expires.Int64, r.reservedUntil, lastUsed)
-	}
-	if err := a.Wait(ctx, a.Reserved()+1); !errors.Is(err, ErrReleased) {
-		t.Errorf("Wait after Release: %v, want %q", err, ErrReleased)
-	}
-	// A renewal of the released holder still on its way to the server
-	// changes nothing.
-	if err := a.extend(ctx, a.Reserved()+1000, time.Second); !errors.Is(err, uidgen.ErrLeaseLost) {
-		t.Errorf("extend after Release: %v, want %q", err, uidgen.ErrLeaseLost)
-	}
+		r := readRow(t, db, table, a.WorkerID())
+		if r.owner.Valid || r.expires.Int64 > 0 || r.reservedUntil.Int64 != lastUsed {
+			t.Errorf("released row: OWNER %v, expires in %d ms, RESERVED_UNTIL %v; want NULL, now or before, %d",
+				r.owner, r.expires.Int64, r.reservedUntil, lastUsed)
+		}
+		if err := a.Wait(ctx, a.Reserved()+1); !errors.Is(err, ErrReleased) {
+			t.Errorf("Wait after Release: %v, want %q", err, ErrReleased)
+		}
+		// A renewal of the released holder still on its way to the server
+		// changes nothing.
+		if err := a.extend(ctx, a.Reserved()+1000, time.Second); !errors.Is(err, uidgen.ErrLeaseLost) {
+			t.Errorf("extend after Release: %v, want %q", err, uidgen.ErrLeaseLost)
+		}
 
-	b := mustLease(t, l, 7)
-	if b.WorkerID() != a.WorkerID() || b.Start() != lastUsed+1 {
-		t.Fatalf("after Release: worker ID %d from %d, want %d from %d", b.WorkerID(), b.Start(), a.WorkerID(), lastUsed+1)
-	}
-	if err := b.Release(ctx, 0); err != nil { // used nothing
-		t.Fatal(err)
-	}
-	if c := mustLease(t, l, 7); c.Start() != lastUsed+1 {
-		t.Errorf("after a holder that used nothing: Start %d, want %d", c.Start(), lastUsed+1)
-	}
+		b := mustLease(t, l, 7)
+		if b.WorkerID() != a.WorkerID() || b.Start() != lastUsed+1 {
+			t.Fatalf("after Release: worker ID %d from %d, want %d from %d", b.WorkerID(), b.Start(), a.WorkerID(), lastUsed+1)
+		}
+		if err := b.Release(ctx, 0); err != nil { // used nothing
+			t.Fatal(err)
+		}
+		if c := mustLease(t, l, 7); c.Start() != lastUsed+1 {
+			t.Errorf("after a holder that used nothing: Start %d, want %d", c.Start(), lastUsed+1)
+		}
+	})
 }
 
 // TestLeaseRenewsAtPace: Need makes the renewer reserve ahead by one TTL's
 // worth of seconds at the pace they are asked for, so a holder borrowing
 // seconds flat out finds them reserved before it asks.
 func TestLeaseRenewsAtPace(t *testing.T) {
-	db := testDB(t)
-	table := testTable(t, db)
-	l := newTestLeased(t, db, table, WithLeaseTTL(3*time.Second))
-	var now atomic.Int64
-	now.Store(time.Now().Unix())
-	l.now = func() time.Time { return time.Unix(now.Load(), 0) }
-	l.every = time.Hour // only Need and Wait make it renew
-	s := mustLease(t, l, 7)
-	if want := max(s.Start(), now.Load()) + 3; s.Reserved() != want {
-		t.Fatalf("first reservation to %d, want %d: one TTL ahead", s.Reserved(), want)
-	}
-
-	// 100 seconds of IDs in one second of the clock.
-	now.Add(1)
-	need := s.Start() + 99
-	s.Need(need)
-	if err := s.Wait(testContext(t), need); err != nil {
-		t.Fatal(err)
-	}
-	if want := need + 300; s.Reserved() != want {
-		t.Errorf("at 100 s/s with a 3 s TTL: reserved to %d, want %d", s.Reserved(), want)
-	}
-
-	// A renewal at a slower pace reserves less far ahead, and must not
-	// take back what the row already reserves.
-	reserved := s.Reserved()
-	renewNow(t, s)
-	if r := readRow(t, db, table, s.WorkerID()); s.Reserved() != reserved || r.reservedUntil.Int64 != reserved || r.expires.Int64 <= 0 {
-		t.Errorf("after a slower renewal: Reserved %d, RESERVED_UNTIL %v, expires in %d ms; want %d, %d, later than now",
-			s.Reserved(), r.reservedUntil, r.expires.Int64, reserved, reserved)
-	}
-
-	// Renewals closer together than a millisecond still change the row,
-	// so zero rows affected means only that the lease is lost.
-	for i := range 20 {
-		if err := s.extend(testContext(t), reserved, time.Second); err != nil {
-			t.Fatalf("extend %d: %v", i, err)
+	each(t, func(t *testing.T, srv dbtest.Server, db *sql.DB) {
+		table := testTable(t, db)
+		l := newTestLeased(t, db, table, WithLeaseTTL(3*time.Second))
+		var now atomic.Int64
+		now.Store(time.Now().Unix())
+		l.now = func() time.Time { return time.Unix(now.Load(), 0) }
+		l.every = time.Hour // only Need and Wait make it renew
+		s := mustLease(t, l, 7)
+		if want := max(s.Start(), now.Load()) + 3; s.Reserved() != want {
+			t.Fatalf("first reservation to %d, want %d: one TTL ahead", s.Reserved(), want)
 		}
-	}
+
+		// 100 seconds of IDs in one second of the clock.
+		now.Add(1)
+		need := s.Start() + 99
+		s.Need(need)
+		if err := s.Wait(testContext(t), need); err != nil {
+			t.Fatal(err)
+		}
+		if want := need + 300; s.Reserved() != want {
+			t.Errorf("at 100 s/s with a 3 s TTL: reserved to %d, want %d", s.Reserved(), want)
+		}
+
+		// A renewal at a slower pace reserves less far ahead, and must not
+		// take back what the row already reserves.
+		reserved := s.Reserved()
+		renewNow(t, s)
+		if r := readRow(t, db, table, s.WorkerID()); s.Reserved() != reserved || r.reservedUntil.Int64 != reserved || r.expires.Int64 <= 0 {
+			t.Errorf("after a slower renewal: Reserved %d, RESERVED_UNTIL %v, expires in %d ms; want %d, %d, later than now",
+				s.Reserved(), r.reservedUntil, r.expires.Int64, reserved, reserved)
+		}
+
+		// Renewals closer together than a millisecond still change the row,
+		// so zero rows affected means only that the lease is lost.
+		for i := range 20 {
+			if err := s.extend(testContext(t), reserved, time.Second); err != nil {
+				t.Fatalf("extend %d: %v", i, err)
+			}
+		}
+	})
 }
 
 // TestLeaseStartBurst: a holder that asks for many seconds at once, as a
 // cached generator filling its ring at start-up does, gets them reserved
 // without the pace of that instant carrying the reservation hours ahead.
 func TestLeaseStartBurst(t *testing.T) {
-	db := testDB(t)
-	table := testTable(t, db)
-	l := newTestLeased(t, db, table, WithLeaseTTL(2*time.Second))
-	s := mustLease(t, l, 7)
-	need := s.Start() + 8 // the default ring: 8 seconds in a few milliseconds
-	s.Need(need)
-	if err := s.Wait(testContext(t), need); err != nil {
-		t.Fatal(err)
-	}
-	// 9 seconds (Start-1 to need) over a third of the 2 s TTL is 13.5 s/s,
-	// two seconds of which are 27 s ahead.
-	if ahead := s.Reserved() - need; ahead > 28 {
-		t.Fatalf("reserved %d s past the %d asked for, want at most 28", ahead, need)
-	}
+	each(t, func(t *testing.T, srv dbtest.Server, db *sql.DB) {
+		table := testTable(t, db)
+		l := newTestLeased(t, db, table, WithLeaseTTL(2*time.Second))
+		s := mustLease(t, l, 7)
+		need := s.Start() + 8 // the default ring: 8 seconds in a few milliseconds
+		s.Need(need)
+		if err := s.Wait(testContext(t), need); err != nil {
+			t.Fatal(err)
+		}
+		// 9 seconds (Start-1 to need) over a third of the 2 s TTL is 13.5 s/s,
+		// two seconds of which are 27 s ahead.
+		if ahead := s.Reserved() - need; ahead > 28 {
+			t.Fatalf("reserved %d s past the %d asked for, want at most 28", ahead, need)
+		}
+	})
 }
 
 // renewNow makes s's renewer renew once, whatever it has reserved, and
@@ -343,155 +350,173 @@ func renewNow(t testing.TB, s *lease) {
 // TestLeaseNoFreeID: with every ID up to the maximum held, LeaseWorkerID
 // waits for one to come free, and says how many are held when ctx ends.
 func TestLeaseNoFreeID(t *testing.T) {
-	db := testDB(t)
-	table := testTable(t, db)
-	l := newTestLeased(t, db, table)
-	l.poll = 10 * time.Millisecond
-	javaInsert(t, db, table)
-	a := mustLease(t, l, 3)
-	mustLease(t, l, 3)
+	each(t, func(t *testing.T, srv dbtest.Server, db *sql.DB) {
+		table := testTable(t, db)
+		l := newTestLeased(t, db, table)
+		l.poll = 10 * time.Millisecond
+		javaInsert(t, db, table)
+		a := mustLease(t, l, 3)
+		mustLease(t, l, 3)
 
-	ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
-	defer cancel()
-	_, err := l.LeaseWorkerID(ctx, 3)
-	checkErr(t, "LeaseWorkerID", err, ErrNoFreeID, []string{"worker: lease a worker ID from " + table,
-		"all 3 IDs from 1 to 3 are held (2 leased, 1 disposable)", "context deadline exceeded"})
-	if !errors.Is(err, context.DeadlineExceeded) {
-		t.Errorf("error %v does not wrap %v", err, context.DeadlineExceeded)
-	}
+		ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
+		defer cancel()
+		_, err := l.LeaseWorkerID(ctx, 3)
+		checkErr(t, "LeaseWorkerID", err, ErrNoFreeID, []string{"worker: lease a worker ID from " + table,
+			"all 3 IDs from 1 to 3 are held (2 leased, 1 disposable)", "context deadline exceeded"})
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("error %v does not wrap %v", err, context.DeadlineExceeded)
+		}
 
-	got := make(chan int64)
-	go func() {
-		s := mustLease(t, l, 3)
-		got <- s.WorkerID()
-	}()
-	if err := a.Release(testContext(t), a.Start()); err != nil {
-		t.Fatal(err)
-	}
-	if id := <-got; id != a.WorkerID() {
-		t.Errorf("the waiting lease got worker ID %d, want the released %d", id, a.WorkerID())
-	}
+		got := make(chan int64)
+		go func() {
+			s := mustLease(t, l, 3)
+			got <- s.WorkerID()
+		}()
+		if err := a.Release(testContext(t), a.Start()); err != nil {
+			t.Fatal(err)
+		}
+		if id := <-got; id != a.WorkerID() {
+			t.Errorf("the waiting lease got worker ID %d, want the released %d", id, a.WorkerID())
+		}
+	})
 }
 
 // TestLeaseJavaInterop: rows of Baidu's Java assigner and of Disposable are
 // never leased, whatever their lease columns say, and Java's inserts go on
 // working between leases.
 func TestLeaseJavaInterop(t *testing.T) {
-	db := testDB(t)
-	table := testTable(t, db)
-	l := newTestLeased(t, db, table)
-	java := javaInsert(t, db, table)
-	disposable, err := newTestDisposable(t, db, table).AssignWorkerID(testContext(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	// As an operator might: the lease columns of disposable rows say "expired".
-	if _, err := db.Exec("UPDATE " + table + " SET LEASE_UNTIL = 0, RESERVED_UNTIL = 0"); err != nil {
-		t.Fatal(err)
-	}
-	var ids []int64
-	for range 2 {
-		ids = append(ids, mustLease(t, l, 7).WorkerID())
-		ids = append(ids, javaInsert(t, db, table))
-	}
-	want := []int64{disposable + 1, disposable + 2, disposable + 3, disposable + 4}
-	if java != 1 || disposable != 2 || !slices.Equal(ids, want) {
-		t.Errorf("Java %d, disposable %d, then lease, Java, lease, Java: %v; want 1, 2, %v", java, disposable, ids, want)
-	}
+	each(t, func(t *testing.T, srv dbtest.Server, db *sql.DB) {
+		table := testTable(t, db)
+		l := newTestLeased(t, db, table)
+		java := javaInsert(t, db, table)
+		disposable, err := newTestDisposable(t, db, table).AssignWorkerID(testContext(t))
+		if err != nil {
+			t.Fatal(err)
+		}
+		// As an operator might: the lease columns of disposable rows say "expired".
+		if _, err := db.Exec("UPDATE " + table + " SET LEASE_UNTIL = 0, RESERVED_UNTIL = 0"); err != nil {
+			t.Fatal(err)
+		}
+		// On PostgreSQL an insert that leaves the ID to the identity column
+		// collides with a leased ID above the column's sequence, which a
+		// Disposable moves on; there is no Java assigner there.
+		insert := func() int64 { return javaInsert(t, db, table) }
+		if srv.Kind == "postgres" {
+			insert = func() int64 {
+				id, err := newTestDisposable(t, db, table).AssignWorkerID(testContext(t))
+				if err != nil {
+					t.Fatal(err)
+				}
+				return id
+			}
+		}
+		var ids []int64
+		for range 2 {
+			ids = append(ids, mustLease(t, l, 7).WorkerID())
+			ids = append(ids, insert())
+		}
+		want := []int64{disposable + 1, disposable + 2, disposable + 3, disposable + 4}
+		if java != 1 || disposable != 2 || !slices.Equal(ids, want) {
+			t.Errorf("Java %d, disposable %d, then lease, Java, lease, Java: %v; want 1, 2, %v", java, disposable, ids, want)
+		}
+	})
 }
 
 // TestLeaseConcurrent leases from many goroutines at once on three worker
 // bits: no ID is held twice at once, and each holder of an ID starts above
 // the last second its previous holder used.
 func TestLeaseConcurrent(t *testing.T) {
-	goroutines, rounds := 16, 6
-	if testing.Short() {
-		goroutines, rounds = 8, 3
-	}
-	const maxID = 1<<3 - 1
-	db := testDB(t)
-	table := testTable(t, db)
-	l := newTestLeased(t, db, table)
-	l.poll = 5 * time.Millisecond
-
-	var mu sync.Mutex
-	holder := make(map[int64]int)     // worker ID -> goroutine holding it
-	lastUsed := make(map[int64]int64) // worker ID -> last second its last holder used
-	ctx := testContext(t)
-	err := atOnce(goroutines, func(g int) error {
-		for range rounds {
-			got, err := l.LeaseWorkerID(ctx, maxID)
-			if err != nil {
-				return err
-			}
-			id, start := got.WorkerID(), got.Start()
-			mu.Lock()
-			other, held := holder[id]
-			last := lastUsed[id]
-			holder[id] = g
-			mu.Unlock()
-			if held {
-				return fmt.Errorf("worker ID %d leased to goroutines %d and %d at once", id, other, g)
-			}
-			if id < 1 || id > maxID || start <= last {
-				return fmt.Errorf("worker ID %d from second %d; want an ID in [1, %d] from above %d", id, start, maxID, last)
-			}
-			if err := got.Wait(ctx, start+1); err != nil {
-				return err
-			}
-			mu.Lock()
-			delete(holder, id)
-			lastUsed[id] = start + 1
-			mu.Unlock()
-			if err := got.Release(ctx, start+1); err != nil {
-				return err
-			}
+	each(t, func(t *testing.T, srv dbtest.Server, db *sql.DB) {
+		goroutines, rounds := 16, 6
+		if testing.Short() {
+			goroutines, rounds = 8, 3
 		}
-		return nil
+		const maxID = 1<<3 - 1
+		table := testTable(t, db)
+		l := newTestLeased(t, db, table)
+		l.poll = 5 * time.Millisecond
+
+		var mu sync.Mutex
+		holder := make(map[int64]int)     // worker ID -> goroutine holding it
+		lastUsed := make(map[int64]int64) // worker ID -> last second its last holder used
+		ctx := testContext(t)
+		err := atOnce(goroutines, func(g int) error {
+			for range rounds {
+				got, err := l.LeaseWorkerID(ctx, maxID)
+				if err != nil {
+					return err
+				}
+				id, start := got.WorkerID(), got.Start()
+				mu.Lock()
+				other, held := holder[id]
+				last := lastUsed[id]
+				holder[id] = g
+				mu.Unlock()
+				if held {
+					return fmt.Errorf("worker ID %d leased to goroutines %d and %d at once", id, other, g)
+				}
+				if id < 1 || id > maxID || start <= last {
+					return fmt.Errorf("worker ID %d from second %d; want an ID in [1, %d] from above %d", id, start, maxID, last)
+				}
+				if err := got.Wait(ctx, start+1); err != nil {
+					return err
+				}
+				mu.Lock()
+				delete(holder, id)
+				lastUsed[id] = start + 1
+				mu.Unlock()
+				if err := got.Release(ctx, start+1); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := leak.Running(renewer); n != 0 {
+			t.Errorf("%d renewers run after every lease was released", n)
+		}
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := leak.Running(renewer); n != 0 {
-		t.Errorf("%d renewers run after every lease was released", n)
-	}
 }
 
 func TestLeasedErrors(t *testing.T) {
-	db := testDB(t)
-	for _, tt := range []struct {
-		ttl  time.Duration
-		text string
-	}{
-		{999 * time.Millisecond, "999ms, want 1s to 1h0m0s"},
-		{-time.Second, "-1s, want 1s to 1h0m0s"},
-		{time.Hour + time.Second, "1h0m1s, want 1s to 1h0m0s"},
-	} {
-		l, err := NewLeased(db, WithLeaseTTL(tt.ttl))
-		checkErr(t, "NewLeased", err, ErrLeaseTTL, []string{"worker: lease TTL out of range: " + tt.text})
-		if l != nil {
-			t.Errorf("NewLeased = %v with an error, want nil", l)
+	each(t, func(t *testing.T, srv dbtest.Server, db *sql.DB) {
+		for _, tt := range []struct {
+			ttl  time.Duration
+			text string
+		}{
+			{999 * time.Millisecond, "999ms, want 1s to 1h0m0s"},
+			{-time.Second, "-1s, want 1s to 1h0m0s"},
+			{time.Hour + time.Second, "1h0m1s, want 1s to 1h0m0s"},
+		} {
+			l, err := NewLeased(db, WithLeaseTTL(tt.ttl))
+			checkErr(t, "NewLeased", err, ErrLeaseTTL, []string{"worker: lease TTL out of range: " + tt.text})
+			if l != nil {
+				t.Errorf("NewLeased = %v with an error, want nil", l)
+			}
 		}
-	}
 
-	table := testTable(t, db)
-	ctx := testContext(t)
-	if _, err := db.ExecContext(ctx, schemaFor(table)); err != nil { // Baidu's columns only
-		t.Fatal(err)
-	}
-	l, err := NewLeased(db, WithTable(table), WithLookupEnv(envOf(nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	id, err := l.AssignWorkerID(ctx)
-	checkErr(t, "AssignWorkerID", err, ErrNotReserving, []string{"worker: assign from " + table, "LeaseWorkerID"})
-	if id != 0 {
-		t.Errorf("AssignWorkerID = %d with an error, want 0", id)
-	}
-	_, err = l.LeaseWorkerID(ctx, 0)
-	checkErr(t, "LeaseWorkerID(0)", err, ErrMaxWorkerID, []string{"worker: lease a worker ID from " + table, "0, want 1 or more"})
-	_, err = l.LeaseWorkerID(ctx, 7)
-	checkErr(t, "LeaseWorkerID without the lease columns", err, ErrNoLeaseColumns, []string{"EnsureSchema", "1054"})
+		table := testTable(t, db)
+		ctx := testContext(t)
+		if _, err := db.ExecContext(ctx, schemaFor(srv.Dialect(), table)); err != nil { // Baidu's columns only
+			t.Fatal(err)
+		}
+		l, err := NewLeased(db, WithTable(table), WithLookupEnv(envOf(nil)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		id, err := l.AssignWorkerID(ctx)
+		checkErr(t, "AssignWorkerID", err, ErrNotReserving, []string{"worker: assign from " + table, "LeaseWorkerID"})
+		if id != 0 {
+			t.Errorf("AssignWorkerID = %d with an error, want 0", id)
+		}
+		_, err = l.LeaseWorkerID(ctx, 0)
+		checkErr(t, "LeaseWorkerID(0)", err, ErrMaxWorkerID, []string{"worker: lease a worker ID from " + table, "0, want 1 or more"})
+		_, err = l.LeaseWorkerID(ctx, 7)
+		noColumn := map[string]string{"mysql": "1054", "postgres": "42703"}[srv.Kind]
+		checkErr(t, "LeaseWorkerID without the lease columns", err, ErrNoLeaseColumns, []string{"EnsureSchema", noColumn})
+	})
 }
 
 // TestLeaseOutage runs a lease against a throwaway server that crashes,
@@ -500,8 +525,14 @@ func TestLeasedErrors(t *testing.T) {
 // naming the database's error, and renewal goes on by itself once the
 // database is back.
 func TestLeaseOutage(t *testing.T) {
-	srv := mysqltest.StartServer(t)
-	db := mysqltest.Open(t, srv.Config())
+	for _, kind := range dbtest.Kinds {
+		t.Run(kind, func(t *testing.T) { testLeaseOutage(t, kind) })
+	}
+}
+
+func testLeaseOutage(t *testing.T, kind string) {
+	srv := dbtest.Start(t, kind)
+	db := srv.Server().Open(t)
 	l := newTestLeased(t, db, DefaultTable, WithLeaseTTL(3*time.Second))
 	s := mustLease(t, l, 7)
 	ctx := testContext(t)
@@ -555,35 +586,36 @@ func TestLeaseOutage(t *testing.T) {
 
 // TestList shows a fleet of a Java row, a held lease and a released one.
 func TestList(t *testing.T) {
-	db := testDB(t)
-	table := testTable(t, db)
-	l := newTestLeased(t, db, table, WithLookupEnv(envOf(map[string]string{"JPAAS_HOST": "10.0.0.9", "JPAAS_HTTP_PORT": "8080"})))
-	java := javaInsert(t, db, table)
-	held := mustLease(t, l, 7)
-	free := mustLease(t, l, 7)
-	if err := free.Release(testContext(t), free.Start()+5); err != nil {
-		t.Fatal(err)
-	}
-
-	rows, err := List(testContext(t), db, WithTable(table))
-	if err != nil {
-		t.Fatalf("List: %v", err)
-	}
-	var got []string
-	for _, r := range rows {
-		got = append(got, fmt.Sprint(r.ID, r.Leased, r.Type, r.Host, r.Held, r.ReservedUntil))
-		if r.Held != (r.LeaseLeft > 0) || r.LeaseLeft > DefaultLeaseTTL {
-			t.Errorf("row %d: held %v with %v left, want held just when time is left, at most %v", r.ID, r.Held, r.LeaseLeft, DefaultLeaseTTL)
+	each(t, func(t *testing.T, srv dbtest.Server, db *sql.DB) {
+		table := testTable(t, db)
+		l := newTestLeased(t, db, table, WithLookupEnv(envOf(map[string]string{"JPAAS_HOST": "10.0.0.9", "JPAAS_HTTP_PORT": "8080"})))
+		java := javaInsert(t, db, table)
+		held := mustLease(t, l, 7)
+		free := mustLease(t, l, 7)
+		if err := free.Release(testContext(t), free.Start()+5); err != nil {
+			t.Fatal(err)
 		}
-	}
-	want := []string{
-		fmt.Sprint(java, false, Actual, "10.1.2.3", false, 0),
-		fmt.Sprint(held.WorkerID(), true, Container, "10.0.0.9", true, held.Reserved()),
-		fmt.Sprint(free.WorkerID(), true, Container, "10.0.0.9", false, free.Start()+5),
-	}
-	if !slices.Equal(got, want) {
-		t.Errorf("List:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
-	}
+
+		rows, err := List(testContext(t), db, WithTable(table))
+		if err != nil {
+			t.Fatalf("List: %v", err)
+		}
+		var got []string
+		for _, r := range rows {
+			got = append(got, fmt.Sprint(r.ID, r.Leased, r.Type, r.Host, r.Held, r.ReservedUntil))
+			if r.Held != (r.LeaseLeft > 0) || r.LeaseLeft > DefaultLeaseTTL {
+				t.Errorf("row %d: held %v with %v left, want held just when time is left, at most %v", r.ID, r.Held, r.LeaseLeft, DefaultLeaseTTL)
+			}
+		}
+		want := []string{
+			fmt.Sprint(java, false, Actual, "10.1.2.3", false, 0),
+			fmt.Sprint(held.WorkerID(), true, Container, "10.0.0.9", true, held.Reserved()),
+			fmt.Sprint(free.WorkerID(), true, Container, "10.0.0.9", false, free.Start()+5),
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("List:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	})
 }
 
 // TestLeaseExpiresEarly: Expires never says the lease lasts longer than the

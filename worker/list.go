@@ -36,16 +36,17 @@ type Row struct {
 // "list the rows of".
 func List(ctx context.Context, db *sql.DB, opts ...Option) ([]Row, error) {
 	o := newOptions(opts)
-	table, err := checkDB(db, o.table)
+	d, err := checkDB(db, o.table)
 	if err != nil {
 		return nil, err
 	}
+	table := o.table
 	op := "list the rows of " + table
 	rows, err := db.QueryContext(ctx,
-		"SELECT ID, LEASED, TYPE, HOST_NAME, PORT, COALESCE(LEASE_UNTIL - "+dbNowMillis+", 0), COALESCE(RESERVED_UNTIL, 0)"+
+		"SELECT ID, LEASED, TYPE, HOST_NAME, PORT, COALESCE(LEASE_UNTIL - "+d.NowMillis()+", 0), COALESCE(RESERVED_UNTIL, 0)"+
 			" FROM "+table+" ORDER BY ID")
 	if err != nil {
-		return nil, fail(ctx, op, err)
+		return nil, fail(ctx, d, op, err)
 	}
 	defer rows.Close()
 	var list []Row
@@ -53,7 +54,7 @@ func List(ctx context.Context, db *sql.DB, opts ...Option) ([]Row, error) {
 		var r Row
 		var leftMillis int64
 		if err := rows.Scan(&r.ID, &r.Leased, &r.Type, &r.Host, &r.Port, &leftMillis, &r.ReservedUntil); err != nil {
-			return nil, fail(ctx, op, err)
+			return nil, fail(ctx, d, op, err)
 		}
 		if r.Leased {
 			r.LeaseLeft = time.Duration(leftMillis) * time.Millisecond
@@ -64,7 +65,7 @@ func List(ctx context.Context, db *sql.DB, opts ...Option) ([]Row, error) {
 		list = append(list, r)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, fail(ctx, op, err)
+		return nil, fail(ctx, d, op, err)
 	}
 	return list, nil
 }

@@ -145,7 +145,7 @@ func container(host, port string) (node, error) {
 
 // address returns the first address of this machine that is neither
 // loopback nor link-local, as Baidu's NetUtils does. Where there is none
-// (a machine that reaches MySQL only through 127.0.0.1) it falls back to
+// (a machine that reaches its database only through 127.0.0.1) it falls back to
 // the host name, since the row is a record for people and never decides
 // the ID.
 func (h host) address() (string, error) {

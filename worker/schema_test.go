@@ -2,11 +2,13 @@ package worker
 
 import (
 	"database/sql"
-	"errors"
 	"fmt"
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/seed4d941b13/uidgen/internal/dbtest"
+	"github.com/seed4d941b13/uidgen/internal/dialect"
 )
 
 func TestSchema(t *testing.T) {
@@ -14,38 +16,61 @@ func TestSchema(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := strings.Count(string(file), DefaultTable); n != 1 {
-		t.Fatalf("WORKER_NODE.sql names %s %d times, want once: Schema replaces one", DefaultTable, n)
+	for _, ddl := range []string{string(file), postgresSQL} {
+		if n := strings.Count(ddl, DefaultTable); n != 1 {
+			t.Fatalf("the DDL names %s %d times, want once: Schema replaces one\n%s", DefaultTable, n, ddl)
+		}
 	}
+	named := func(ddl, table string) string { return strings.Replace(ddl, "WORKER_NODE", table, 1) }
 	tests := []struct {
-		table string
-		want  string
+		dialect, table string
+		want           string
 	}{
-		{"", string(file)},
-		{DefaultTable, string(file)},
-		{"uid_worker_2", strings.Replace(string(file), "CREATE TABLE WORKER_NODE\n", "CREATE TABLE uid_worker_2\n", 1)},
-		{"_x", strings.Replace(string(file), "WORKER_NODE", "_x", 1)},
-		{strings.Repeat("w", maxIdentifier), strings.Replace(string(file), "WORKER_NODE", strings.Repeat("w", maxIdentifier), 1)},
+		{"mysql", "", string(file)},
+		{"MySQL", DefaultTable, string(file)},
+		{"mysql", "uid_worker_2", strings.Replace(string(file), "CREATE TABLE WORKER_NODE\n", "CREATE TABLE uid_worker_2\n", 1)},
+		{"mysql", "_x", named(string(file), "_x")},
+		{"mysql", strings.Repeat("w", 64), named(string(file), strings.Repeat("w", 64))},
+		{"postgres", "", postgresSQL},
+		{"postgresql", "uid_worker_2", named(postgresSQL, "uid_worker_2")},
+		{"pgx", strings.Repeat("w", 63), named(postgresSQL, strings.Repeat("w", 63))},
 	}
 	for _, tt := range tests {
-		t.Run(tt.table, func(t *testing.T) {
-			got, err := Schema(tt.table)
+		t.Run(tt.dialect+"/"+tt.table, func(t *testing.T) {
+			got, err := Schema(tt.dialect, tt.table)
 			if err != nil || got != tt.want {
-				t.Errorf("Schema(%q) = %q, %v; want %q", tt.table, got, err, tt.want)
+				t.Errorf("Schema(%q, %q) = %q, %v; want %q", tt.dialect, tt.table, got, err, tt.want)
 			}
 		})
 	}
 }
 
-func TestSchemaBadTable(t *testing.T) {
-	for _, table := range []string{
-		"1WORKER", "WORKER NODE", "WORKER-NODE", "test.WORKER_NODE", "W`N", "W;DROP TABLE x",
-		"WÖRKER", strings.Repeat("w", maxIdentifier+1),
+func TestSchemaBadInput(t *testing.T) {
+	for _, tt := range []struct {
+		dialect, table string
+		want           error
+		text           string
+	}{
+		{"mysql", "1WORKER", ErrBadTable, `"1WORKER"`},
+		{"mysql", "WORKER NODE", ErrBadTable, `"WORKER NODE"`},
+		{"mysql", "WORKER-NODE", ErrBadTable, `"WORKER-NODE"`},
+		{"mysql", "test.WORKER_NODE", ErrBadTable, `"test.WORKER_NODE"`},
+		{"mysql", "W`N", ErrBadTable, "W`N"},
+		{"mysql", "W;DROP TABLE x", ErrBadTable, `"W;DROP TABLE x"`},
+		{"mysql", "WÖRKER", ErrBadTable, `"WÖRKER"`},
+		{"mysql", strings.Repeat("w", 65), ErrBadTable, "65 characters, want 1 to 64"},
+		{"postgres", strings.Repeat("w", 64), ErrBadTable, "64 characters, want 1 to 63"},
+		{"oracle", "", ErrDialect, `"oracle", want mysql or postgres`},
+		{"", "", ErrDialect, `"", want mysql or postgres`},
 	} {
-		t.Run(table, func(t *testing.T) {
-			if got, err := Schema(table); !errors.Is(err, ErrBadTable) || !strings.Contains(err.Error(), table) {
-				t.Errorf("Schema(%q) = %q, %v; want an error wrapping %q and naming the table", table, got, err, ErrBadTable)
+		t.Run(tt.dialect+"/"+tt.table, func(t *testing.T) {
+			got, err := Schema(tt.dialect, tt.table)
+			checkErr(t, "Schema", err, tt.want, []string{"worker: ", tt.text})
+			if got != "" {
+				t.Errorf("Schema = %q with an error", got)
 			}
+			_, err = LeaseSchema(tt.dialect, tt.table)
+			checkErr(t, "LeaseSchema", err, tt.want, []string{"worker: ", tt.text})
 		})
 	}
 }
@@ -53,10 +78,11 @@ func TestSchemaBadTable(t *testing.T) {
 // TestEnsureSchema creates the table once from many goroutines, again, and
 // checks the server made Baidu's columns and the lease columns of it.
 func TestEnsureSchema(t *testing.T) {
-	db := testDB(t)
-	table := testTable(t, db)
-	ensureConcurrently(t, db, table)
-	checkColumns(t, db, table)
+	each(t, func(t *testing.T, s dbtest.Server, db *sql.DB) {
+		table := testTable(t, db)
+		ensureConcurrently(t, db, table)
+		checkColumns(t, db, table)
+	})
 }
 
 // ensureConcurrently runs EnsureSchema on table from many goroutines at
@@ -76,20 +102,26 @@ func ensureConcurrently(t *testing.T, db *sql.DB, table string) {
 // TestEnsureSchemaDefault runs the package's EnsureSchema, Baidu's DDL
 // unchanged, in a database of its own.
 func TestEnsureSchemaDefault(t *testing.T) {
-	db := testDatabase(t)
-	for range 2 {
-		if err := EnsureSchema(testContext(t), db); err != nil {
-			t.Fatalf("EnsureSchema: %v", err)
+	each(t, func(t *testing.T, s dbtest.Server, db *sql.DB) {
+		db = testDatabase(t, s)
+		for range 2 {
+			if err := EnsureSchema(testContext(t), db); err != nil {
+				t.Fatalf("EnsureSchema: %v", err)
+			}
 		}
-	}
-	checkColumns(t, db, DefaultTable)
+		checkColumns(t, db, DefaultTable)
+	})
 }
 
 // checkColumns fails the test unless table, in db's current database, has
-// the columns, comment and engine of WORKER_NODE.sql, and the lease columns
-// after them.
+// the columns of Schema's DDL, and the lease columns after them: on MySQL
+// with the comment and engine of WORKER_NODE.sql.
 func checkColumns(t *testing.T, db *sql.DB, table string) {
 	t.Helper()
+	if dialectOf(t, db) == dialect.Postgres {
+		checkPostgresColumns(t, db, table)
+		return
+	}
 	var comment, engine string
 	err := db.QueryRow("SELECT TABLE_COMMENT, ENGINE FROM information_schema.TABLES WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?", table).
 		Scan(&comment, &engine)
@@ -99,9 +131,51 @@ func checkColumns(t *testing.T, db *sql.DB, table string) {
 	if comment != "DB WorkerID Assigner for UID Generator" || !strings.EqualFold(engine, "InnoDB") {
 		t.Errorf("table %s: comment %q, engine %s", table, comment, engine)
 	}
+	compareColumns(t, db, table, `SELECT COLUMN_NAME, DATA_TYPE, COALESCE(CHARACTER_MAXIMUM_LENGTH, 0), IS_NULLABLE, EXTRA, COLUMN_KEY, COLUMN_COMMENT
+		FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION`, []string{
+		`ID bigint(0) null=NO auto_increment key=PRI "auto increment id"`,
+		`HOST_NAME varchar(64) null=NO  key= "host name"`,
+		`PORT varchar(64) null=NO  key= "port"`,
+		`TYPE int(0) null=NO  key= "node type: ACTUAL or CONTAINER"`,
+		`LAUNCH_DATE date(0) null=NO  key= "launch date"`,
+		`MODIFIED timestamp(0) null=NO  key= "modified time"`,
+		`CREATED timestamp(0) null=NO  key= "created time"`,
+		`LEASED tinyint(0) null=NO  key= "1: leased, the ID comes back; 0: disposable, used once"`,
+		`OWNER char(32) null=YES  key= "random token of the lease holder; NULL once released"`,
+		`LEASE_UNTIL bigint(0) null=YES  key= "Unix ms, by the database clock, when the lease expires"`,
+		`RESERVED_UNTIL bigint(0) null=YES  key= "last Unix second reserved for holders of this ID"`,
+	})
+}
 
-	rows, err := db.Query(`SELECT COLUMN_NAME, DATA_TYPE, COALESCE(CHARACTER_MAXIMUM_LENGTH, 0), IS_NULLABLE, EXTRA, COLUMN_KEY, COLUMN_COMMENT
-		FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION`, table)
+// checkPostgresColumns is checkColumns on PostgreSQL, which keeps no
+// comments in the DDL and names the columns in lower case.
+func checkPostgresColumns(t *testing.T, db *sql.DB, table string) {
+	t.Helper()
+	compareColumns(t, db, table, `SELECT c.column_name, c.data_type, COALESCE(c.character_maximum_length, 0), c.is_nullable,
+			CASE WHEN c.is_identity = 'YES' THEN 'identity ' || c.identity_generation ELSE COALESCE(c.column_default, '') END,
+			CASE WHEN EXISTS (SELECT 1 FROM information_schema.key_column_usage k WHERE k.table_schema = c.table_schema
+				AND k.table_name = c.table_name AND k.column_name = c.column_name) THEN 'PRI' ELSE '' END, ''
+		FROM information_schema.columns c WHERE c.table_schema = current_schema() AND c.table_name = LOWER($1) ORDER BY c.ordinal_position`, []string{
+		`id bigint(0) null=NO identity BY DEFAULT key=PRI ""`,
+		`host_name character varying(64) null=NO  key= ""`,
+		`port character varying(64) null=NO  key= ""`,
+		`type integer(0) null=NO  key= ""`,
+		`launch_date date(0) null=NO  key= ""`,
+		`modified timestamp without time zone(0) null=NO  key= ""`,
+		`created timestamp without time zone(0) null=NO  key= ""`,
+		`leased smallint(0) null=NO 0 key= ""`,
+		`owner character varying(32) null=YES  key= ""`,
+		`lease_until bigint(0) null=YES  key= ""`,
+		`reserved_until bigint(0) null=YES  key= ""`,
+	})
+}
+
+// compareColumns fails the test unless query, given table, returns want: a
+// row a column, of its name, type, length, nullability, extra, key and
+// comment.
+func compareColumns(t *testing.T, db *sql.DB, table, query string, want []string) {
+	t.Helper()
+	rows, err := db.Query(query, table)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,19 +192,6 @@ func checkColumns(t *testing.T, db *sql.DB, table string) {
 	if err := rows.Err(); err != nil {
 		t.Fatal(err)
 	}
-	want := []string{
-		`ID bigint(0) null=NO auto_increment key=PRI "auto increment id"`,
-		`HOST_NAME varchar(64) null=NO  key= "host name"`,
-		`PORT varchar(64) null=NO  key= "port"`,
-		`TYPE int(0) null=NO  key= "node type: ACTUAL or CONTAINER"`,
-		`LAUNCH_DATE date(0) null=NO  key= "launch date"`,
-		`MODIFIED timestamp(0) null=NO  key= "modified time"`,
-		`CREATED timestamp(0) null=NO  key= "created time"`,
-		`LEASED tinyint(0) null=NO  key= "1: leased, the ID comes back; 0: disposable, used once"`,
-		`OWNER char(32) null=YES  key= "random token of the lease holder; NULL once released"`,
-		`LEASE_UNTIL bigint(0) null=YES  key= "Unix ms, by the database clock, when the lease expires"`,
-		`RESERVED_UNTIL bigint(0) null=YES  key= "last Unix second reserved for holders of this ID"`,
-	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("columns of %s:\n%s\nwant:\n%s", table, strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
@@ -141,42 +202,50 @@ func checkColumns(t *testing.T, db *sql.DB, table string) {
 // then again: the lease columns are added once, and the old row is a
 // disposable one.
 func TestEnsureSchemaUpgrades(t *testing.T) {
-	db := testDB(t)
-	table := testTable(t, db)
-	ctx := testContext(t)
-	if _, err := db.ExecContext(ctx, schemaFor(table)); err != nil {
-		t.Fatal(err)
-	}
-	javaID := javaInsert(t, db, table)
-	ensureConcurrently(t, db, table)
-	checkColumns(t, db, table)
+	each(t, func(t *testing.T, s dbtest.Server, db *sql.DB) {
+		table := testTable(t, db)
+		ctx := testContext(t)
+		if _, err := db.ExecContext(ctx, schemaFor(s.Dialect(), table)); err != nil {
+			t.Fatal(err)
+		}
+		javaID := javaInsert(t, db, table)
+		ensureConcurrently(t, db, table)
+		checkColumns(t, db, table)
 
-	var leased int
-	var owner, leaseUntil, reservedUntil sql.NullInt64
-	err := db.QueryRowContext(ctx, "SELECT LEASED, OWNER, LEASE_UNTIL, RESERVED_UNTIL FROM "+table+" WHERE ID = ?", javaID).
-		Scan(&leased, &owner, &leaseUntil, &reservedUntil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if leased != 0 || owner.Valid || leaseUntil.Valid || reservedUntil.Valid {
-		t.Errorf("Java's row after the upgrade: LEASED %d, OWNER %v, LEASE_UNTIL %v, RESERVED_UNTIL %v; want 0 and NULLs",
-			leased, owner, leaseUntil, reservedUntil)
-	}
-	javaInsert(t, db, table) // Baidu's INSERT still works on the new columns
+		var leased int
+		var owner, leaseUntil, reservedUntil sql.NullInt64
+		err := db.QueryRowContext(ctx, q(t, db, "SELECT LEASED, OWNER, LEASE_UNTIL, RESERVED_UNTIL FROM "+table+" WHERE ID = ?"), javaID).
+			Scan(&leased, &owner, &leaseUntil, &reservedUntil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if leased != 0 || owner.Valid || leaseUntil.Valid || reservedUntil.Valid {
+			t.Errorf("Java's row after the upgrade: LEASED %d, OWNER %v, LEASE_UNTIL %v, RESERVED_UNTIL %v; want 0 and NULLs",
+				leased, owner, leaseUntil, reservedUntil)
+		}
+		javaInsert(t, db, table) // Baidu's INSERT still works on the new columns
+	})
 }
 
-// javaInsert inserts a row as Baidu's Java WorkerNodeDAO does and returns
-// its ID.
+// javaInsert inserts a row as Baidu's Java WorkerNodeDAO does, leaving the
+// ID to the table, and returns its ID. On PostgreSQL, where there is no
+// Java assigner, it is the same INSERT.
 func javaInsert(t testing.TB, db *sql.DB, table string) int64 {
 	t.Helper()
-	res, err := db.Exec("INSERT INTO "+table+" (HOST_NAME, PORT, TYPE, LAUNCH_DATE, MODIFIED, CREATED) VALUES (?, ?, ?, ?, NOW(), NOW())",
-		"10.1.2.3", "1700000000000-4242", 2, "2026-03-04")
+	insert := "INSERT INTO " + table + insertSQL
+	args := []any{"10.1.2.3", "1700000000000-4242", 2, "2026-03-04"}
+	var id int64
+	var err error
+	if dialectOf(t, db) == dialect.Postgres {
+		err = db.QueryRow(q(t, db, insert+" RETURNING ID"), args...).Scan(&id)
+	} else {
+		var res sql.Result
+		if res, err = db.Exec(insert, args...); err == nil {
+			id, err = res.LastInsertId()
+		}
+	}
 	if err != nil {
 		t.Fatalf("Java's insert: %v", err)
-	}
-	id, err := res.LastInsertId()
-	if err != nil {
-		t.Fatal(err)
 	}
 	return id
 }
@@ -185,27 +254,25 @@ func javaInsert(t testing.TB, db *sql.DB, table string) int64 {
 // lease columns, and that they bring Baidu's table to what EnsureSchema
 // makes.
 func TestLeaseSchema(t *testing.T) {
-	got, err := LeaseSchema("uid_worker_2")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if n := strings.Count(got, "ALTER TABLE uid_worker_2 ADD COLUMN "); n != len(leaseColumns) {
-		t.Errorf("LeaseSchema has %d ALTER TABLE statements, want %d:\n%s", n, len(leaseColumns), got)
-	}
-	if _, err := LeaseSchema("WORKER NODE"); !errors.Is(err, ErrBadTable) {
-		t.Errorf("LeaseSchema(%q): %v, want an error wrapping %q", "WORKER NODE", err, ErrBadTable)
-	}
-
-	db := testDB(t)
-	table := testTable(t, db)
-	ddl, err := LeaseSchema(table)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, stmt := range append([]string{schemaFor(table)}, strings.Split(strings.TrimSuffix(ddl, ";\n"), ";\n")...) {
-		if _, err := db.Exec(stmt); err != nil {
-			t.Fatalf("%s: %v", stmt, err)
+	each(t, func(t *testing.T, s dbtest.Server, db *sql.DB) {
+		got, err := LeaseSchema(s.Kind, "uid_worker_2")
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	checkColumns(t, db, table)
+		if n := strings.Count(got, "ALTER TABLE uid_worker_2 ADD COLUMN "); n != len(leaseColumns) {
+			t.Errorf("LeaseSchema has %d ALTER TABLE statements, want %d:\n%s", n, len(leaseColumns), got)
+		}
+
+		table := testTable(t, db)
+		ddl, err := LeaseSchema(s.Kind, table)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, stmt := range append([]string{schemaFor(s.Dialect(), table)}, strings.Split(strings.TrimSuffix(ddl, ";\n"), ";\n")...) {
+			if _, err := db.Exec(stmt); err != nil {
+				t.Fatalf("%s: %v", stmt, err)
+			}
+		}
+		checkColumns(t, db, table)
+	})
 }

@@ -25,7 +25,10 @@
 // The guarantee: if holders h1 and then h2 hold worker ID w, every second
 // h1 ever uses is below every second h2 uses. It rests on one fact only:
 // the database applies each UPDATE of w's row atomically, one after the
-// other. Clocks decide only when a lease counts as expired, and a wrong
+// other, and evaluates its WHERE on the row as the previous UPDATE left it
+// (InnoDB does; so does PostgreSQL at READ COMMITTED, its default, which
+// evaluates the WHERE again on the newest version of a row it waited for).
+// Clocks decide only when a lease counts as expired, and a wrong
 // clock costs churn, never a duplicate.
 //
 // The row of w has OWNER, a random token that only its current holder
@@ -49,7 +52,8 @@
 //     lease. Remove OWNER from the WHERE: TestLeaseLost.)
 //  3. A new holder reads the row's RESERVED_UNTIL, r, and takes the row with
 //     one UPDATE that sets a fresh 128-bit random token, WHERE the lease has
-//     expired AND RESERVED_UNTIL <=> r. The update succeeds only if r is the
+//     expired AND RESERVED_UNTIL <=> r (IS NOT DISTINCT FROM r on
+//     PostgreSQL). The update succeeds only if r is the
 //     reservation at the instant of the takeover; from that instant every
 //     earlier holder's renewal names a token that is gone (step 2), so by the
 //     invariant every second they may ever use is at most r. (Remove the
@@ -83,10 +87,13 @@
 // database's error, but keeps its lease, and renews again once the database
 // answers (TestLeaseOutage).
 //
-// The package talks to MySQL (or MariaDB) through database/sql with
-// github.com/go-sql-driver/mysql, which it imports; open the *sql.DB with
-// sql.Open("mysql", dsn). It logs nothing unless given a logger
-// (WithLogger).
+// The package talks to MySQL (or MariaDB) and to PostgreSQL through
+// database/sql, with the same guarantees on both: open the *sql.DB with
+// github.com/go-sql-driver/mysql (sql.Open("mysql", dsn)) or with
+// github.com/jackc/pgx/v5/stdlib (sql.Open("pgx", dsn)). The package imports
+// neither: the program imports the driver it uses, as database/sql's
+// convention is, and links no other; the dialect is read off the driver.
+// It logs nothing unless given a logger (WithLogger).
 package worker
 
 import (
@@ -94,6 +101,8 @@ import (
 	"log/slog"
 	"os"
 	"time"
+
+	"github.com/seed4d941b13/uidgen/internal/dialect"
 )
 
 // Errors, tested with errors.Is. Every error this package returns starts
@@ -103,11 +112,16 @@ import (
 // context.DeadlineExceeded) holds.
 var (
 	// ErrNilDB: a constructor was given a nil *sql.DB.
-	ErrNilDB = errors.New("nil *sql.DB")
+	ErrNilDB = dialect.ErrNilDB
 
 	// ErrBadTable: the table name given to WithTable or Schema is not a
 	// plain SQL identifier.
-	ErrBadTable = errors.New("bad table name")
+	ErrBadTable = dialect.ErrBadTable
+
+	// ErrDialect: the *sql.DB was opened with a driver other than
+	// go-sql-driver/mysql and pgx's stdlib, or Schema was given a dialect
+	// other than "mysql" and "postgres".
+	ErrDialect = dialect.ErrDialect
 
 	// ErrContainerEnv: the environment names a container only by halves
 	// (a host without a port, a port without a host, a Kubernetes pod
@@ -120,11 +134,11 @@ var (
 
 	// ErrUnreachable: the database server could not be reached over the
 	// network.
-	ErrUnreachable = errors.New("database server unreachable")
+	ErrUnreachable = dialect.ErrUnreachable
 
 	// ErrAccessDenied: the server refused the user, its password or its
 	// right to use the database or the table.
-	ErrAccessDenied = errors.New("database access denied")
+	ErrAccessDenied = dialect.ErrAccessDenied
 
 	// ErrNoTable: the worker table does not exist. EnsureSchema creates
 	// it, or run the DDL that `uidgen schema` prints.

@@ -17,7 +17,7 @@ import (
 // dsnEnv names the environment variable that stands in for -dsn.
 const dsnEnv = "UIDGEN_DSN"
 
-// assignTimeout bounds getting a worker ID from MySQL: connecting, and
+// assignTimeout bounds getting a worker ID from the database: connecting, and
 // creating the table if it is missing.
 const assignTimeout = 10 * time.Second
 
@@ -49,7 +49,7 @@ func (m *makerFlags) config() (defaultgen.Config, func(), error) {
 }
 
 // workerFlags are the flags of the commands that make IDs: where the worker
-// ID comes from. A static ID by default; from MySQL's WORKER_NODE table with
+// ID comes from. A static ID by default; from the WORKER_NODE table with
 // -dsn or $UIDGEN_DSN, a fresh one per run, or with -lease one that comes
 // back.
 type workerFlags struct {
@@ -65,8 +65,8 @@ func (w *workerFlags) register(fs *flag.FlagSet) {
 	w.fs = fs
 	fs.Int64Var(&w.id, "worker", 0, "static worker ID; no other process may use it with the same layout")
 	fs.StringVar(&w.dsn, "dsn", os.Getenv(dsnEnv),
-		"MySQL DSN: take a fresh worker ID from the WORKER_NODE table, creating it if missing (default $"+dsnEnv+")\n"+
-			"e.g. 'root@tcp(127.0.0.1:3306)/test'")
+		"take a fresh worker ID from the WORKER_NODE table in this database, creating the table if missing (default $"+dsnEnv+"):\n"+
+			dsnHelp)
 	fs.StringVar(&w.table, "table", worker.DefaultTable, "worker table, with -dsn")
 	fs.BoolVar(&w.lease, "lease", false, "with -dsn: lease the lowest free worker ID, which comes back when done, instead of a fresh one")
 	fs.DurationVar(&w.ttl, "lease-ttl", 0, fmt.Sprintf(
@@ -89,9 +89,9 @@ func (w *workerFlags) assigner() (uidgen.Assigner, func(), error) {
 	if w.set("worker") {
 		return nil, nil, fmt.Errorf("%w: -worker and -dsn both given: the worker ID comes from one or the other", errUsage)
 	}
-	db, err := sql.Open("mysql", w.dsn)
+	db, err := openDB(w.dsn)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%w: -dsn: %v", errUsage, err)
+		return nil, nil, err
 	}
 	release := func() { db.Close() }
 	schema := ensuring{db, w.table}

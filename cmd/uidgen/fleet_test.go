@@ -11,8 +11,8 @@ import (
 	"testing"
 
 	"github.com/seed4d941b13/uidgen"
+	"github.com/seed4d941b13/uidgen/internal/dbtest"
 	"github.com/seed4d941b13/uidgen/internal/idcheck"
-	"github.com/seed4d941b13/uidgen/internal/mysqltest"
 	"github.com/seed4d941b13/uidgen/internal/testsize"
 )
 
@@ -29,62 +29,63 @@ func TestMain(m *testing.M) {
 
 // TestFleetSharesNoID starts a fleet of separate processes at once against
 // one WORKER_NODE table that none of them has created yet. Each takes its
-// worker ID from MySQL and prints its IDs from the cached generator; no two
+// worker ID from the database and prints its IDs from the cached generator; no two
 // processes may share a worker ID, and no ID may appear twice anywhere.
 func TestFleetSharesNoID(t *testing.T) {
-	const processes = 8
-	perProcess := testsize.Pick(200_000, 20_000)
-	cfg := mysqltest.Config(t)
-	table := mysqltest.Table(t, mysqltest.Open(t, cfg))
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	args := []string{"gen", "-n", strconv.Itoa(perProcess), "-dsn", cfg.FormatDSN(), "-table", table}
+	dbtest.Each(t, func(t *testing.T, s dbtest.Server) {
+		const processes = 8
+		perProcess := testsize.Pick(200_000, 20_000)
+		table := dbtest.Table(t, s.Open(t), "WORKER_NODE_")
+		exe, err := os.Executable()
+		if err != nil {
+			t.Fatal(err)
+		}
+		args := []string{"gen", "-n", strconv.Itoa(perProcess), "-dsn", s.DSN, "-table", table}
 
-	cmds := make([]*exec.Cmd, processes)
-	outs := make([]*bytes.Buffer, processes)
-	for i := range cmds {
-		cmd := exec.CommandContext(t.Context(), exe, "-test.run=^$")
-		cmd.Env = append(os.Environ(), childArgsEnv+"="+strings.Join(args, "\n"))
-		outs[i] = new(bytes.Buffer)
-		cmd.Stdout, cmd.Stderr = outs[i], new(bytes.Buffer)
-		cmds[i] = cmd
-	}
-	for i, cmd := range cmds {
-		if err := cmd.Start(); err != nil {
-			t.Fatalf("start process %d: %v", i, err)
+		cmds := make([]*exec.Cmd, processes)
+		outs := make([]*bytes.Buffer, processes)
+		for i := range cmds {
+			cmd := exec.CommandContext(t.Context(), exe, "-test.run=^$")
+			cmd.Env = append(os.Environ(), childArgsEnv+"="+strings.Join(args, "\n"))
+			outs[i] = new(bytes.Buffer)
+			cmd.Stdout, cmd.Stderr = outs[i], new(bytes.Buffer)
+			cmds[i] = cmd
 		}
-	}
-	for i, cmd := range cmds {
-		if err := cmd.Wait(); err != nil {
-			t.Fatalf("process %d: %v: %s", i, err, cmd.Stderr)
+		for i, cmd := range cmds {
+			if err := cmd.Start(); err != nil {
+				t.Fatalf("start process %d: %v", i, err)
+			}
 		}
-	}
+		for i, cmd := range cmds {
+			if err := cmd.Wait(); err != nil {
+				t.Fatalf("process %d: %v: %s", i, err, cmd.Stderr)
+			}
+		}
 
-	var all []int64
-	workers := make(map[int64]int)
-	for i, out := range outs {
-		ids := parseIDs(t, out.String())
-		if len(ids) != perProcess {
-			t.Fatalf("process %d printed %d IDs, want %d", i, len(ids), perProcess)
+		var all []int64
+		workers := make(map[int64]int)
+		for i, out := range outs {
+			ids := parseIDs(t, out.String())
+			if len(ids) != perProcess {
+				t.Fatalf("process %d printed %d IDs, want %d", i, len(ids), perProcess)
+			}
+			w := uidgen.DefaultLayout().Parse(ids[0]).WorkerID
+			if j, seen := workers[w]; seen {
+				t.Fatalf("processes %d and %d both got worker ID %d", j, i, w)
+			}
+			workers[w] = i
+			// Every ID of the process carries its worker ID, increases and parses.
+			idcheck.Check(t, idcheck.As(uidgen.DefaultLayout(), w), [][]int64{ids})
+			all = append(all, ids...)
 		}
-		w := uidgen.DefaultLayout().Parse(ids[0]).WorkerID
-		if j, seen := workers[w]; seen {
-			t.Fatalf("processes %d and %d both got worker ID %d", j, i, w)
+		slices.Sort(all)
+		for i := 1; i < len(all); i++ {
+			if all[i] == all[i-1] {
+				t.Fatalf("ID %d handed out twice across the fleet", all[i])
+			}
 		}
-		workers[w] = i
-		// Every ID of the process carries its worker ID, increases and parses.
-		idcheck.Check(t, idcheck.As(uidgen.DefaultLayout(), w), [][]int64{ids})
-		all = append(all, ids...)
-	}
-	slices.Sort(all)
-	for i := 1; i < len(all); i++ {
-		if all[i] == all[i-1] {
-			t.Fatalf("ID %d handed out twice across the fleet", all[i])
-		}
-	}
-	t.Logf("%d processes, worker IDs %v, %d IDs, all unique", processes, slices.Sorted(maps.Keys(workers)), len(all))
+		t.Logf("%d processes, worker IDs %v, %d IDs, all unique", processes, slices.Sorted(maps.Keys(workers)), len(all))
+	})
 }
 
 func parseIDs(t *testing.T, out string) []int64 {

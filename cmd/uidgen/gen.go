@@ -9,19 +9,31 @@ import (
 )
 
 func runGen(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("gen", "gen [-n N] [-json] [-key K] [-generator cached|default] [-worker ID | -dsn DSN [-lease [-lease-ttl D]]] [layout flags]",
-		"uidgen gen -n 3 -json", stderr)
+	fs := newFlagSet("gen", "gen [-n N] [-json] [-key K] [-generator cached|default] [-worker ID | -dsn DSN [-lease [-lease-ttl D]]] [layout flags]\n"+
+		"       uidgen gen -segment TAG -dsn DSN [-n N] [-start S] [-step S] [-segment-table NAME]",
+		"uidgen gen -n 3 -json\n  uidgen gen -segment order -dsn 'root@tcp(127.0.0.1:3306)/test' -n 5", stderr)
 	n := fs.Int("n", 10, "how many IDs to print")
 	generator := fs.String("generator", "cached", "cached (the ring) or default (per-call Snowflake)")
 	asJSON := fs.Bool("json", false, "print each ID taken apart, as a JSON object with string numbers")
 	key := fs.String("key", "", "make every ID for this shard key (needs -gene-bits): its low gene bits are the key's")
 	var mf makerFlags
 	mf.register(fs)
+	var sf segmentFlags
+	sf.register(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if *n < 0 {
 		return fmt.Errorf("%w: -n %d: must be 0 or more", errUsage, *n)
+	}
+	if sf.tag != "" {
+		if err := segmentConflicts(fs, "segment", "segment-table", "start", "step", "dsn", "n"); err != nil {
+			return err
+		}
+		return genSegment(&sf, mf.worker.dsn, *n, stdout)
+	}
+	if name := setFlag(fs, "segment-table", "start", "step"); name != "" {
+		return fmt.Errorf("%w: -%s needs -segment", errUsage, name)
 	}
 	cfg, release, err := mf.config()
 	if err != nil {

@@ -20,8 +20,8 @@ import (
 	"time"
 
 	"github.com/seed4d941b13/uidgen"
+	"github.com/seed4d941b13/uidgen/internal/dbtest"
 	"github.com/seed4d941b13/uidgen/internal/idcheck"
-	"github.com/seed4d941b13/uidgen/internal/mysqltest"
 	"github.com/seed4d941b13/uidgen/internal/testsize"
 	"github.com/seed4d941b13/uidgen/worker"
 )
@@ -78,13 +78,12 @@ type fleet struct {
 	layout     uidgen.Layout
 }
 
-func newFleet(t *testing.T, bits fleetLayout) *fleet {
+func newFleet(t *testing.T, s dbtest.Server, bits fleetLayout) *fleet {
 	t.Helper()
-	cfg := mysqltest.Config(t)
-	db := mysqltest.Open(t, cfg)
+	db := s.Open(t)
 	ctx, cancel := context.WithTimeout(t.Context(), fleetTimeout)
 	t.Cleanup(cancel)
-	return &fleet{ctx: ctx, db: db, dsn: cfg.FormatDSN(), table: mysqltest.Table(t, db), bits: bits, layout: bits.layout(t)}
+	return &fleet{ctx: ctx, db: db, dsn: s.DSN, table: dbtest.Table(t, db, "WORKER_NODE_"), bits: bits, layout: bits.layout(t)}
 }
 
 // args returns the arguments of gen -lease for n IDs on the fleet's table
@@ -219,70 +218,72 @@ func checkAfter(t *testing.T, layout uidgen.Layout, earlier, later *genProcess) 
 // back, and a later holder of an ID uses only seconds above its earlier
 // holders', so no ID is printed twice.
 func TestLeaseReuse(t *testing.T) {
-	const lifetimes, alive = 60, 6
-	perProcess := testsize.Pick(50_000, 20_000)
-	f := newFleet(t, sevenWorkers)
-	layout := f.layout
-	args := f.args(perProcess)
+	dbtest.Each(t, func(t *testing.T, s dbtest.Server) {
+		const lifetimes, alive = 60, 6
+		perProcess := testsize.Pick(50_000, 20_000)
+		f := newFleet(t, s, sevenWorkers)
+		layout := f.layout
+		args := f.args(perProcess)
 
-	procs := make([]*genProcess, lifetimes)
-	errs := make([]error, lifetimes)
-	slots := make(chan struct{}, alive)
-	var running, peak atomic.Int64
-	var wg sync.WaitGroup
-	for i := range procs {
-		slots <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-slots }()
-			p, err := startGen(f.ctx, args)
-			if err != nil {
-				errs[i] = err
-				return
-			}
-			defer p.end()
-			n := running.Add(1)
-			for m := peak.Load(); n > m && !peak.CompareAndSwap(m, n); m = peak.Load() {
-			}
-			errs[i] = p.finish()
-			running.Add(-1)
-			procs[i] = p
-		})
-	}
-	wg.Wait()
+		procs := make([]*genProcess, lifetimes)
+		errs := make([]error, lifetimes)
+		slots := make(chan struct{}, alive)
+		var running, peak atomic.Int64
+		var wg sync.WaitGroup
+		for i := range procs {
+			slots <- struct{}{}
+			wg.Go(func() {
+				defer func() { <-slots }()
+				p, err := startGen(f.ctx, args)
+				if err != nil {
+					errs[i] = err
+					return
+				}
+				defer p.end()
+				n := running.Add(1)
+				for m := peak.Load(); n > m && !peak.CompareAndSwap(m, n); m = peak.Load() {
+				}
+				errs[i] = p.finish()
+				running.Add(-1)
+				procs[i] = p
+			})
+		}
+		wg.Wait()
 
-	byWorker := make(map[int64][]*genProcess)
-	var all []int64
-	for i, p := range procs {
-		if errs[i] != nil {
-			stderr := ""
-			if p != nil {
-				stderr = p.stderr.String()
+		byWorker := make(map[int64][]*genProcess)
+		var all []int64
+		for i, p := range procs {
+			if errs[i] != nil {
+				stderr := ""
+				if p != nil {
+					stderr = p.stderr.String()
+				}
+				t.Fatalf("lifetime %d: %v: %s", i, errs[i], stderr)
 			}
-			t.Fatalf("lifetime %d: %v: %s", i, errs[i], stderr)
+			if len(p.ids) != perProcess {
+				t.Fatalf("lifetime %d printed %d IDs, want %d", i, len(p.ids), perProcess)
+			}
+			w := p.workerOf(t, layout)
+			if w < 1 || w > layout.MaxWorkerID() {
+				t.Fatalf("lifetime %d leased worker ID %d, want 1 to %d", i, w, layout.MaxWorkerID())
+			}
+			byWorker[w] = append(byWorker[w], p)
+			all = append(all, p.ids...)
 		}
-		if len(p.ids) != perProcess {
-			t.Fatalf("lifetime %d printed %d IDs, want %d", i, len(p.ids), perProcess)
+		// Processes that overlapped held different IDs; with none overlapping
+		// every one would have leased ID 1, the lowest free.
+		if len(byWorker) < 2 {
+			t.Fatalf("all %d lifetimes leased one worker ID (peak %d alive): the processes never overlapped", lifetimes, peak.Load())
 		}
-		w := p.workerOf(t, layout)
-		if w < 1 || w > layout.MaxWorkerID() {
-			t.Fatalf("lifetime %d leased worker ID %d, want 1 to %d", i, w, layout.MaxWorkerID())
+		for _, holders := range byWorker {
+			slices.SortFunc(holders, func(a, b *genProcess) int { return cmp.Compare(a.ids[0], b.ids[0]) })
+			for i := 1; i < len(holders); i++ {
+				checkAfter(t, layout, holders[i-1], holders[i])
+			}
 		}
-		byWorker[w] = append(byWorker[w], p)
-		all = append(all, p.ids...)
-	}
-	// Processes that overlapped held different IDs; with none overlapping
-	// every one would have leased ID 1, the lowest free.
-	if len(byWorker) < 2 {
-		t.Fatalf("all %d lifetimes leased one worker ID (peak %d alive): the processes never overlapped", lifetimes, peak.Load())
-	}
-	for _, holders := range byWorker {
-		slices.SortFunc(holders, func(a, b *genProcess) int { return cmp.Compare(a.ids[0], b.ids[0]) })
-		for i := 1; i < len(holders); i++ {
-			checkAfter(t, layout, holders[i-1], holders[i])
-		}
-	}
-	checkUnique(t, layout, all)
-	t.Logf("%d lifetimes, up to %d alive at once, %d worker IDs, %d IDs, all unique", lifetimes, peak.Load(), len(byWorker), len(all))
+		checkUnique(t, layout, all)
+		t.Logf("%d lifetimes, up to %d alive at once, %d worker IDs, %d IDs, all unique", lifetimes, peak.Load(), len(byWorker), len(all))
+	})
 }
 
 // checkUnique fails t if an ID occurs twice in ids.
@@ -305,40 +306,42 @@ const leaseTTL = 2 * time.Second
 // it never releases its lease: the ID comes back to a new process once the
 // lease's TTL passes, and the new process prints no ID the dead one did.
 func TestLeaseCrash(t *testing.T) {
-	f := newFleet(t, oneWorker)
-	layout := f.layout
-	dead := f.start(t, 10_000_000)
-	if err := dead.read(10_000); err != nil || len(dead.ids) < 10_000 {
-		t.Fatalf("the holder printed %d IDs, %v: %s", len(dead.ids), err, &dead.stderr)
-	}
-	if err := dead.signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	killed := time.Now()
-	var exit *exec.ExitError
-	if err := dead.finish(); !errors.As(err, &exit) || exit.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
-		t.Fatalf("the holder ended with %v, want killed: %s", err, &dead.stderr)
-	}
-	rows, err := worker.List(f.ctx, f.db, worker.WithTable(f.table))
-	if err != nil || len(rows) != 1 || !rows[0].Held {
-		t.Fatalf("after the kill the worker table holds %+v, %v; want worker ID 1 still held: the dead never release", rows, err)
-	}
+	dbtest.Each(t, func(t *testing.T, s dbtest.Server) {
+		f := newFleet(t, s, oneWorker)
+		layout := f.layout
+		dead := f.start(t, 10_000_000)
+		if err := dead.read(10_000); err != nil || len(dead.ids) < 10_000 {
+			t.Fatalf("the holder printed %d IDs, %v: %s", len(dead.ids), err, &dead.stderr)
+		}
+		if err := dead.signal(syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		killed := time.Now()
+		var exit *exec.ExitError
+		if err := dead.finish(); !errors.As(err, &exit) || exit.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+			t.Fatalf("the holder ended with %v, want killed: %s", err, &dead.stderr)
+		}
+		rows, err := worker.List(f.ctx, f.db, worker.WithTable(f.table))
+		if err != nil || len(rows) != 1 || !rows[0].Held {
+			t.Fatalf("after the kill the worker table holds %+v, %v; want worker ID 1 still held: the dead never release", rows, err)
+		}
 
-	next := f.start(t, 100_000)
-	if err := next.finish(); err != nil || len(next.ids) != 100_000 {
-		t.Fatalf("the next process: %d IDs, %v: %s", len(next.ids), err, &next.stderr)
-	}
-	back := time.Since(killed)
-	if back >= worker.DefaultLeaseTTL {
-		t.Fatalf("the ID came back %v after the kill, want within -lease-ttl %v", back, leaseTTL)
-	}
-	if w := dead.workerOf(t, layout); w != 1 || next.workerOf(t, layout) != 1 {
-		t.Fatalf("worker IDs %d and %d, want 1 and 1", w, next.workerOf(t, layout))
-	}
-	checkAfter(t, layout, dead, next)
-	checkUnique(t, layout, append(slices.Clone(dead.ids), next.ids...))
-	t.Logf("the killed holder printed %d IDs; worker ID 1 came back %v after the kill, to a process that printed %d",
-		len(dead.ids), back.Round(time.Millisecond), len(next.ids))
+		next := f.start(t, 100_000)
+		if err := next.finish(); err != nil || len(next.ids) != 100_000 {
+			t.Fatalf("the next process: %d IDs, %v: %s", len(next.ids), err, &next.stderr)
+		}
+		back := time.Since(killed)
+		if back >= worker.DefaultLeaseTTL {
+			t.Fatalf("the ID came back %v after the kill, want within -lease-ttl %v", back, leaseTTL)
+		}
+		if w := dead.workerOf(t, layout); w != 1 || next.workerOf(t, layout) != 1 {
+			t.Fatalf("worker IDs %d and %d, want 1 and 1", w, next.workerOf(t, layout))
+		}
+		checkAfter(t, layout, dead, next)
+		checkUnique(t, layout, append(slices.Clone(dead.ids), next.ids...))
+		t.Logf("the killed holder printed %d IDs; worker ID 1 came back %v after the kill, to a process that printed %d",
+			len(dead.ids), back.Round(time.Millisecond), len(next.ids))
+	})
 }
 
 // TestLeasePause stops the holder of the only worker ID (SIGSTOP) past its
@@ -356,20 +359,22 @@ func TestLeaseCrash(t *testing.T) {
 // lost: the take's wait counts the stopped time against its limit, so it
 // fails wrapping ringbuffer.ErrEmpty, saying the reservation runs out.
 func TestLeasePause(t *testing.T) {
-	for _, tt := range []struct {
-		generator string
-		n, before int // IDs the paused process makes, and prints before the pause
-	}{
-		{"cached", 2_000_000, 10_000},
-		{"default", 10_000_000, 1_000}, // more than it makes before the test's timeout
-	} {
-		t.Run(tt.generator, func(t *testing.T) { testLeasePause(t, tt.generator, tt.n, tt.before) })
-	}
+	dbtest.Each(t, func(t *testing.T, s dbtest.Server) {
+		for _, tt := range []struct {
+			generator string
+			n, before int // IDs the paused process makes, and prints before the pause
+		}{
+			{"cached", 2_000_000, 10_000},
+			{"default", 10_000_000, 1_000}, // more than it makes before the test's timeout
+		} {
+			t.Run(tt.generator, func(t *testing.T) { testLeasePause(t, s, tt.generator, tt.n, tt.before) })
+		}
+	})
 }
 
-func testLeasePause(t *testing.T, generator string, pausedN, before int) {
+func testLeasePause(t *testing.T, s dbtest.Server, generator string, pausedN, before int) {
 	const nextN = 200_000
-	f := newFleet(t, oneWorker)
+	f := newFleet(t, s, oneWorker)
 	layout := f.layout
 	paused := f.start(t, pausedN, "-generator", generator)
 	if err := paused.read(before); err != nil || len(paused.ids) < before {

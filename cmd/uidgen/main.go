@@ -6,6 +6,8 @@
 //	uidgen plan -qps 100000    how long the default layout lasts at that load
 //	uidgen schema              the WORKER_NODE DDL, for -dsn's database
 //	uidgen workers -dsn DSN    the worker table: which IDs are held, free or spent
+//	uidgen gen -segment TAG -dsn DSN   dense numbers of a tag (Leaf's segment mode)
+//	uidgen segments -dsn DSN   the tag table: each tag's next number and step
 //	uidgen serve -worker 3     IDs over HTTP at 127.0.0.1:8080, with Prometheus metrics
 //	uidgen help COMMAND        what a command does, with an example
 //
@@ -41,6 +43,7 @@ var commands = []command{
 	{"plan", "how long a layout's time and worker bits last, at a load", runPlan},
 	{"schema", "print the WORKER_NODE table's DDL, as EnsureSchema makes it", runSchema},
 	{"workers", "show the WORKER_NODE table: which IDs are held, free or spent", runWorkers},
+	{"segments", "show the leaf_alloc table of segment mode: each tag's next number and step", runSegments},
 	{"serve", "serve IDs over HTTP, with Prometheus metrics at /metrics", runServe},
 }
 
@@ -95,7 +98,7 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "\nUsage: uidgen COMMAND [flags]")
 	fmt.Fprintln(w, "\nCommands:")
 	for _, c := range commands {
-		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
 	}
 	fmt.Fprintln(w, "\nRun 'uidgen COMMAND -h' for a command's flags and an example.")
 }

@@ -21,8 +21,8 @@ import (
 
 	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/defaultgen"
+	"github.com/seed4d941b13/uidgen/internal/dbtest"
 	"github.com/seed4d941b13/uidgen/internal/idcheck"
-	"github.com/seed4d941b13/uidgen/internal/mysqltest"
 	"github.com/seed4d941b13/uidgen/internal/testsize"
 )
 
@@ -427,34 +427,35 @@ func TestServeShutdownFinishesInFlight(t *testing.T) {
 }
 
 // TestServeReleasesLease: serve -lease holds its worker ID while it runs
-// and gives it back when SIGTERM stops it.
+// and gives it back when SIGTERM stops it, on each database.
 func TestServeReleasesLease(t *testing.T) {
-	cfg := mysqltest.Config(t)
-	db := mysqltest.Open(t, cfg)
-	table := mysqltest.Table(t, db)
-	s := startServer(t, "-dsn", cfg.FormatDSN(), "-table", table, "-lease")
-	ids, err := s.do(t, "GET", "/ids?n=10").ids()
-	if err != nil {
-		t.Fatal(err)
-	}
-	w := uidgen.DefaultLayout().Parse(ids[0]).WorkerID
-	owner := func() (owned bool) {
-		t.Helper()
-		if err := db.QueryRow("SELECT OWNER IS NOT NULL FROM "+table+" WHERE ID = ?", w).Scan(&owned); err != nil {
+	dbtest.Each(t, func(t *testing.T, s dbtest.Server) {
+		db := s.Open(t)
+		table := dbtest.Table(t, db, "WORKER_NODE_")
+		srv := startServer(t, "-dsn", s.DSN, "-table", table, "-lease")
+		ids, err := srv.do(t, "GET", "/ids?n=10").ids()
+		if err != nil {
 			t.Fatal(err)
 		}
-		return owned
-	}
-	if !owner() {
-		t.Fatalf("worker ID %d has no owner while serve runs", w)
-	}
-	if l := s.metric(t, "uidgen_lease_remaining_seconds"); l <= 0 || l > 30 {
-		t.Errorf("uidgen_lease_remaining_seconds %v, want within the default 30 s TTL", l)
-	}
-	s.stop(t, syscall.SIGTERM)
-	if owner() {
-		t.Fatalf("worker ID %d still has an owner after serve stopped", w)
-	}
+		w := uidgen.DefaultLayout().Parse(ids[0]).WorkerID
+		owner := func() (owned bool) {
+			t.Helper()
+			if err := db.QueryRow(s.Dialect().Rebind("SELECT OWNER IS NOT NULL FROM "+table+" WHERE ID = ?"), w).Scan(&owned); err != nil {
+				t.Fatal(err)
+			}
+			return owned
+		}
+		if !owner() {
+			t.Fatalf("worker ID %d has no owner while serve runs", w)
+		}
+		if l := srv.metric(t, "uidgen_lease_remaining_seconds"); l <= 0 || l > 30 {
+			t.Errorf("uidgen_lease_remaining_seconds %v, want within the default 30 s TTL", l)
+		}
+		srv.stop(t, syscall.SIGTERM)
+		if owner() {
+			t.Fatalf("worker ID %d still has an owner after serve stopped", w)
+		}
+	})
 }
 
 func TestServeBadCalls(t *testing.T) {

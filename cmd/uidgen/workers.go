@@ -5,7 +5,6 @@ import (
 	"database/sql"
 	"fmt"
 	"io"
-	"os"
 	"text/tabwriter"
 	"time"
 
@@ -15,29 +14,14 @@ import (
 func runWorkers(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("workers", "workers -dsn DSN [-table NAME]",
 		"uidgen workers -dsn 'root@tcp(127.0.0.1:3306)/test'", stderr)
-	dsn := fs.String("dsn", os.Getenv(dsnEnv), "MySQL DSN of the worker table's database (default $"+dsnEnv+")")
 	table := fs.String("table", worker.DefaultTable, "worker table")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
-	}
-	if *dsn == "" {
-		return fmt.Errorf("%w: -dsn (or $%s) is required", errUsage, dsnEnv)
-	}
-	db, err := sql.Open("mysql", *dsn)
-	if err != nil {
-		return fmt.Errorf("%w: -dsn: %v", errUsage, err)
-	}
-	defer db.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), assignTimeout)
-	defer cancel()
-	rows, err := worker.List(ctx, db, worker.WithTable(*table))
-	if err != nil {
-		return usageIf(err)
-	}
-	return printWorkers(stdout, *table, rows)
+	return runLister(fs, args, "the worker table's database", func(ctx context.Context, db *sql.DB) error {
+		rows, err := worker.List(ctx, db, worker.WithTable(*table))
+		if err != nil {
+			return usageIf(err)
+		}
+		return printWorkers(stdout, *table, rows)
+	})
 }
 
 // printWorkers writes rows as aligned columns and a summary line. A lease's

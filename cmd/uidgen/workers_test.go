@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/seed4d941b13/uidgen"
-	"github.com/seed4d941b13/uidgen/internal/mysqltest"
+	"github.com/seed4d941b13/uidgen/internal/dbtest"
 	"github.com/seed4d941b13/uidgen/worker"
 )
 
@@ -41,54 +41,55 @@ func TestPrintWorkers(t *testing.T) {
 // exist yet, and looks at it with the workers command while it is held and
 // after it is released.
 func TestWorkersShowsLeases(t *testing.T) {
-	cfg := mysqltest.Config(t)
-	table := mysqltest.Table(t, mysqltest.Open(t, cfg))
-	dsn := cfg.FormatDSN()
+	dbtest.Each(t, func(t *testing.T, s dbtest.Server) {
+		table := dbtest.Table(t, s.Open(t), "WORKER_NODE_")
+		dsn := s.DSN
 
-	var w workerFlags
-	fs := flag.NewFlagSet("gen", flag.ContinueOnError)
-	w.register(fs)
-	if err := fs.Parse([]string{"-dsn", dsn, "-table", table, "-lease"}); err != nil {
-		t.Fatal(err)
-	}
-	a, release, err := w.assigner()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer release()
-	leaser, ok := a.(uidgen.Leaser)
-	if !ok {
-		t.Fatalf("-lease made a %T, want a uidgen.Leaser", a)
-	}
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
-	defer cancel()
-	if _, err := leaser.AssignWorkerID(ctx); !errors.Is(err, worker.ErrNotReserving) {
-		t.Errorf("AssignWorkerID of -lease: %v, want %q", err, worker.ErrNotReserving)
-	}
-	lease, err := leaser.LeaseWorkerID(ctx, 7)
-	if err != nil {
-		t.Fatalf("LeaseWorkerID on a missing table: %v", err)
-	}
-
-	workers := func() string {
-		t.Helper()
-		code, out, stderr := runCLI(t, "workers", "-dsn", dsn, "-table", table)
-		if code != 0 {
-			t.Fatalf("workers: exit %d: %s", code, stderr)
+		var w workerFlags
+		fs := flag.NewFlagSet("gen", flag.ContinueOnError)
+		w.register(fs)
+		if err := fs.Parse([]string{"-dsn", dsn, "-table", table, "-lease"}); err != nil {
+			t.Fatal(err)
 		}
-		return out
-	}
-	out := workers()
-	if !strings.HasPrefix(out, "ID  KIND") || !strings.Contains(out, "\n1   leased  ") ||
-		!strings.HasSuffix(out, "1 rows in "+table+": 1 leased (1 held, 0 free), 0 disposable\n") {
-		t.Errorf("workers with worker ID %d held printed\n%s", lease.WorkerID(), out)
-	}
-	if err := lease.Release(ctx, lease.Start()); err != nil {
-		t.Fatal(err)
-	}
-	if out := workers(); !strings.HasSuffix(out, "1 leased (0 held, 1 free), 0 disposable\n") {
-		t.Errorf("workers after the release printed\n%s", out)
-	}
+		a, release, err := w.assigner()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer release()
+		leaser, ok := a.(uidgen.Leaser)
+		if !ok {
+			t.Fatalf("-lease made a %T, want a uidgen.Leaser", a)
+		}
+		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+		defer cancel()
+		if _, err := leaser.AssignWorkerID(ctx); !errors.Is(err, worker.ErrNotReserving) {
+			t.Errorf("AssignWorkerID of -lease: %v, want %q", err, worker.ErrNotReserving)
+		}
+		lease, err := leaser.LeaseWorkerID(ctx, 7)
+		if err != nil {
+			t.Fatalf("LeaseWorkerID on a missing table: %v", err)
+		}
+
+		workers := func() string {
+			t.Helper()
+			code, out, stderr := runCLI(t, "workers", "-dsn", dsn, "-table", table)
+			if code != 0 {
+				t.Fatalf("workers: exit %d: %s", code, stderr)
+			}
+			return out
+		}
+		out := workers()
+		if !strings.HasPrefix(out, "ID  KIND") || !strings.Contains(out, "\n1   leased  ") ||
+			!strings.HasSuffix(out, "1 rows in "+table+": 1 leased (1 held, 0 free), 0 disposable\n") {
+			t.Errorf("workers with worker ID %d held printed\n%s", lease.WorkerID(), out)
+		}
+		if err := lease.Release(ctx, lease.Start()); err != nil {
+			t.Fatal(err)
+		}
+		if out := workers(); !strings.HasSuffix(out, "1 leased (0 held, 1 free), 0 disposable\n") {
+			t.Errorf("workers after the release printed\n%s", out)
+		}
+	})
 }
 
 func TestWorkersBadCalls(t *testing.T) {

@@ -8,30 +8,49 @@ import (
 	"testing"
 	"time"
 
-	"github.com/seed4d941b13/uidgen/internal/mysqltest"
+	"github.com/seed4d941b13/uidgen/internal/dbtest"
+	"github.com/seed4d941b13/uidgen/internal/dialect"
 )
 
 // testTimeout bounds every statement a test sends, so a hung server fails
 // the test instead of stalling it.
 const testTimeout = 30 * time.Second
 
-// testDB opens the test server's database.
-func testDB(t testing.TB) *sql.DB {
+// each runs f on every shared server (dbtest.Each) with its database
+// open: every test of the database runs on MySQL and on PostgreSQL, from
+// one body.
+func each(t *testing.T, f func(t *testing.T, s dbtest.Server, db *sql.DB)) {
 	t.Helper()
-	return mysqltest.DB(t)
+	dbtest.Each(t, func(t *testing.T, s dbtest.Server) { f(t, s, s.Open(t)) })
 }
 
 // testTable returns a table name of this test's own, dropped when it ends.
 func testTable(t testing.TB, db *sql.DB) string {
 	t.Helper()
-	return mysqltest.Table(t, db)
+	return dbtest.Table(t, db, "WORKER_NODE_")
 }
 
-// testDatabase opens a database of this test's own, dropped when it ends:
-// there the table may be WORKER_NODE itself.
-func testDatabase(t testing.TB) *sql.DB {
+// testDatabase opens a database of this test's own on s, dropped when it
+// ends: there the table may be WORKER_NODE itself.
+func testDatabase(t testing.TB, s dbtest.Server) *sql.DB {
 	t.Helper()
-	return mysqltest.Open(t, mysqltest.Database(t))
+	return s.Database(t).Open(t)
+}
+
+// dialectOf returns db's dialect.
+func dialectOf(t testing.TB, db *sql.DB) *dialect.Dialect {
+	t.Helper()
+	d, err := dialect.Of(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// q returns query, written with ? placeholders, in db's dialect.
+func q(t testing.TB, db *sql.DB, query string) string {
+	t.Helper()
+	return dialectOf(t, db).Rebind(query)
 }
 
 // testContext returns a context bounded by testTimeout.

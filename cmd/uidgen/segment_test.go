@@ -1,0 +1,172 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/seed4d941b13/uidgen/internal/dbtest"
+	"github.com/seed4d941b13/uidgen/internal/testsize"
+)
+
+// segmentTimeout bounds each segment process test.
+const segmentTimeout = 2 * time.Minute
+
+// segmentArgs returns the arguments of gen -segment for n numbers of a tag
+// of the test's own, in a tag table of the test's own that no process has
+// created yet.
+func segmentArgs(t *testing.T, s dbtest.Server, n int, extra ...string) []string {
+	t.Helper()
+	table := dbtest.Table(t, s.Open(t), "leaf_alloc_")
+	return append([]string{"gen", "-segment", "order", "-segment-table", table, "-dsn", s.DSN, "-n", strconv.Itoa(n)}, extra...)
+}
+
+// checkIncreasing fails the test unless ids increase.
+func checkIncreasing(t *testing.T, who string, ids []int64) {
+	t.Helper()
+	for i := 1; i < len(ids); i++ {
+		if ids[i] <= ids[i-1] {
+			t.Fatalf("%s printed %d after %d", who, ids[i], ids[i-1])
+		}
+	}
+}
+
+// checkNoRepeat fails the test if a number appears twice in lists.
+func checkNoRepeat(t *testing.T, lists ...[]int64) int {
+	t.Helper()
+	all := slices.Concat(lists...)
+	slices.Sort(all)
+	for i := 1; i < len(all); i++ {
+		if all[i] == all[i-1] {
+			t.Fatalf("number %d printed twice", all[i])
+		}
+	}
+	return len(all)
+}
+
+// TestSegmentFleet starts 12 processes at once on one tag of a table none
+// of them has created: every number is unique, and each process's increase.
+func TestSegmentFleet(t *testing.T) {
+	const processes = 12
+	perProcess := testsize.Pick(200_000, 20_000)
+	dbtest.Each(t, func(t *testing.T, s dbtest.Server) {
+		ctx, cancel := context.WithTimeout(t.Context(), segmentTimeout)
+		defer cancel()
+		args := segmentArgs(t, s, perProcess, "-step", "1000")
+		procs := make([]*genProcess, processes)
+		for i := range procs {
+			p, err := startGen(ctx, args)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(p.end)
+			procs[i] = p
+		}
+		lists := make([][]int64, processes)
+		var wg sync.WaitGroup
+		errs := make([]error, processes)
+		for i, p := range procs {
+			wg.Go(func() { errs[i] = p.finish() })
+		}
+		wg.Wait()
+		for i, p := range procs {
+			if errs[i] != nil || len(p.ids) != perProcess {
+				t.Fatalf("process %d: %d numbers, %v: %s", i, len(p.ids), errs[i], &p.stderr)
+			}
+			checkIncreasing(t, "process "+strconv.Itoa(i), p.ids)
+			lists[i] = p.ids
+		}
+		n := checkNoRepeat(t, lists...)
+		t.Logf("%d processes, %d numbers, all unique", processes, n)
+	})
+}
+
+// TestSegmentRestarts runs one process ten times in a row with -n 1000 on a
+// new tag: together they print exactly 1 to 10,000, each giving back at
+// exit what it claimed and did not print.
+func TestSegmentRestarts(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, s dbtest.Server) {
+		args := segmentArgs(t, s, 1000)
+		var all []string
+		for i := range 10 {
+			code, out, stderr := runCLI(t, args...)
+			if code != 0 {
+				t.Fatalf("run %d: exit %d: %s", i, code, stderr)
+			}
+			all = append(all, strings.Fields(out)...)
+		}
+		for i, got := range all {
+			if got != strconv.Itoa(i+1) {
+				t.Fatalf("line %d of the ten runs is %s, want %d", i+1, got, i+1)
+			}
+		}
+		table := args[slices.Index(args, "-segment-table")+1]
+		code, out, stderr := runCLI(t, "segments", "-dsn", s.DSN, "-segment-table", table)
+		if code != 0 || !strings.HasPrefix(out, "TAG    NEXT   STEP  LAST CLAIM (UTC)") ||
+			!strings.Contains(out, "\norder  10001  2000  ") || !strings.HasSuffix(out, "1 tags in "+table+"; NEXT is the first number of the next range claimed\n") {
+			t.Errorf("segments: exit %d, stderr %q, printed\n%s", code, stderr, out)
+		}
+	})
+}
+
+func TestSegmentBadCalls(t *testing.T) {
+	testBadCalls(t, []badCall{
+		{[]string{"gen", "-segment", "order"}, "-segment needs -dsn"},
+		{[]string{"gen", "-segment", "order", "-dsn", "root@tcp(127.0.0.1:1)/test", "-json"}, "-json does not go with -segment"},
+		{[]string{"gen", "-segment", "order", "-dsn", "root@tcp(127.0.0.1:1)/test", "-worker", "3"}, "-worker does not go with -segment"},
+		{[]string{"gen", "-segment", "a b", "-dsn", "root@tcp(127.0.0.1:1)/test"}, `bad tag: "a b"`},
+		{[]string{"gen", "-segment", "order", "-dsn", "root@tcp(127.0.0.1:1)/test", "-step", "-5"}, "Step -5"},
+		{[]string{"gen", "-start", "5"}, "-start needs -segment"},
+		{[]string{"segments"}, "-dsn (or $UIDGEN_DSN) is required"},
+		{[]string{"segments", "-dsn", "root@tcp(127.0.0.1:1)/test", "-segment-table", "a;b"}, `"a;b"`},
+		{[]string{"schema", "-segment", "-table", "x"}, "-segment-table names the tag table"},
+		{[]string{"schema", "-segment-table", "x"}, "-segment-table needs -segment"},
+	})
+}
+
+// TestSegmentKill kills a process mid-run (SIGKILL, so it gives nothing
+// back), then runs another on the tag: no number is printed twice, and the
+// second's numbers are above everything the first claimed.
+func TestSegmentKill(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, s dbtest.Server) {
+		ctx, cancel := context.WithTimeout(t.Context(), segmentTimeout)
+		defer cancel()
+		args := segmentArgs(t, s, 50_000_000, "-step", "1000")
+		dead, err := startGen(ctx, args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(dead.end)
+		if err := dead.read(100_000); err != nil || len(dead.ids) < 100_000 {
+			t.Fatalf("the first process printed %d numbers, %v: %s", len(dead.ids), err, &dead.stderr)
+		}
+		if err := dead.signal(syscall.SIGKILL); err != nil {
+			t.Fatal(err)
+		}
+		var exit *exec.ExitError
+		if err := dead.finish(); !errors.As(err, &exit) || exit.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+			t.Fatalf("the first process ended with %v, want killed: %s", err, &dead.stderr)
+		}
+		next := append(slices.Clone(args[:len(args)-4]), "-n", "100000", "-step", "1000")
+		code, out, stderr := runCLI(t, next...)
+		if code != 0 {
+			t.Fatalf("the next process: exit %d: %s", code, stderr)
+		}
+		later := parseIDs(t, out)
+		checkIncreasing(t, "the first process", dead.ids)
+		checkIncreasing(t, "the next process", later)
+		checkNoRepeat(t, dead.ids, later)
+		if last := dead.ids[len(dead.ids)-1]; later[0] <= last {
+			t.Errorf("the next process started at %d, not above the killed one's %d", later[0], last)
+		}
+		t.Logf("the killed process printed %d numbers, up to %d; the next started at %d",
+			len(dead.ids), dead.ids[len(dead.ids)-1], later[0])
+	})
+}

@@ -1,0 +1,197 @@
+// Package dbtest points tests at the real database servers, MySQL (MariaDB)
+// at $UIDGEN_MYSQL_DSN and PostgreSQL at $UIDGEN_POSTGRES_DSN, and gives
+// each test tables and databases of its own that are dropped when it ends.
+// Each runs a test once on every server, from one body: so every case runs
+// on both, and there is one copy of it. Without a server's variable the
+// test fails in CI, where .ci/run must provide it, and skips that server
+// elsewhere, saying how to run it.
+//
+// Start starts a throwaway server instead, for tests that stop, kill or
+// pause the database under a client.
+package dbtest
+
+import (
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"fmt"
+	"net/url"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/go-sql-driver/mysql"
+	_ "github.com/jackc/pgx/v5/stdlib" // registers "pgx"
+
+	"github.com/seed4d941b13/uidgen/internal/dialect"
+)
+
+// The variables that point the tests at the real servers, and what .ci/run
+// sets them to.
+const (
+	MySQLEnv    = "UIDGEN_MYSQL_DSN"
+	PostgresEnv = "UIDGEN_POSTGRES_DSN"
+
+	MySQLDefault    = "root@tcp(127.0.0.1:3306)/test"
+	PostgresDefault = "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
+)
+
+// Kinds are the servers a test runs on, in order.
+var Kinds = []string{"mysql", "postgres"}
+
+// Server is one database on a server the tests talk to.
+type Server struct {
+	Kind string // "mysql" or "postgres": also the subtest's name
+	DSN  string // as the CLI's -dsn takes it: a MySQL DSN or a PostgreSQL URL
+}
+
+// Dialect returns the server's dialect.
+func (s Server) Dialect() *dialect.Dialect {
+	if s.Kind == "postgres" {
+		return dialect.Postgres
+	}
+	return dialect.MySQL
+}
+
+// Each runs f as a subtest on each shared server, named by its kind.
+func Each(t *testing.T, f func(t *testing.T, s Server)) {
+	t.Helper()
+	for _, kind := range Kinds {
+		t.Run(kind, func(t *testing.T) { f(t, Shared(t, kind)) })
+	}
+}
+
+// Shared returns the shared server of kind, named by its variable; without
+// it the test fails in CI and skips elsewhere.
+func Shared(t testing.TB, kind string) Server {
+	t.Helper()
+	env, example := MySQLEnv, MySQLDefault
+	if kind == "postgres" {
+		env, example = PostgresEnv, PostgresDefault
+	}
+	dsn := os.Getenv(env)
+	if dsn == "" {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("%s is unset in CI: .ci/run must start the server and export it", env)
+		}
+		t.Skipf("needs a %s server: run %s='%s' go test ./... (or bash .ci/run)", kind, env, example)
+	}
+	s := Server{Kind: kind, DSN: dsn}
+	if _, err := s.open(); err != nil {
+		t.Fatalf("%s: %v", env, err)
+	}
+	return s
+}
+
+// open opens the server's database without connecting.
+func (s Server) open() (*sql.DB, error) {
+	if s.Kind == "postgres" {
+		// stdlib.OpenDB would not show a bad URL until the first query.
+		if _, err := url.Parse(s.DSN); err != nil {
+			return nil, err
+		}
+		return sql.Open("pgx", s.DSN)
+	}
+	if _, err := mysql.ParseDSN(s.DSN); err != nil {
+		return nil, err
+	}
+	return sql.Open("mysql", s.DSN)
+}
+
+// Open opens the server's database, closed when the test ends.
+func (s Server) Open(t testing.TB) *sql.DB {
+	t.Helper()
+	db, err := s.open()
+	if err != nil {
+		t.Fatalf("open %s: %v", s.DSN, err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+// With returns the server as user with password, at addr (host:port), or
+// in database name: each where not "".
+func (s Server) With(user, password, addr, name string) Server {
+	if s.Kind == "postgres" {
+		u, _ := url.Parse(s.DSN) // Shared parsed it
+		if user != "" {
+			u.User = url.UserPassword(user, password)
+		}
+		if addr != "" {
+			u.Host = addr
+		}
+		if name != "" {
+			u.Path = "/" + name
+		}
+		return Server{Kind: s.Kind, DSN: u.String()}
+	}
+	cfg, _ := mysql.ParseDSN(s.DSN)
+	if user != "" {
+		cfg.User, cfg.Passwd = user, password
+	}
+	if addr != "" {
+		cfg.Net, cfg.Addr = "tcp", addr
+	}
+	if name != "" {
+		cfg.DBName = name
+	}
+	return Server{Kind: s.Kind, DSN: cfg.FormatDSN()}
+}
+
+// UniqueName returns prefix and 16 random hex digits, a name no other test
+// run uses.
+func UniqueName(prefix string) string {
+	b := make([]byte, 8)
+	rand.Read(b)
+	return prefix + hex.EncodeToString(b)
+}
+
+// Table returns a table name of this test's own in db, with prefix, dropped
+// when the test ends. The test creates the table.
+func Table(t testing.TB, db *sql.DB, prefix string) string {
+	t.Helper()
+	name := UniqueName(prefix)
+	t.Cleanup(func() {
+		if _, err := db.Exec("DROP TABLE IF EXISTS " + name); err != nil {
+			t.Errorf("drop %s: %v", name, err)
+		}
+	})
+	return name
+}
+
+// Database creates a database of this test's own on s, dropped when the
+// test ends, and returns it.
+func (s Server) Database(t testing.TB) Server {
+	t.Helper()
+	admin := s.Open(t)
+	name := UniqueName("uidgen_test_")
+	if _, err := admin.Exec("CREATE DATABASE " + name); err != nil {
+		t.Fatalf("create database %s: %v", name, err)
+	}
+	drop := "DROP DATABASE " + name
+	if s.Kind == "postgres" {
+		drop += " WITH (FORCE)" // the test's own connections may still be open
+	}
+	t.Cleanup(func() {
+		if _, err := admin.Exec(drop); err != nil {
+			t.Errorf("%s: %v", drop, err)
+		}
+	})
+	return s.With("", "", "", name)
+}
+
+// Exec runs query, written with ? placeholders, on db in s's dialect, and
+// fails the test on an error.
+func (s Server) Exec(t testing.TB, db *sql.DB, query string, args ...any) sql.Result {
+	t.Helper()
+	res, err := db.Exec(s.Dialect().Rebind(query), args...)
+	if err != nil {
+		t.Fatalf("%s: %v", query, err)
+	}
+	return res
+}
+
+// String names the server in messages.
+func (s Server) String() string {
+	return fmt.Sprintf("%s at %s", s.Kind, strings.SplitN(s.DSN, "?", 2)[0])
+}

@@ -1,0 +1,364 @@
+package dbtest
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"net"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// serverUp bounds how long a throwaway server may take to answer after it
+// starts, crash recovery after Kill included.
+const serverUp = 60 * time.Second
+
+// Throwaway is a database server of one test's own, for tests that stop,
+// kill or pause the database under a client: the shared servers are never
+// touched. It listens on a free port of 127.0.0.1, where root (MySQL) or
+// postgres (PostgreSQL) connects without a password to the database test,
+// and keeps its data in a temporary directory; the test's end kills it and
+// removes the directory.
+//
+// Each signal goes by process ID to the process the test started and to
+// its descendants: a PostgreSQL server serves each connection from a child
+// process in a session of its own, which must pause and die with it. A
+// Throwaway is used by the test's goroutine only.
+type Throwaway struct {
+	t    testing.TB
+	e    engine
+	dir  string
+	port int
+	cmd  *exec.Cmd     // nil while stopped
+	exit chan struct{} // closed when cmd has exited
+}
+
+// engine is what differs between the servers a Throwaway runs.
+type engine struct {
+	kind string
+	// install fills the data directory; command runs the server on it.
+	install func(e engine, dir string) *exec.Cmd
+	command func(e engine, dir string, port int) *exec.Cmd
+	// binaries are the programs install and command run.
+	binaries []string
+	stop     syscall.Signal // a clean shutdown that does not wait for clients
+	// createTest creates the database test unless it exists.
+	createTest func(ctx context.Context, db *sql.DB) error
+	// cred runs the server as an unprivileged user where it refuses root.
+	cred *syscall.Credential
+}
+
+// Start installs a fresh data directory for a server of kind and starts the
+// server on it. It needs the server's binaries (MariaDB's in /usr/sbin or on
+// $PATH, PostgreSQL's in /usr/lib/postgresql/*/bin or on $PATH, and a
+// postgres user to run them as root): without them the test fails in CI and
+// skips elsewhere.
+func Start(t testing.TB, kind string) *Throwaway {
+	t.Helper()
+	e, err := engineOf(kind)
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("a throwaway %s server needs its binaries in CI: %v", kind, err)
+		}
+		t.Skipf("needs %s's binaries to start a throwaway server: %v", kind, err)
+	}
+	// A socket's path must fit in 108 bytes, which a test's TempDir,
+	// named after the test, need not.
+	dir, err := os.MkdirTemp("", kind)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Throwaway{t: t, e: e, dir: dir}
+	t.Cleanup(s.remove)
+	if e.cred != nil {
+		if err := os.Chown(dir, int(e.cred.Uid), int(e.cred.Gid)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := e.install(e, dir)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: e.cred}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", cmd, err, out)
+	}
+	s.port = freePort(t)
+	s.start()
+	return s
+}
+
+// engineOf returns the engine of kind, or why it can not run here.
+func engineOf(kind string) (engine, error) {
+	e := mariadb
+	if kind == "postgres" {
+		e = postgres
+		if os.Geteuid() == 0 {
+			u, err := user.Lookup("postgres")
+			if err != nil {
+				return e, err
+			}
+			uid, _ := strconv.Atoi(u.Uid)
+			gid, _ := strconv.Atoi(u.Gid)
+			e.cred = &syscall.Credential{Uid: uint32(uid), Gid: uint32(gid)}
+		}
+	}
+	for _, b := range e.binaries {
+		if _, err := lookPath(b); err != nil {
+			return e, err
+		}
+	}
+	return e, nil
+}
+
+var mariadb = engine{
+	kind:     "mysql",
+	binaries: []string{"mariadb-install-db", "mariadbd"},
+	stop:     syscall.SIGTERM,
+	createTest: func(ctx context.Context, db *sql.DB) error {
+		_, err := db.ExecContext(ctx, "CREATE DATABASE IF NOT EXISTS test")
+		return err
+	},
+	install: func(e engine, dir string) *exec.Cmd {
+		return exec.Command(mustLook("mariadb-install-db"), "--no-defaults", "--auth-root-authentication-method=normal",
+			"--datadir="+filepath.Join(dir, "data"), "--user=root", "--skip-test-db")
+	},
+	command: func(e engine, dir string, port int) *exec.Cmd {
+		return exec.Command(mustLook("mariadbd"), "--no-defaults", "--datadir="+filepath.Join(dir, "data"),
+			"--port="+strconv.Itoa(port), "--bind-address=127.0.0.1", "--socket="+filepath.Join(dir, "sock"),
+			"--pid-file="+filepath.Join(dir, "pid"), "--user=root", "--skip-name-resolve", "--skip-log-bin",
+			"--innodb-buffer-pool-size=16M")
+	},
+}
+
+var postgres = engine{
+	kind:     "postgres",
+	binaries: []string{"initdb", "postgres"},
+	stop:     syscall.SIGINT, // "fast" shutdown; SIGTERM waits for every client to leave
+	createTest: func(ctx context.Context, db *sql.DB) error {
+		var n int
+		err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM pg_database WHERE datname = 'test'").Scan(&n)
+		if err == nil && n == 0 {
+			_, err = db.ExecContext(ctx, "CREATE DATABASE test")
+		}
+		return err
+	},
+	install: func(e engine, dir string) *exec.Cmd {
+		return exec.Command(mustLook("initdb"), "--pgdata="+filepath.Join(dir, "data"), "--username=postgres",
+			"--auth=trust", "--encoding=UTF8", "--no-sync")
+	},
+	command: func(e engine, dir string, port int) *exec.Cmd {
+		return exec.Command(mustLook("postgres"), "-D", filepath.Join(dir, "data"), "-p", strconv.Itoa(port),
+			"-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories="+dir,
+			"-c", "fsync=off", "-c", "shared_buffers=16MB")
+	},
+}
+
+// lookPath finds name on $PATH, in /usr/sbin, where Debian puts mariadbd,
+// or in /usr/lib/postgresql/*/bin, where Debian puts PostgreSQL's servers.
+func lookPath(name string) (string, error) {
+	if p, err := exec.LookPath(name); err == nil {
+		return p, nil
+	}
+	if p, err := exec.LookPath(filepath.Join("/usr/sbin", name)); err == nil {
+		return p, nil
+	}
+	matches, _ := filepath.Glob(filepath.Join("/usr/lib/postgresql/*/bin", name))
+	if len(matches) > 0 {
+		return matches[len(matches)-1], nil
+	}
+	return "", &exec.Error{Name: name, Err: exec.ErrNotFound}
+}
+
+// mustLook returns the path engineOf found for name.
+func mustLook(name string) string {
+	p, _ := lookPath(name)
+	return p
+}
+
+func freePort(t testing.TB) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+func (s *Throwaway) path(name string) string { return filepath.Join(s.dir, name) }
+
+// Server returns the server's test database.
+func (s *Throwaway) Server() Server {
+	addr := "127.0.0.1:" + strconv.Itoa(s.port)
+	if s.e.kind == "postgres" {
+		return Server{Kind: "postgres", DSN: "postgres://postgres@" + addr + "/test?sslmode=disable&connect_timeout=5"}
+	}
+	return Server{Kind: "mysql", DSN: "root@tcp(" + addr + ")/test"}
+}
+
+// start runs the server on the data directory and waits until it answers,
+// creating the test database the first time.
+func (s *Throwaway) start() {
+	s.t.Helper()
+	logFile, err := os.OpenFile(s.path("server.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	defer logFile.Close()
+	cmd := s.e.command(s.e, s.dir, s.port)
+	cmd.Stdout, cmd.Stderr = logFile, logFile
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: s.e.cred}
+	if err := cmd.Start(); err != nil {
+		s.t.Fatalf("start %s: %v", cmd, err)
+	}
+	s.cmd, s.exit = cmd, make(chan struct{})
+	go func(exit chan struct{}) {
+		cmd.Wait()
+		close(exit)
+	}(s.exit)
+
+	admin := s.Server()
+	if s.e.kind == "postgres" {
+		admin = admin.With("", "", "", "postgres") // test may not exist yet
+	} else {
+		admin = admin.With("", "", "", "mysql")
+	}
+	db, err := admin.open()
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	defer db.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), serverUp)
+	defer cancel()
+	for {
+		err := s.e.createTest(ctx, db)
+		if err == nil {
+			return
+		}
+		select {
+		case <-s.exit:
+			s.t.Fatalf("%s exited before it answered: %v\n%s", s.e.kind, err, s.logTail())
+		case <-ctx.Done():
+			s.t.Fatalf("%s did not answer within %v: %v\n%s", s.e.kind, serverUp, err, s.logTail())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// logTail returns the end of the server's log, to say why it failed.
+func (s *Throwaway) logTail() []byte {
+	b, _ := os.ReadFile(s.path("server.log"))
+	if i := len(b) - 2000; i > 0 {
+		b = b[bytes.IndexByte(b[i:], '\n')+i+1:]
+	}
+	return b
+}
+
+// signal sends sig to the server's processes, children first, so that a
+// stopped server has no child left running.
+func (s *Throwaway) signal(sig syscall.Signal) {
+	s.t.Helper()
+	if s.cmd == nil {
+		s.t.Fatalf("signal %v: the server is not running", sig)
+	}
+	pids := append(descendants(s.cmd.Process.Pid), s.cmd.Process.Pid)
+	for _, pid := range pids {
+		if err := syscall.Kill(pid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
+			s.t.Fatalf("signal %v to %s process %d: %v", sig, s.e.kind, pid, err)
+		}
+	}
+}
+
+// descendants returns the process IDs of pid's children, theirs, and so on,
+// read from /proc.
+func descendants(pid int) []int {
+	children := make(map[int][]int)
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, path := range stats {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			continue // the process has exited
+		}
+		// The command name, in parentheses, may hold spaces; the state
+		// and the parent's ID follow its closing parenthesis.
+		f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:]))
+		if len(f) < 2 {
+			continue
+		}
+		child, _ := strconv.Atoi(filepath.Base(filepath.Dir(path)))
+		parent, _ := strconv.Atoi(f[1])
+		children[parent] = append(children[parent], child)
+	}
+	var all []int
+	var walk func(int)
+	walk = func(p int) {
+		for _, c := range children[p] {
+			walk(c)
+			all = append(all, c)
+		}
+	}
+	walk(pid)
+	return all
+}
+
+// end sends sig, to the server's first process alone or to all of them,
+// and waits for the server to exit.
+func (s *Throwaway) end(sig syscall.Signal, all bool) {
+	s.t.Helper()
+	s.signal(syscall.SIGCONT) // a paused server can not shut down
+	if all {
+		s.signal(sig)
+	} else if err := s.cmd.Process.Signal(sig); err != nil && !errors.Is(err, os.ErrProcessDone) {
+		s.t.Fatalf("signal %v to %s (pid %d): %v", sig, s.e.kind, s.cmd.Process.Pid, err)
+	}
+	select {
+	case <-s.exit:
+	case <-time.After(serverUp):
+		s.t.Fatalf("%s (pid %d) still runs %v after %v\n%s", s.e.kind, s.cmd.Process.Pid, serverUp, sig, s.logTail())
+	}
+	s.cmd = nil
+}
+
+// Stop shuts the server down cleanly, closing its clients' connections, and
+// waits until it has exited.
+func (s *Throwaway) Stop() { s.t.Helper(); s.end(s.e.stop, false) }
+
+// Kill kills the server's processes at once, as a crash would, and waits
+// until it has exited.
+func (s *Throwaway) Kill() { s.t.Helper(); s.end(syscall.SIGKILL, true) }
+
+// Pause stops the server's processes (SIGSTOP): connections stay open and
+// statements get no answer, as behind a network partition.
+func (s *Throwaway) Pause() { s.t.Helper(); s.signal(syscall.SIGSTOP) }
+
+// Resume lets a paused server run again (SIGCONT).
+func (s *Throwaway) Resume() { s.t.Helper(); s.signal(syscall.SIGCONT) }
+
+// Restart stops the server if it runs and starts it again on the same port
+// and data, waiting until it answers.
+func (s *Throwaway) Restart() {
+	s.t.Helper()
+	if s.cmd != nil {
+		s.Stop()
+	}
+	s.start()
+}
+
+// remove kills the server if it still runs and removes its directory.
+func (s *Throwaway) remove() {
+	if s.cmd != nil {
+		s.signal(syscall.SIGCONT)
+		s.signal(syscall.SIGKILL)
+		<-s.exit
+		s.cmd = nil
+	}
+	if err := os.RemoveAll(s.dir); err != nil {
+		s.t.Errorf("remove %s: %v", s.dir, err)
+	}
+}

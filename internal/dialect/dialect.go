@@ -1,0 +1,330 @@
+// Package dialect holds what differs between the SQL servers that the
+// packages keeping state in a table (worker, segment) talk to: MySQL (and
+// MariaDB) through github.com/go-sql-driver/mysql, and PostgreSQL through
+// github.com/jackc/pgx/v5/stdlib.
+//
+// It imports neither driver. database/sql's convention is that a program
+// imports the driver it uses, so a program that uses one database links
+// only that one's driver: the dialect is read off the type of the driver a
+// *sql.DB was opened with, and a driver's errors are read by their SQLSTATE
+// (pgx's PgError has a method for it) or, for MySQL, by the error number
+// field of the driver's MySQLError, found by reflection.
+package dialect
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net"
+	"reflect"
+	"strconv"
+	"strings"
+)
+
+// Errors shared by the packages that keep state in a table, which export
+// them under their own names, so that errors.Is holds across packages.
+var (
+	ErrNilDB        = errors.New("nil *sql.DB")
+	ErrBadTable     = errors.New("bad table name")
+	ErrDialect      = errors.New("unsupported SQL dialect")
+	ErrUnreachable  = errors.New("database server unreachable")
+	ErrAccessDenied = errors.New("database access denied")
+)
+
+// Dialect is one SQL server's way of saying what the packages need.
+type Dialect struct {
+	name string // "mysql" or "postgres"
+
+	// nowMillis and nowSeconds are the server's clock, as Unix
+	// milliseconds and seconds, in an expression of type BIGINT.
+	nowMillis, nowSeconds string
+
+	maxIdentifier int // the longest table name the server keeps whole
+
+	// codes map the server's error codes (MySQL's numbers, PostgreSQL's
+	// SQLSTATEs) to what they mean here.
+	codes map[string]Kind
+}
+
+// Kind is what a server's error says happened, where the packages act on it.
+type Kind int
+
+const (
+	Other        Kind = iota
+	AccessDenied      // the user, its password or its rights
+	NoTable           // the table does not exist
+	NoColumn          // a column does not exist
+	DupKey            // a row has that key already
+	TableExists       // CREATE TABLE of a table that exists
+	DupColumn         // ADD COLUMN of a column that exists
+	NullColumn        // a NOT NULL column got no value
+)
+
+// MySQL is MySQL's and MariaDB's dialect, as go-sql-driver/mysql speaks it.
+//
+// UNIX_TIMESTAMP counts from the epoch in UTC; only in a session time zone
+// with daylight saving time is NOW(3) ambiguous, in the hour repeated each
+// autumn, which can misjudge a lease's expiry by that hour: a lease taken
+// early costs its holder the lease, never a second twice.
+var MySQL = &Dialect{
+	name:          "mysql",
+	nowMillis:     "CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED)",
+	nowSeconds:    "UNIX_TIMESTAMP()",
+	maxIdentifier: 64,
+	codes: map[string]Kind{
+		"1044": AccessDenied, // ER_DBACCESS_DENIED_ERROR: user may not use the database
+		"1045": AccessDenied, // ER_ACCESS_DENIED_ERROR: unknown user or wrong password
+		"1142": AccessDenied, // ER_TABLEACCESS_DENIED_ERROR: user may not INSERT or CREATE
+		"1698": AccessDenied, // ER_ACCESS_DENIED_NO_PASSWORD_ERROR: MariaDB's answer to an unknown user
+		"1146": NoTable,      // ER_NO_SUCH_TABLE
+		"1054": NoColumn,     // ER_BAD_FIELD_ERROR
+		"1062": DupKey,       // ER_DUP_ENTRY
+		"1050": TableExists,  // ER_TABLE_EXISTS_ERROR
+		"1060": DupColumn,    // ER_DUP_FIELDNAME
+		"1364": NullColumn,   // ER_NO_DEFAULT_FOR_FIELD
+	},
+}
+
+// Postgres is PostgreSQL's dialect, as pgx's database/sql driver speaks it.
+// now() is the start of the statement's transaction: with database/sql's
+// autocommit, the statement's own start.
+var Postgres = &Dialect{
+	name:          "postgres",
+	nowMillis:     "FLOOR(EXTRACT(EPOCH FROM now()) * 1000)::BIGINT",
+	nowSeconds:    "FLOOR(EXTRACT(EPOCH FROM now()))::BIGINT",
+	maxIdentifier: 63,
+	codes: map[string]Kind{
+		"28000": AccessDenied, // invalid_authorization_specification: no such role
+		"28P01": AccessDenied, // invalid_password
+		"42501": AccessDenied, // insufficient_privilege
+		"42P01": NoTable,      // undefined_table
+		"42703": NoColumn,     // undefined_column
+		"23505": DupKey,       // unique_violation
+		"42P07": TableExists,  // duplicate_table
+		"42701": DupColumn,    // duplicate_column
+		"23502": NullColumn,   // not_null_violation
+	},
+}
+
+// drivers maps the import path of a database/sql driver's package to its
+// dialect.
+var drivers = map[string]*Dialect{
+	"github.com/go-sql-driver/mysql": MySQL,
+	"github.com/jackc/pgx/v5/stdlib": Postgres,
+}
+
+// Of returns the dialect of the driver db was opened with, or an error
+// wrapping ErrNilDB or ErrDialect that names the driver.
+func Of(db *sql.DB) (*Dialect, error) {
+	if db == nil {
+		return nil, fmt.Errorf("%w: none was given", ErrNilDB)
+	}
+	t := reflect.TypeOf(db.Driver())
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if d, ok := drivers[t.PkgPath()]; ok {
+		return d, nil
+	}
+	return nil, fmt.Errorf("%w: the *sql.DB's driver is %s.%s; want github.com/go-sql-driver/mysql (sql.Open(\"mysql\", dsn)) or github.com/jackc/pgx/v5/stdlib (sql.Open(\"pgx\", dsn))",
+		ErrDialect, t.PkgPath(), t.Name())
+}
+
+// Named returns the dialect called name: "mysql", or "postgres" (also
+// "postgresql" and "pgx"), in any case.
+func Named(name string) (*Dialect, error) {
+	switch strings.ToLower(name) {
+	case "mysql", "mariadb":
+		return MySQL, nil
+	case "postgres", "postgresql", "pgx":
+		return Postgres, nil
+	}
+	return nil, fmt.Errorf("%w: %q, want mysql or postgres", ErrDialect, name)
+}
+
+// Name returns "mysql" or "postgres".
+func (d *Dialect) Name() string { return d.name }
+
+// String returns the server's name as people write it.
+func (d *Dialect) String() string {
+	if d == Postgres {
+		return "PostgreSQL"
+	}
+	return "MySQL"
+}
+
+// NowMillis returns an expression of the server's clock in Unix
+// milliseconds.
+func (d *Dialect) NowMillis() string { return d.nowMillis }
+
+// NowSeconds returns an expression of the server's clock in whole Unix
+// seconds.
+func (d *Dialect) NowSeconds() string { return d.nowSeconds }
+
+// UnixSeconds returns an expression of the instant in expr, a TIMESTAMP
+// column, in whole Unix seconds.
+func (d *Dialect) UnixSeconds(expr string) string {
+	if d == Postgres {
+		return "FLOOR(EXTRACT(EPOCH FROM " + expr + "))::BIGINT"
+	}
+	return "CAST(UNIX_TIMESTAMP(" + expr + ") AS SIGNED)"
+}
+
+// NullSafeEqual returns the comparison of a and b that holds when both are
+// NULL.
+func (d *Dialect) NullSafeEqual(a, b string) string {
+	if d == Postgres {
+		return a + " IS NOT DISTINCT FROM " + b
+	}
+	return a + " <=> " + b
+}
+
+// Rebind returns query with its ? placeholders numbered $1, $2, ... for
+// PostgreSQL. Queries are written with ? for both servers; none has a ?
+// inside a string literal, which Rebind would also number.
+func (d *Dialect) Rebind(query string) string {
+	if d != Postgres || !strings.Contains(query, "?") {
+		return query
+	}
+	var b strings.Builder
+	n := 0
+	for _, c := range query {
+		if c != '?' {
+			b.WriteRune(c)
+			continue
+		}
+		n++
+		b.WriteString("$" + strconv.Itoa(n))
+	}
+	return b.String()
+}
+
+// CheckTable returns an error wrapping ErrBadTable unless name is a plain
+// identifier that the server keeps whole: it is written into SQL unquoted.
+func (d *Dialect) CheckTable(name string) error {
+	if name == "" || len(name) > d.maxIdentifier {
+		return fmt.Errorf("%w: %q is %d characters, want 1 to %d", ErrBadTable, name, len(name), d.maxIdentifier)
+	}
+	for i, c := range name {
+		letter := c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+		if !letter && (i == 0 || c < '0' || c > '9') {
+			return fmt.Errorf("%w: %q has %q at byte %d (want letters, digits and underscores, not starting with a digit)",
+				ErrBadTable, name, c, i)
+		}
+	}
+	return nil
+}
+
+// Columns returns the names, in upper case, of the columns of table in the
+// database (for PostgreSQL, the schema) db's connections use. PostgreSQL
+// folds an unquoted name to lower case, so the table is looked up so.
+func (d *Dialect) Columns(ctx context.Context, db *sql.DB, table string) (map[string]bool, error) {
+	query := "SELECT UPPER(COLUMN_NAME) FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?"
+	if d == Postgres {
+		query = "SELECT UPPER(column_name) FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = LOWER($1)"
+	}
+	rows, err := db.QueryContext(ctx, query, table)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	have := make(map[string]bool)
+	for rows.Next() {
+		var name string
+		if err := rows.Scan(&name); err != nil {
+			return nil, err
+		}
+		have[name] = true
+	}
+	return have, rows.Err()
+}
+
+// Kind returns what err, the driver's answer to a statement, says happened.
+func (d *Dialect) Kind(err error) Kind {
+	if code, ok := code(err); ok {
+		return d.codes[code]
+	}
+	return Other
+}
+
+// Cause wraps err, the driver's answer to a statement sent under ctx, with
+// ctx.Err() when ctx is done, and otherwise with ErrUnreachable or
+// ErrAccessDenied where it says so; other errors come back as they are, for
+// the caller to sort by Kind. A done ctx comes first: a deadline met while
+// dialling is also a network timeout, and it is the caller's deadline that
+// the caller must see.
+func (d *Dialect) Cause(ctx context.Context, err error) error {
+	if cerr := ctx.Err(); cerr != nil {
+		if !errors.Is(err, cerr) {
+			err = fmt.Errorf("%w: %w", cerr, err)
+		}
+		return err
+	}
+	if d.Kind(err) == AccessDenied {
+		return fmt.Errorf("%w: %w", ErrAccessDenied, err)
+	}
+	var ne net.Error
+	if errors.As(err, &ne) || d == Postgres && connectionLost(err) {
+		return fmt.Errorf("%w: %w", ErrUnreachable, err)
+	}
+	return err
+}
+
+// connectionLost reports a PostgreSQL error of class 08 (connection
+// exception) or 57P (the server shut down or is starting up).
+func connectionLost(err error) bool {
+	c, ok := code(err)
+	return ok && (strings.HasPrefix(c, "08") || strings.HasPrefix(c, "57P"))
+}
+
+// sqlState is what pgx's PgError (and lib/pq's Error) have.
+type sqlState interface{ SQLState() string }
+
+// code returns the server's error code in err's chain: a SQLSTATE, or the
+// Number of a go-sql-driver/mysql MySQLError in decimal.
+func code(err error) (string, bool) {
+	var s sqlState
+	if errors.As(err, &s) {
+		return s.SQLState(), true
+	}
+	return mysqlNumber(err)
+}
+
+// mysqlNumber finds a *mysql.MySQLError in err's chain and returns its
+// Number, without importing the driver.
+func mysqlNumber(err error) (string, bool) {
+	for _, e := range chain(err) {
+		v := reflect.ValueOf(e)
+		if v.Kind() != reflect.Pointer || v.IsNil() {
+			continue
+		}
+		v = v.Elem()
+		t := v.Type()
+		if t.Name() != "MySQLError" || t.PkgPath() != "github.com/go-sql-driver/mysql" {
+			continue
+		}
+		if n := v.FieldByName("Number"); n.IsValid() && n.CanUint() {
+			return strconv.FormatUint(n.Uint(), 10), true
+		}
+	}
+	return "", false
+}
+
+// chain returns err and every error it wraps, depth first, as errors.As
+// visits them.
+func chain(err error) []error {
+	if err == nil {
+		return nil
+	}
+	list := []error{err}
+	switch u := err.(type) {
+	case interface{ Unwrap() error }:
+		list = append(list, chain(u.Unwrap())...)
+	case interface{ Unwrap() []error }:
+		for _, e := range u.Unwrap() {
+			list = append(list, chain(e)...)
+		}
+	}
+	return list
+}

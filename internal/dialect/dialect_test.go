@@ -1,0 +1,105 @@
+package dialect
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net"
+	"testing"
+
+	"github.com/go-sql-driver/mysql"
+	"github.com/jackc/pgx/v5/pgconn"
+	_ "github.com/jackc/pgx/v5/stdlib"
+)
+
+func TestOf(t *testing.T) {
+	for _, tt := range []struct {
+		driver string
+		want   *Dialect
+	}{{"mysql", MySQL}, {"pgx", Postgres}} {
+		db, err := sql.Open(tt.driver, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d, err := Of(db); d != tt.want || err != nil {
+			t.Errorf("Of(sql.Open(%q)) = %v, %v; want %v", tt.driver, d, err, tt.want)
+		}
+		db.Close()
+	}
+	if d, err := Of(nil); !errors.Is(err, ErrNilDB) || d != nil {
+		t.Errorf("Of(nil) = %v, %v; want an error wrapping %q", d, err, ErrNilDB)
+	}
+}
+
+func TestNamed(t *testing.T) {
+	for name, want := range map[string]*Dialect{"mysql": MySQL, "MariaDB": MySQL, "postgres": Postgres, "PostgreSQL": Postgres, "pgx": Postgres} {
+		if d, err := Named(name); d != want || err != nil {
+			t.Errorf("Named(%q) = %v, %v; want %v", name, d, err, want)
+		}
+	}
+	if _, err := Named("sqlite"); !errors.Is(err, ErrDialect) {
+		t.Errorf("Named(sqlite): %v, want an error wrapping %q", err, ErrDialect)
+	}
+}
+
+func TestRebind(t *testing.T) {
+	const query = "UPDATE t SET a = ? WHERE b = ? AND c <= ?"
+	if got := MySQL.Rebind(query); got != query {
+		t.Errorf("MySQL.Rebind = %q, want it unchanged", got)
+	}
+	if got, want := Postgres.Rebind(query), "UPDATE t SET a = $1 WHERE b = $2 AND c <= $3"; got != want {
+		t.Errorf("Postgres.Rebind = %q, want %q", got, want)
+	}
+}
+
+// TestKind sorts the drivers' own error values, wrapped as database/sql
+// and this module wrap them: it fails if a driver renames what Kind reads.
+func TestKind(t *testing.T) {
+	wrap := func(err error) error { return fmt.Errorf("insert: %w", err) }
+	for _, tt := range []struct {
+		d    *Dialect
+		err  error
+		want Kind
+	}{
+		{MySQL, wrap(&mysql.MySQLError{Number: 1146, Message: "Table 'x' doesn't exist"}), NoTable},
+		{MySQL, wrap(&mysql.MySQLError{Number: 1062}), DupKey},
+		{MySQL, errors.Join(errors.New("x"), &mysql.MySQLError{Number: 1045}), AccessDenied},
+		{MySQL, wrap(&mysql.MySQLError{Number: 1064}), Other},
+		{MySQL, errors.New("1146"), Other},
+		{Postgres, wrap(&pgconn.PgError{Code: "42P01"}), NoTable},
+		{Postgres, wrap(&pgconn.PgError{Code: "23505"}), DupKey},
+		{Postgres, wrap(&pgconn.PgError{Code: "42701"}), DupColumn},
+		{Postgres, wrap(&pgconn.PgError{Code: "42601"}), Other},
+		{Postgres, nil, Other},
+	} {
+		if got := tt.d.Kind(tt.err); got != tt.want {
+			t.Errorf("%v.Kind(%v) = %d, want %d", tt.d, tt.err, got, tt.want)
+		}
+	}
+}
+
+func TestCause(t *testing.T) {
+	ctx := context.Background()
+	dial := &net.OpError{Op: "dial", Net: "tcp", Err: errors.New("connection refused")}
+	for _, tt := range []struct {
+		d    *Dialect
+		err  error
+		want error
+	}{
+		{MySQL, dial, ErrUnreachable},
+		{Postgres, fmt.Errorf("failed to connect: %w", dial), ErrUnreachable},
+		{Postgres, &pgconn.PgError{Code: "57P01"}, ErrUnreachable}, // admin_shutdown
+		{Postgres, &pgconn.PgError{Code: "28P01"}, ErrAccessDenied},
+		{MySQL, &mysql.MySQLError{Number: 1698}, ErrAccessDenied},
+	} {
+		if got := tt.d.Cause(ctx, tt.err); !errors.Is(got, tt.want) || !errors.Is(got, tt.err) {
+			t.Errorf("%v.Cause(%v) = %v, want it wrapping %q and the error", tt.d, tt.err, got, tt.want)
+		}
+	}
+	done, cancel := context.WithCancel(ctx)
+	cancel()
+	if got := MySQL.Cause(done, dial); !errors.Is(got, context.Canceled) || errors.Is(got, ErrUnreachable) {
+		t.Errorf("Cause after cancel = %v, want it wrapping context.Canceled and not %q", got, ErrUnreachable)
+	}
+}

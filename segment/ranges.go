@@ -1,0 +1,367 @@
+package segment
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math"
+	"sync"
+	"time"
+
+	"github.com/seed4d941b13/uidgen/internal/dialect"
+	"github.com/seed4d941b13/uidgen/padding"
+	"github.com/seed4d941b13/uidgen/ringbuffer"
+)
+
+// span is the range of numbers [start, end).
+type span struct{ start, end int64 }
+
+func (s span) len() int64 { return s.end - s.start }
+
+// Retry delays: how soon the padder asks again while a claim is on its
+// way, and while claims fail; and the longest wait between failing claims.
+// A claim without an answer for unanswered counts as the database being
+// unreachable, as a failed one does: a server that is paused or cut off by
+// a partition does not refuse the connection. It is half a take's default
+// wait, so that a take that gives up after that wait says so.
+const (
+	claimWait  = time.Millisecond
+	failedWait = 50 * time.Millisecond
+	maxBackoff = time.Second
+	unanswered = ringbuffer.DefaultWait / 2
+)
+
+// batchSize bounds the batch the padder puts at once.
+const batchSize = 4096
+
+// errClaiming is why the padder holds while the next range is on its way.
+var errClaiming = errors.New("waiting for the next range from the database")
+
+// ranges is the padding.Source of a Generator: it hands the padder the
+// numbers of the range in hand, and has a claimer goroutine claim the next
+// range once the numbers not yet handed out fall to half a range.
+type ranges struct {
+	c     config
+	db    *sql.DB
+	table string
+	tag   string
+	ring  *ringbuffer.Ring
+	batch []int64
+
+	mu       sync.Mutex // guards what follows; the padder and the claimer share it
+	cur      span       // the range in hand, from its first number not yet put
+	spare    *span      // claimed and not yet in hand
+	claiming bool       // the claimer is claiming
+	claimAt  time.Time  // when Next last asked the claimer for a range
+	claimErr error      // the last claim's failure, nil after a success
+	size     int64      // the last claim's size
+	// The claimed numbers that Close may give back are [runStart, runEnd):
+	// the ranges claimed last, while each began where the one before
+	// ended. runEnd is also max_id as the last claim left it.
+	runStart, runEnd int64
+	// lastAt and lastCursor are when the last claim was made and the
+	// ring's cursor then, to size the next claim by the rate since.
+	lastAt       time.Time
+	lastCursor   int64
+	claims       int64
+	claimsFailed int64
+
+	wake chan struct{} // to the claimer; capacity 1
+	// ctx ends when stop is called: a claim on its way is abandoned then.
+	// Its range, if the database took the claim, is lost, never repeated:
+	// Close's give-back names the max_id of the last claim known.
+	ctx    context.Context
+	cancel context.CancelFunc
+	done   chan struct{} // closed when the claimer returns
+}
+
+// start prepares the tag's row, claims the first range and starts the
+// claimer.
+func start(ctx context.Context, c config, ring *ringbuffer.Ring) (*ranges, error) {
+	r := &ranges{c: c, db: c.DB, table: c.Table, tag: c.Tag, ring: ring, batch: make([]int64, batchSize),
+		wake: make(chan struct{}, 1), done: make(chan struct{})}
+	r.ctx, r.cancel = context.WithCancel(context.Background())
+	step, err := r.prepare(ctx)
+	if err != nil {
+		r.cancel()
+		return nil, err
+	}
+	if step > c.MaxStep {
+		r.cancel()
+		return nil, fmt.Errorf("%w: MaxStep %d is below tag %q's step %d", ErrStep, c.MaxStep, c.Tag, step)
+	}
+	r.c.Step = step
+	r.lastAt, r.lastCursor = c.Clock.Now(), -1
+	first, err := r.claim(ctx, step)
+	if err != nil {
+		r.cancel()
+		return nil, err
+	}
+	r.took(first, step)
+	r.cur = first
+	go r.claimer()
+	return r, nil
+}
+
+// prepare makes sure the tag's row exists, at or above Start, and returns
+// its step. It reads before it writes, so a Start below what the tag has
+// claimed fails before anything is written.
+func (r *ranges) prepare(ctx context.Context) (int64, error) {
+	d := r.c.d
+	for {
+		var maxID, step int64
+		err := r.db.QueryRowContext(ctx, d.Rebind("SELECT max_id, step FROM "+r.table+" WHERE biz_tag = ?"), r.tag).
+			Scan(&maxID, &step)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			start := max(r.c.Start, 1)
+			_, err := r.db.ExecContext(ctx, d.Rebind("INSERT INTO "+r.table+
+				" (biz_tag, max_id, step, description, update_time) VALUES (?, ?, ?, ?, "+"CURRENT_TIMESTAMP)"),
+				r.tag, start, r.c.Step, r.c.Description)
+			if d.Kind(err) == dialect.DupKey {
+				continue // another process created it first
+			}
+			if err != nil {
+				return 0, fmt.Errorf("create tag %q in %s: %w", r.tag, r.table, cause(ctx, d, err))
+			}
+			r.log(ctx, "segment: created tag", "start", start, "step", r.c.Step)
+			return r.c.Step, nil
+		case err != nil:
+			return 0, fmt.Errorf("read tag %q from %s: %w", r.tag, r.table, cause(ctx, d, err))
+		case r.c.Start == 0 || r.c.Start == maxID:
+			return step, nil
+		case r.c.Start < maxID:
+			return 0, fmt.Errorf("%w: %d is below tag %q's max_id %d in %s: numbers from %d on are claimed already",
+				ErrStart, r.c.Start, r.tag, maxID, r.table, r.c.Start)
+		}
+		// Start is above max_id: move max_id up to it, unless a claim
+		// moved it meanwhile, in which case look again.
+		res, err := r.db.ExecContext(ctx, d.Rebind("UPDATE "+r.table+" SET max_id = ?, update_time = CURRENT_TIMESTAMP"+
+			" WHERE biz_tag = ? AND max_id = ?"), r.c.Start, r.tag, maxID)
+		var n int64
+		if err == nil {
+			n, err = res.RowsAffected()
+		}
+		if err != nil {
+			return 0, fmt.Errorf("move tag %q in %s up to %d: %w", r.tag, r.table, r.c.Start, cause(ctx, d, err))
+		}
+		if n == 1 {
+			return step, nil
+		}
+	}
+}
+
+// claim claims size numbers in one statement and returns them.
+func (r *ranges) claim(ctx context.Context, size int64) (span, error) {
+	d := r.c.d
+	var end int64
+	var err error
+	if d == dialect.Postgres {
+		err = r.db.QueryRowContext(ctx, "UPDATE "+r.table+" SET max_id = max_id + $1, update_time = CURRENT_TIMESTAMP"+
+			" WHERE biz_tag = $2 RETURNING max_id", size, r.tag).Scan(&end)
+	} else {
+		// LAST_INSERT_ID(expr) sets the value the OK packet carries back,
+		// so the new max_id comes with the update, from the same row lock.
+		var res sql.Result
+		res, err = r.db.ExecContext(ctx, "UPDATE "+r.table+" SET max_id = LAST_INSERT_ID(max_id + ?), update_time = CURRENT_TIMESTAMP"+
+			" WHERE biz_tag = ?", size, r.tag)
+		var n int64
+		if err == nil {
+			n, err = res.RowsAffected()
+		}
+		if err == nil && n == 0 {
+			err = sql.ErrNoRows
+		}
+		if err == nil {
+			end, err = res.LastInsertId()
+		}
+	}
+	if errors.Is(err, sql.ErrNoRows) {
+		return span{}, fmt.Errorf("claim %d numbers of tag %q in %s: %w", size, r.tag, r.table, ErrTagGone)
+	}
+	if err != nil {
+		return span{}, fmt.Errorf("claim %d numbers of tag %q in %s: %w", size, r.tag, r.table, cause(ctx, d, err))
+	}
+	return span{end - size, end}, nil
+}
+
+// took records the claim of s, of size numbers. The caller holds mu, or is
+// start.
+func (r *ranges) took(s span, size int64) {
+	if s.start != r.runEnd {
+		r.runStart = s.start
+	}
+	r.runEnd = s.end
+	r.size = size
+	r.claims++
+	r.claimErr = nil
+	r.log(context.Background(), "segment: claimed", "start", s.start, "end", s.end)
+}
+
+// nextSize returns the size of the next claim: the numbers handed out
+// since the last claim, at their rate, over ClaimEvery, between the tag's
+// step and MaxStep. The caller holds mu.
+func (r *ranges) nextSize(now time.Time, cursor int64) int64 {
+	used := float64(cursor - r.lastCursor)
+	dt := max(now.Sub(r.lastAt), time.Millisecond).Seconds()
+	want := math.Ceil(used / dt * r.c.ClaimEvery.Seconds())
+	if want >= float64(r.c.MaxStep) {
+		return r.c.MaxStep
+	}
+	return max(int64(want), r.c.Step)
+}
+
+// Next hands the padder up to room numbers of the range in hand, taking
+// the spare range when that one is used up, and asks the claimer for the
+// next range once fewer than half a range are left to hand out.
+func (r *ranges) Next(room int) ([]int64, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.cur.len() == 0 && r.spare != nil {
+		r.cur, r.spare = *r.spare, nil
+	}
+	waiting := int64(r.ring.Size() - r.ring.Free())
+	if r.spare == nil && !r.claiming && r.cur.len()+waiting <= r.size/2 {
+		r.claiming, r.claimAt = true, time.Now()
+		select {
+		case r.wake <- struct{}{}:
+		default:
+		}
+	}
+	if r.cur.len() == 0 {
+		switch age := time.Since(r.claimAt); {
+		case r.claimErr != nil:
+			return nil, &padding.Hold{Retry: failedWait, Why: r.claimErr}
+		case !r.claiming:
+			// The ring still holds over half a range: nothing to put
+			// until a take wakes the padder again.
+			return nil, nil
+		case age >= unanswered:
+			return nil, &padding.Hold{Retry: failedWait,
+				Why: fmt.Errorf("%w: a claim of the next range has had no answer for %v", ErrUnreachable, age.Round(time.Millisecond))}
+		default:
+			// Ask again soon, and less often the longer the claim takes.
+			return nil, &padding.Hold{Retry: min(max(claimWait, age/10), failedWait), Why: errClaiming}
+		}
+	}
+	n := int(min(int64(room), r.cur.len(), batchSize))
+	b := r.batch[:n]
+	for i := range b {
+		b[i] = r.cur.start + int64(i)
+	}
+	r.cur.start += int64(n)
+	return b, nil
+}
+
+// claimer claims a range each time Next asks, retrying a failing claim
+// with a growing delay, until stop.
+func (r *ranges) claimer() {
+	defer close(r.done)
+	for {
+		select {
+		case <-r.ctx.Done():
+			return
+		case <-r.wake:
+		}
+		for delay := failedWait; ; delay = min(2*delay, maxBackoff) {
+			r.mu.Lock()
+			now := r.c.Clock.Now()
+			cursor := r.ring.Stats().Cursor
+			size := r.nextSize(now, cursor)
+			r.mu.Unlock()
+			ctx, cancel := context.WithTimeout(r.ctx, claimTimeout)
+			s, err := r.claim(ctx, size)
+			cancel()
+			if r.ctx.Err() != nil {
+				return
+			}
+			r.mu.Lock()
+			if err == nil {
+				r.took(s, size)
+				r.lastAt, r.lastCursor = now, cursor
+				r.spare, r.claiming = &s, false
+				r.mu.Unlock()
+				break
+			}
+			r.claimErr = err
+			r.claimsFailed++
+			r.mu.Unlock()
+			if r.c.Logger != nil {
+				r.c.Logger.Warn("segment: claim failed; retrying", "tag", r.tag, "table", r.table, "in", delay, "error", err)
+			}
+			select {
+			case <-r.ctx.Done():
+				return
+			case <-time.After(delay):
+			}
+		}
+	}
+}
+
+// stop ends the claimer, abandoning a claim on its way, and waits for it.
+func (r *ranges) stop() {
+	r.cancel()
+	<-r.done
+}
+
+// giveBack returns to the table what the generator claimed and never
+// handed out, when no other process has claimed since: what it never put
+// in the ring, and [lowest, next), the last run of numbers Close took from
+// the ring, if that run reaches the first number never put (lowest is -1
+// when Close took none). The padder and the claimer have stopped.
+func (r *ranges) giveBack(lowest, next int64) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	unput := r.runEnd
+	if r.cur.len() > 0 {
+		unput = r.cur.start
+	} else if r.spare != nil {
+		unput = r.spare.start
+	}
+	if lowest < 0 || next != unput {
+		// Close took none, or a take in flight claimed numbers after
+		// the run: give back only what was never put.
+		lowest = unput
+	}
+	from := max(lowest, r.runStart)
+	if from >= r.runEnd {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), claimTimeout)
+	defer cancel()
+	d := r.c.d
+	res, err := r.db.ExecContext(ctx, d.Rebind("UPDATE "+r.table+" SET max_id = ?, update_time = CURRENT_TIMESTAMP"+
+		" WHERE biz_tag = ? AND max_id = ?"), from, r.tag, r.runEnd)
+	var n int64
+	if err == nil {
+		n, err = res.RowsAffected()
+	}
+	if err != nil {
+		return fmt.Errorf("give back %d numbers of tag %q to %s: %w", r.runEnd-from, r.tag, r.table, cause(ctx, d, err))
+	}
+	if n == 1 {
+		r.log(ctx, "segment: gave back", "from", from, "to", r.runEnd)
+	} else {
+		r.log(ctx, "segment: another process claimed since; numbers lost", "from", from, "to", r.runEnd)
+	}
+	return nil
+}
+
+// log logs msg at level Debug when there is a logger.
+func (r *ranges) log(ctx context.Context, msg string, args ...any) {
+	if r.c.Logger != nil {
+		r.c.Logger.DebugContext(ctx, msg, append([]any{"tag", r.tag, "table", r.table}, args...)...)
+	}
+}
+
+// stats returns the claims' part of Stats.
+func (r *ranges) stats() Stats {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	pending := r.cur.len()
+	if r.spare != nil {
+		pending += r.spare.len()
+	}
+	return Stats{Claims: r.claims, ClaimsFailed: r.claimsFailed, ClaimSize: r.size, Pending: pending, LastClaim: r.lastAt}
+}

@@ -1,0 +1,395 @@
+// Package segment hands out dense, increasing numbers from a database table,
+// as Meituan's Leaf-segment and Taobao's TDDL sequence do: each process
+// claims a range of numbers from the row of a business tag, hands them out
+// from memory, and claims the next range before the last one runs out.
+//
+// The numbers go through the cached generator's lock-free ring, filled by
+// the same padding goroutine: the padder puts numbers from the range in
+// hand, and a claimer goroutine fetches the next range from the database
+// while half of the current one is still unused (Leaf's "double buffer"), so
+// a take never waits on the database while it is up. When the database is
+// down, takes go on from what was claimed; once that runs out they wait, as
+// the take policy says, and then fail with the database's error, wrapping
+// ErrUnreachable where the server can not be reached; the claimer keeps
+// trying, and the generator recovers by itself when the database answers.
+//
+// Numbers from one goroutine increase. Numbers from different processes are
+// unique but not ordered: each process hands out its own range, so process
+// A may hand out 2001 before process B hands out 1500. (Leaf's users ask
+// this in Meituan-Dianping/Leaf #64 and #79; no segment scheme can order
+// numbers across processes without a round trip per number.)
+//
+// # The table
+//
+// The table is Leaf's leaf_alloc, with Leaf's meaning: a tag's row holds
+// max_id, the first number not yet claimed, and step; a claim of s numbers
+// moves max_id from m to m + s and owns [m, m + s). A Java Leaf server can
+// share the table: its claims are claims of step numbers. EnsureSchema
+// creates the table; New creates a missing tag, at 1 or at Config.Start.
+//
+// # Why no two processes hand out the same number
+//
+// The invariant: no number at or above a tag's max_id is owned by any
+// process (handed out, or waiting to be). Every statement that changes
+// max_id keeps it, and the database applies them one at a time:
+//
+//  1. A claim is one statement, UPDATE ... SET max_id = max_id + s (on
+//     MySQL through LAST_INSERT_ID(max_id + s), which hands the new value
+//     back with the update; on PostgreSQL with RETURNING): it reads m and
+//     writes m + s atomically, so the range [m, m + s) it takes is above
+//     every owned number, and no other claim can take any of it. Leaf's
+//     own claims are the same statement with s = step.
+//  2. A return (Close) names the max_id its process's last claim left,
+//     e: UPDATE ... SET max_id = r WHERE max_id = e, where [r, e) is the
+//     end of the process's own ranges that it has not handed out and never
+//     will (the ring is sealed and drained first). The update changes the
+//     row only if max_id is still e: then, by the invariant, nothing at or
+//     above e is owned, and [r, e) is owned by this process alone, which
+//     gives it up; so nothing at or above r is owned. If max_id moved, the
+//     update changes nothing and the numbers are lost, never repeated.
+//     (max_id may have moved away from e and come back: only by a return
+//     of everything above e, which leaves nothing above e owned either.)
+//
+// A process's own ranges increase: once its claim has set max_id to e, no
+// statement sets max_id below e again, since a return lowers max_id only to
+// numbers of a later claim. So the numbers a process hands out increase.
+//
+// # Ranges that adapt
+//
+// The first range is the tag's step. Each later claim is sized to last
+// Config.ClaimEvery (by default 5 minutes) at the rate numbers were handed
+// out since the last claim, between the step and Config.MaxStep: so a
+// process claims about once every ClaimEvery at any steady rate up to
+// MaxStep per ClaimEvery, a burst gets a large range at once rather than
+// after several doublings (Leaf doubles or halves the step per claim by its
+// 15-minute rule), and an idle process falls back to the step. A crash
+// loses what the process had claimed and not handed out: at most about one
+// and a half ClaimEvery of numbers at its rate. A clean Close loses nothing
+// when no other process claimed since its last claim, so a process
+// restarted ten times hands out 1, 2, 3, ... without a gap.
+package segment
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/bits"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/seed4d941b13/uidgen"
+	"github.com/seed4d941b13/uidgen/internal/dialect"
+	"github.com/seed4d941b13/uidgen/padding"
+	"github.com/seed4d941b13/uidgen/ringbuffer"
+)
+
+// Defaults of a Config's zero fields, and the limits of its fields.
+const (
+	// DefaultStep is the step of a tag that New creates: Leaf's example
+	// rows use 2000.
+	DefaultStep = 2000
+
+	// DefaultMaxStep bounds the range a claim takes: 2^32 numbers, about 5
+	// minutes at 14 million a second.
+	DefaultMaxStep = 1 << 32
+
+	// DefaultClaimEvery is how long a range is sized to last.
+	DefaultClaimEvery = 5 * time.Minute
+
+	// DefaultRingSize is the ring's slots: 1 MiB.
+	DefaultRingSize = 1 << 16
+
+	// MaxStart is the highest Config.Start: it leaves room for a billion
+	// largest ranges below math.MaxInt64.
+	MaxStart = 1 << 62
+)
+
+// Errors, tested with errors.Is. Every error this package returns starts
+// "segment: " and names the value at fault.
+var (
+	ErrNilDB        = dialect.ErrNilDB        // Config.DB is nil
+	ErrBadTable     = dialect.ErrBadTable     // Config.Table is not a plain identifier
+	ErrDialect      = dialect.ErrDialect      // the DB's driver is neither MySQL's nor pgx's
+	ErrUnreachable  = dialect.ErrUnreachable  // the database server could not be reached
+	ErrAccessDenied = dialect.ErrAccessDenied // the server refused the user or a statement
+
+	// ErrNoTable: the tag table does not exist; EnsureSchema creates it.
+	ErrNoTable = errors.New("segment table missing")
+
+	// ErrBadTag: Config.Tag is empty, longer than 128 bytes, or has a
+	// character other than letters, digits and . _ - :.
+	ErrBadTag = errors.New("bad tag")
+
+	// ErrStep: Config.Step or Config.MaxStep is below 1, MaxStep is below
+	// the tag's step, or ClaimEvery is not positive.
+	ErrStep = errors.New("bad range size")
+
+	// ErrStart: Config.Start is negative or above MaxStart, or the tag
+	// has already claimed numbers at or above it (its max_id is above it).
+	ErrStart = errors.New("bad start")
+
+	// ErrRingSize: Config.RingSize is not a power of two in [2,
+	// ringbuffer.MaxSize].
+	ErrRingSize = errors.New("bad ring size")
+
+	// ErrTagGone: the tag's row is no longer in the table.
+	ErrTagGone = errors.New("tag missing")
+)
+
+// Config says how to build a Generator. DB and Tag are required; the other
+// zero values mean the defaults.
+type Config struct {
+	// DB is the database of the table, opened with go-sql-driver/mysql
+	// (sql.Open("mysql", dsn)) or pgx's stdlib (sql.Open("pgx", url)).
+	DB *sql.DB
+
+	// Tag is the business tag, leaf_alloc's biz_tag: 1 to 128 letters,
+	// digits and . _ - :.
+	Tag string
+
+	// Table is the tag table, DefaultTable by default.
+	Table string
+
+	// Start is where a tag that New creates starts, 1 by default. Set it to
+	// move a table off AUTO_INCREMENT: above its current maximum. For a tag
+	// that exists, a Start above its max_id moves max_id up to Start, and a
+	// Start below it is an error (ErrStart), since numbers from Start on
+	// were already claimed: leave Start zero once the tag exists.
+	Start int64
+
+	// Step is the step of a tag that New creates, DefaultStep by default;
+	// a tag that exists keeps its own. The step is the smallest range a
+	// claim takes.
+	Step int64
+
+	// MaxStep is the largest range a claim takes, DefaultMaxStep by
+	// default; it must not be below the tag's step.
+	MaxStep int64
+
+	// ClaimEvery is how long a range is sized to last at the rate numbers
+	// are handed out, DefaultClaimEvery by default.
+	ClaimEvery time.Duration
+
+	// Description is written to a tag New creates.
+	Description string
+
+	// RingSize is the ring's slots, a power of two, DefaultRingSize by
+	// default.
+	RingSize int
+
+	// RejectedTake decides what NextID does when the ring is empty. Nil
+	// means ringbuffer.Wait(ringbuffer.DefaultWait): wait while the padder
+	// refills, and fail only once it has put nothing for a second.
+	RejectedTake ringbuffer.TakePolicy
+
+	// Clock times the claims, to size them. Nil means uidgen.SystemClock().
+	Clock uidgen.Clock
+
+	// Logger, where not nil, is told of each claim and return at level
+	// Debug, and of failing claims at level Warn.
+	Logger *slog.Logger
+}
+
+// claimTimeout bounds one claim or return statement.
+const claimTimeout = 10 * time.Second
+
+// Generator hands out the numbers of one tag from a ring that a padding
+// goroutine keeps full. It is safe for concurrent use. Build one with New and
+// stop it with Close.
+type Generator struct {
+	ring   *ringbuffer.Ring
+	src    *ranges
+	padder *padding.Executor
+
+	closed    atomic.Bool // set once, by Close; read by every NextID
+	closeOnce sync.Once
+	closeErr  error
+}
+
+// errNextIDClosed is what NextID returns after Close, made once so that the
+// check costs no allocation.
+var errNextIDClosed = fmt.Errorf("segment: next ID: %w", uidgen.ErrClosed)
+
+// New checks cfg, creates the tag if it is missing, claims the first range
+// under ctx, fills the ring and starts the padding and claiming goroutines.
+// Every field is checked before anything is written. Errors start
+// "segment: " and wrap ErrNilDB, ErrDialect, ErrBadTable, ErrBadTag,
+// ErrStep, ErrStart or ErrRingSize for a bad Config, ErrNoTable when the
+// table is missing, and otherwise the database's error (ErrUnreachable,
+// ErrAccessDenied, ctx.Err()).
+func New(ctx context.Context, cfg Config) (*Generator, error) {
+	c, err := check(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("segment: %w", err)
+	}
+	ring, err := ringbuffer.New(ringbuffer.Config{Size: c.ringSize, RejectedTake: cfg.RejectedTake})
+	if err != nil {
+		return nil, fmt.Errorf("segment: %w", err)
+	}
+	src, err := start(ctx, c, ring)
+	if err != nil {
+		return nil, fmt.Errorf("segment: %w", err)
+	}
+	padder, err := padding.New(padding.Config{Ring: ring, Source: src})
+	if err != nil {
+		src.stop()
+		return nil, fmt.Errorf("segment: %w", err)
+	}
+	return &Generator{ring: ring, src: src, padder: padder}, nil
+}
+
+// config is a checked Config with its defaults filled in.
+type config struct {
+	Config
+	d        *dialect.Dialect
+	ringSize int
+}
+
+// check returns cfg with its defaults, or the first thing wrong with it.
+func check(cfg Config) (config, error) {
+	c := config{Config: cfg}
+	if c.Table == "" {
+		c.Table = DefaultTable
+	}
+	var err error
+	if c.d, err = dialect.Of(c.DB); err != nil {
+		return c, err
+	}
+	if err := c.d.CheckTable(c.Table); err != nil {
+		return c, err
+	}
+	if err := checkTag(c.Tag); err != nil {
+		return c, err
+	}
+	if c.Step == 0 {
+		c.Step = DefaultStep
+	}
+	if c.MaxStep == 0 {
+		c.MaxStep = DefaultMaxStep
+	}
+	if c.ClaimEvery == 0 {
+		c.ClaimEvery = DefaultClaimEvery
+	}
+	switch {
+	case c.Step < 1 || c.Step > 1<<31-1:
+		return c, fmt.Errorf("%w: Step %d, want 1 to %d (the step column is an INT)", ErrStep, c.Step, 1<<31-1)
+	case c.MaxStep < c.Step:
+		return c, fmt.Errorf("%w: MaxStep %d is below Step %d", ErrStep, c.MaxStep, c.Step)
+	case c.ClaimEvery < 0:
+		return c, fmt.Errorf("%w: ClaimEvery %v, want more than 0", ErrStep, c.ClaimEvery)
+	case c.Start < 0 || c.Start > MaxStart:
+		return c, fmt.Errorf("%w: %d, want 1 to %d (0: 1)", ErrStart, c.Start, int64(MaxStart))
+	}
+	c.ringSize = c.RingSize
+	if c.ringSize == 0 {
+		c.ringSize = DefaultRingSize
+	}
+	if c.ringSize < 2 || c.ringSize > ringbuffer.MaxSize || bits.OnesCount(uint(c.ringSize)) != 1 {
+		return c, fmt.Errorf("%w: %d, want a power of two from 2 to %d", ErrRingSize, c.RingSize, ringbuffer.MaxSize)
+	}
+	if c.Clock == nil {
+		c.Clock = uidgen.SystemClock()
+	}
+	return c, nil
+}
+
+// NextID returns the next number. Numbers from one goroutine increase.
+//
+// It fails with an error wrapping uidgen.ErrClosed after Close, and on an
+// empty ring with whatever the RejectedTake policy returns: by default, once
+// the padder has put nothing for a second, an error wrapping
+// ringbuffer.ErrEmpty and why the padder had nothing, such as the
+// database's error (ErrUnreachable). It never returns a number twice.
+func (g *Generator) NextID() (int64, error) {
+	if g.closed.Load() {
+		return 0, errNextIDClosed
+	}
+	n, err := g.ring.Take()
+	if err != nil {
+		return 0, fmt.Errorf("segment: next ID: %w", err)
+	}
+	return n, nil
+}
+
+// NextIDs fills dst with numbers, in increasing order, claiming as many as
+// the ring holds with each compare-and-swap, and returns len(dst). On an
+// error it returns how many it filled and the error, as NextID would, and
+// leaves dst past them zero.
+func (g *Generator) NextIDs(dst []int64) (int, error) {
+	if g.closed.Load() {
+		return 0, fmt.Errorf("segment: next IDs: %w", uidgen.ErrClosed)
+	}
+	n, err := g.ring.TakeAll(dst)
+	if err != nil {
+		return n, fmt.Errorf("segment: next IDs: %w", err)
+	}
+	return n, nil
+}
+
+// Tag returns the generator's tag.
+func (g *Generator) Tag() string { return g.src.tag }
+
+// Close stops the padding and claiming goroutines and gives back what the
+// generator claimed and did not hand out, when no other process has claimed
+// since its last claim (see the package doc): so a clean restart loses no
+// number. NextID then fails with uidgen.ErrClosed. Close is idempotent and
+// safe to call concurrently; it returns the return statement's error, the
+// same to every call.
+func (g *Generator) Close() error {
+	g.closeOnce.Do(func() {
+		g.closed.Store(true)
+		g.padder.Close()
+		g.ring.Seal(uidgen.ErrClosed)
+		g.src.stop()
+		// Take what the ring still holds, so that no take in flight hands
+		// out a number given back. A take in flight may claim values
+		// between two of these batches, or after the last: [lowest, next)
+		// is the run of numbers taken here since the last gap, which the
+		// ring's increasing values show.
+		lowest, next := int64(-1), int64(-1)
+		var buf [512]int64
+		for {
+			n, err := g.ring.TakeN(buf[:])
+			if n > 0 {
+				if buf[0] != next {
+					lowest = buf[0]
+				}
+				next = buf[n-1] + 1
+			}
+			if err != nil {
+				break
+			}
+		}
+		if err := g.src.giveBack(lowest, next); err != nil {
+			g.closeErr = fmt.Errorf("segment: close: %w", err)
+		}
+	})
+	return g.closeErr
+}
+
+// Stats is a snapshot of a Generator's ring, padder and claims.
+type Stats struct {
+	Size         int64     // slots in the ring
+	Available    int64     // numbers waiting in the ring
+	TakesWaited  int64     // takes that found the ring empty and waited for the padder
+	TakesFailed  int64     // takes that returned an error
+	PadRuns      int64     // padder runs: at start, and per wake-up
+	Claims       int64     // ranges claimed from the table
+	ClaimsFailed int64     // claim statements that failed
+	ClaimSize    int64     // numbers the last claim took
+	Pending      int64     // numbers claimed and not yet in the ring
+	LastClaim    time.Time // when the last claim was sized (Config.Clock)
+}
+
+// Stats returns a snapshot of g. Under load the fields are read one at a
+// time, so they describe nearby instants, not one.
+func (g *Generator) Stats() Stats {
+	rs := g.ring.Stats()
+	st := g.src.stats()
+	st.Size, st.Available, st.TakesWaited, st.TakesFailed = rs.Size, rs.Available, rs.TakesWaited, rs.TakesFailed
+	st.PadRuns = g.padder.Runs()
+	return st
+}
