@@ -1,6 +1,9 @@
 package uidgen
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // Leaser is an Assigner whose worker IDs come back: a worker ID is lent to
 // one process at a time and returned when it is done, so worker bits are
@@ -68,4 +71,24 @@ type Lease interface {
 	// lastUsed. Release is idempotent: later calls return the first one's
 	// result.
 	Release(ctx context.Context, lastUsed int64) error
+}
+
+// LeaseStats is what a generator's Stats say of its leased worker ID.
+type LeaseStats struct {
+	// Held says the worker ID is leased; without a lease every field is
+	// zero.
+	Held bool
+
+	// Lost says another process took the lease over: the generator hands
+	// out what was reserved, then fails with ErrLeaseLost.
+	Lost bool
+
+	// Expires is when the lease lapses unless renewed, by this process's
+	// clock; zero where the Lease does not say. A Lease says with a method
+	// Expires() time.Time, as package worker's leases do.
+	Expires time.Time
+
+	// ReservedUntil is the end of the last second reserved: the generator
+	// uses no second from it on until a renewal moves it.
+	ReservedUntil time.Time
 }

@@ -3,7 +3,7 @@
 # the ratios that matter, and rewrites bench/RESULTS.md and
 # bench/ids-per-second.png from them. The raw output stays in bench/results/.
 #
-#   bash bench/run.sh                      # -count 6 -benchtime 1s: about 10 minutes
+#   bash bench/run.sh                      # -count 6 -benchtime 1s: about 12 minutes
 #   COUNT=10 BENCHTIME=2s LATENCY=5s bash bench/run.sh
 #
 # The machine should be otherwise idle; on a shared one, compare within a run.
@@ -33,6 +33,15 @@ go list -m github.com/bwmarrin/snowflake github.com/sony/sonyflake/v2 >results/p
 
 step "benchstat (bench/results/benchstat.txt)"
 go tool benchstat results/bench.txt | tee results/benchstat.txt
+
+step "uidgen serve under wrk, against a bare handler (bench/results/serve.txt)"
+# Its own section of RESULTS.md, which the report below keeps. wrk is
+# Debian's package; a machine without it gets it, or skips this step.
+if command -v wrk >/dev/null || apt-get install -y wrk >/dev/null; then
+  go run ./cmd/serve -out .
+else
+  echo "run.sh: no wrk, and apt-get install wrk failed: the serve section stays as it was" >&2
+fi
 
 step "ratios (bench/RESULTS.md, bench/ids-per-second.png)"
 go run ./cmd/report -results results -benchtime "$BENCHTIME" -out .

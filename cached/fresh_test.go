@@ -38,8 +38,9 @@ func TestFreshWhenIdle(t *testing.T) {
 		take(10*time.Minute, 144)
 		elapsed := time.Since(start).Seconds()
 		s := g.Stats()
-		if runs := float64(s.PadRuns) / elapsed; runs > 2 || s.Stale == 0 {
-			t.Fatalf("Stats %+v over %.0f s: %.2f padder runs a second, want at most 2, and stale IDs thrown away", s, elapsed, runs)
+		if runs := float64(s.PadRuns) / elapsed; runs > 2 || s.Stale == 0 || s.Taken != int64(len(ids)) {
+			t.Fatalf("Stats %+v over %.0f s: %.2f padder runs a second, want at most 2, stale IDs thrown away, and %d taken",
+				s, elapsed, runs, len(ids))
 		}
 		idcheck.Check(t, g, [][]int64{ids})
 	})

@@ -310,6 +310,7 @@ func (g *Generator) Close() error {
 
 // Stats is a snapshot of a Generator's ring and padder.
 type Stats struct {
+	Taken        int64 // UIDs handed out: takes, less the stale UIDs thrown away
 	Size         int64 // slots in the ring
 	Available    int64 // UIDs waiting in the ring
 	Tail         int64 // ring sequence of the last UID put; -1 before the first
@@ -324,6 +325,9 @@ type Stats struct {
 	// HeldBack is how long the padder has waited for the clock under
 	// Config.MaxAhead, in all.
 	HeldBack time.Duration
+
+	// Lease describes a leased worker ID; all zero for another Assigner's.
+	Lease uidgen.LeaseStats
 }
 
 // Stats returns a snapshot of g's ring and padder. Under load the fields are
@@ -331,6 +335,7 @@ type Stats struct {
 func (g *Generator) Stats() Stats {
 	rs := g.ring.Stats()
 	return Stats{
+		Taken:        rs.Cursor + 1 - rs.Stale,
 		Size:         rs.Size,
 		Available:    rs.Available,
 		Tail:         rs.Tail,
@@ -342,5 +347,6 @@ func (g *Generator) Stats() Stats {
 		PadRuns:      g.padder.Runs(),
 		SecondsAhead: g.src.ahead(),
 		HeldBack:     time.Duration(g.src.heldBack.Load()),
+		Lease:        g.s.LeaseStats(),
 	}
 }

@@ -45,6 +45,9 @@ func TestLeasedWorkerID(t *testing.T) {
 		if first, last := unix(g, ids[0]), unix(g, ids[len(ids)-1]); first != now+100 || last != now+101 {
 			t.Fatalf("IDs from %d to %d, want the reserved seconds %d and %d", first, last, now+100, now+101)
 		}
+		if s := g.Stats(); s.Taken != 2*perSecond || !s.Lease.Held || s.Lease.Lost || s.Lease.ReservedUntil.Unix() != now+102 {
+			t.Fatalf("Stats %+v, want %d taken, the lease held and reserved to the end of second %d", s, 2*perSecond, now+101)
+		}
 		if lease.Needed() < now+102 {
 			t.Fatalf("the lease was told of second %d, want the next one, %d, asked for", lease.Needed(), now+102)
 		}
@@ -54,6 +57,11 @@ func TestLeasedWorkerID(t *testing.T) {
 			t.Fatalf("NextID past the reservation = %v, want an error saying the reservation runs out", err)
 		}
 		lease.Reserve(now + 110)
+		expires := leaseStart.Add(42 * time.Second)
+		lease.SetExpires(expires)
+		if s := g.Stats().Lease; !s.Expires.Equal(expires) || s.ReservedUntil.Unix() != now+111 {
+			t.Fatalf("Stats().Lease = %+v, want the lease's Expires, %v, and reserved to the end of second %d", s, expires, now+110)
+		}
 		synctest.Wait() // the padder's retry
 		id, err := g.NextID()
 		if err != nil || unix(g, id) != now+102 {
@@ -97,6 +105,9 @@ func TestLeaseLost(t *testing.T) {
 		})
 		lease, _ := leaser.Lease()
 		lease.Lose()
+		if s := g.Stats().Lease; !s.Held || !s.Lost {
+			t.Fatalf("Stats().Lease = %+v after the lease was lost, want it held and lost", s)
+		}
 		if _, err := g.NextIDs(make([]int64, 2*perSecond)); err != nil {
 			t.Fatalf("the reserved seconds: %v", err)
 		}

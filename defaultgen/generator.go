@@ -41,6 +41,12 @@ type Generator struct {
 	seq    int64 // guarded by mu: sequence of the last UID within last
 	count  int64 // guarded by mu: UIDs handed out in second last
 	closed bool  // guarded by mu: set by Close
+
+	// Counters for Stats, guarded by mu: plain ints, so that counting
+	// costs the take nothing beyond the lock it holds anyway. Takes that
+	// returned a UID, that waited for the clock or a reservation first, and
+	// that failed.
+	taken, waited, failed int64
 }
 
 // New checks cfg, then asks its Assigner for the worker ID under ctx. Every
@@ -103,25 +109,29 @@ func (g *Generator) NextIDFor(key int64) (int64, error) {
 	return g.s.WithGene(base, key), nil
 }
 
-// next returns a new UID with gene 0.
+// next returns a new UID with gene 0, and counts the take for Stats.
 func (g *Generator) next() (int64, error) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.closed {
-		return 0, uidgen.ErrClosed
+		return g.fail(false, uidgen.ErrClosed)
 	}
+	waited := false
 	for {
 		now, err := g.s.Second()
 		if err != nil {
-			return 0, err
+			return g.fail(waited, err)
 		}
 		// A leased worker ID starts above every second an earlier holder
 		// may have used, which may be ahead of the clock.
 		now = max(now, g.s.Floor())
 		switch {
 		case now > g.last:
-			if err := g.reserve(now); err != nil {
-				return 0, err
+			if !g.s.Reserved(now) {
+				waited = true
+				if err := g.reserve(now); err != nil {
+					return g.fail(waited, err)
+				}
 			}
 			// Start the second at a random sequence, so that at a few IDs
 			// a second they spread evenly over id % 2^k; a second spent to
@@ -136,18 +146,33 @@ func (g *Generator) next() (int64, error) {
 			// second while it has sequence left.
 			g.seq++
 		default:
+			waited = true
 			if err := g.waitFor(g.last + 1); err != nil {
-				return 0, err
+				return g.fail(waited, err)
 			}
 			continue
 		}
 		g.count++
+		g.taken++
+		if waited {
+			g.waited++
+		}
 		return g.s.Bits().Allocate(g.last, g.s.WorkerID(), g.seq), nil
 	}
 }
 
+// fail counts a take that failed with err, and whether it waited first,
+// and returns err. The caller holds mu.
+func (g *Generator) fail(waited bool, err error) (int64, error) {
+	g.failed++
+	if waited {
+		g.waited++
+	}
+	return 0, err
+}
+
 // reserve returns nil once second delta is reserved for a leased worker ID,
-// waiting up to MaxClockWait for a renewal, and at once without a lease.
+// waiting up to MaxClockWait for a renewal.
 func (g *Generator) reserve(delta int64) error {
 	ctx, cancel := context.WithTimeout(context.Background(), MaxClockWait)
 	defer cancel()
@@ -204,3 +229,33 @@ func (g *Generator) Parse(uid int64) uidgen.ID { return g.s.Layout().Parse(uid) 
 //
 //	{"UID":"%d","timestamp":"yyyy-MM-dd HH:mm:ss","workerId":"%d","sequence":"%d"}
 func (g *Generator) ParseUID(uid int64) string { return g.s.Layout().ParseUID(uid) }
+
+// Stats is a snapshot of a Generator's counters.
+type Stats struct {
+	Taken       int64 // UIDs handed out
+	TakesWaited int64 // takes that waited: for the next second, their own spent, or for a reservation
+	TakesFailed int64 // takes that returned an error
+
+	// SecondsAhead is how many seconds the last UID's second is ahead of
+	// the clock: under a clock stepped back, or a lease that starts above
+	// it; 0 otherwise.
+	SecondsAhead int64
+
+	// Lease describes a leased worker ID; all zero for another Assigner's.
+	Lease uidgen.LeaseStats
+}
+
+// Stats returns a snapshot of g's counters, taken under the mutex that
+// NextID holds: at the sequence's limit, where a NextID sleeps to the next
+// second holding it, Stats waits as long as any NextID does.
+func (g *Generator) Stats() Stats {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return Stats{
+		Taken:        g.taken,
+		TakesWaited:  g.waited,
+		TakesFailed:  g.failed,
+		SecondsAhead: max(0, g.last-g.s.Now()),
+		Lease:        g.s.LeaseStats(),
+	}
+}

@@ -96,6 +96,9 @@ func TestSpentSequenceSleepsToTheNextSecond(t *testing.T) {
 	if calls, slept := clock.Slept(); calls != 1 || slept != 700*time.Millisecond {
 		t.Fatalf("slept %d times for %v, want once for 700ms", calls, slept)
 	}
+	if s := g.Stats(); s != (defaultgen.Stats{Taken: 257, TakesWaited: 1}) {
+		t.Fatalf("Stats = %+v, want 257 taken, one of them after waiting", s)
+	}
 	p, pl := g.Parse(id), g.Parse(last)
 	if p.Sequence != 0 || p.Time.Sub(pl.Time) != time.Second || id <= last {
 		t.Fatalf("after the spent second got %+v, last was %+v", p, pl)

@@ -262,6 +262,12 @@ type lease struct {
 
 	leasedAt time.Time // by the client's clock: the renewer's first pace counts from it
 
+	// renewedAfter is how long after leasedAt the last renewal that
+	// succeeded was sent (0 for the lease itself): the row's LEASE_UNTIL is
+	// at least one TTL past that instant. Written only by the renewer; read
+	// by Expires.
+	renewedAfter atomic.Int64
+
 	// reserved is the last second this holder may use. Written only by the
 	// renewer, and only after an update naming token has changed the row
 	// and left RESERVED_UNTIL at or above the stored value; it never
@@ -298,6 +304,13 @@ type lease struct {
 func (s *lease) WorkerID() int64 { return s.id }
 func (s *lease) Start() int64    { return s.start }
 func (s *lease) Reserved() int64 { return s.reserved.Load() }
+
+// Expires returns when the lease lapses unless renewed, by this process's
+// clock: one TTL after the last successful renewal was sent. The database
+// counts its TTL from when the statement arrived, later, so this errs early.
+func (s *lease) Expires() time.Time {
+	return s.leasedAt.Add(time.Duration(s.renewedAfter.Load()) + s.l.ttl)
+}
 
 // Need raises need to sec and wakes the renewer when sec has used up half
 // of the reservation ahead. The send never blocks: a wake-up already waiting
@@ -428,6 +441,7 @@ func (s *lease) renew(ctx context.Context) {
 func (s *lease) extend(ctx context.Context, target int64, timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
+	sent := s.l.now()
 	res, err := s.l.db.ExecContext(ctx, s.l.d.Rebind(
 		"UPDATE "+s.l.table+" SET LEASE_UNTIL = GREATEST(LEASE_UNTIL + 1, "+s.l.d.NowMillis()+" + ?),"+
 			" RESERVED_UNTIL = GREATEST(RESERVED_UNTIL, ?) WHERE ID = ? AND OWNER = ?"),
@@ -446,6 +460,7 @@ func (s *lease) extend(ctx context.Context, target int64, timeout time.Duration)
 	if target > s.Reserved() {
 		s.reserved.Store(target)
 	}
+	s.renewedAfter.Store(int64(sent.Sub(s.leasedAt)))
 	return nil
 }
 

@@ -617,3 +617,28 @@ func TestList(t *testing.T) {
 		}
 	})
 }
+
+// TestLeaseExpiresEarly: Expires never says the lease lasts longer than the
+// row's LEASE_UNTIL does (client and server share a clock here), and each
+// renewal moves it on.
+func TestLeaseExpiresEarly(t *testing.T) {
+	each(t, func(t *testing.T, _ dbtest.Server, db *sql.DB) {
+		table := testTable(t, db)
+		l := newTestLeased(t, db, table, WithLeaseTTL(3*time.Second))
+		l.every = time.Hour // only renewNow renews
+		s := mustLease(t, l, 7)
+		before := s.Expires()
+		for _, when := range []string{"leased", "renewed"} {
+			r := readRow(t, db, table, s.WorkerID())
+			left := time.Until(s.Expires())
+			// The server's now is read to the millisecond: one of slack.
+			if row := time.Duration(r.expires.Int64+1) * time.Millisecond; left > row || left < 2*time.Second {
+				t.Errorf("%s: Expires is %v away, the row's LEASE_UNTIL %v; want no later, and near the 3s TTL", when, left, row)
+			}
+			renewNow(t, s)
+		}
+		if !s.Expires().After(before) {
+			t.Errorf("Expires %v after renewals, want later than %v", s.Expires(), before)
+		}
+	})
+}

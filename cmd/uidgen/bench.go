@@ -5,15 +5,20 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"runtime"
 	"slices"
 	"text/tabwriter"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"golang.org/x/term"
+
 	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/cached"
 	"github.com/seed4d941b13/uidgen/defaultgen"
 	"github.com/seed4d941b13/uidgen/internal/hammer"
+	"github.com/seed4d941b13/uidgen/metrics"
 )
 
 // benchSampleEvery is how many calls `uidgen bench` makes per timed one:
@@ -28,14 +33,18 @@ type contender struct {
 	open func(ctx context.Context, cfg defaultgen.Config) (benchee, error)
 }
 
-// benchee is a generator under measurement.
+// benchee is a generator as the commands use it: gen and serve take IDs,
+// bench measures it.
 type benchee struct {
-	next    func() (int64, error)
-	nextFor func(key int64) (int64, error)
-	parse   func(uid int64) uidgen.ID
-	ahead   func() int64  // seconds of ID time borrowed beyond the clock so far
-	ring    func() string // the ring's statistics for the table; nil without a ring
-	close   func() error  // releases the generator
+	next      func() (int64, error)
+	nextIDs   func(dst []int64) (int, error) // fills dst, as cached.Generator.NextIDs
+	nextFor   func(key int64) (int64, error)
+	parse     func(uid int64) uidgen.ID
+	workerID  int64
+	collector prometheus.Collector // its metrics, for serve
+	ahead     func() int64         // seconds of ID time borrowed beyond the clock so far
+	ring      func() string        // the ring's statistics for the table; nil without a ring
+	close     func() error         // releases the generator
 }
 
 // contenders are measured in this order.
@@ -49,10 +58,13 @@ var contenders = []contender{
 			return benchee{}, err
 		}
 		return benchee{
-			next:    g.NextID,
-			nextFor: g.NextIDFor,
-			parse:   g.Parse,
-			ahead:   func() int64 { return g.Stats().SecondsAhead },
+			next:      g.NextID,
+			nextIDs:   g.NextIDs,
+			nextFor:   g.NextIDFor,
+			parse:     g.Parse,
+			workerID:  g.WorkerID(),
+			collector: metrics.NewCached(g),
+			ahead:     func() int64 { return g.Stats().SecondsAhead },
 			ring: func() string {
 				s := g.Stats()
 				return fmt.Sprintf("%s slots, %s pad runs, %s takes waited, %s failed",
@@ -66,9 +78,25 @@ var contenders = []contender{
 		if err != nil {
 			return benchee{}, err
 		}
-		return benchee{next: g.NextID, nextFor: g.NextIDFor, parse: g.Parse,
-			ahead: func() int64 { return 0 }, close: g.Close}, nil
+		return benchee{next: g.NextID, nextIDs: oneByOne(g.NextID), nextFor: g.NextIDFor, parse: g.Parse,
+			workerID: g.WorkerID(), collector: metrics.NewDefault(g),
+			ahead: func() int64 { return g.Stats().SecondsAhead }, close: g.Close}, nil
 	}},
+}
+
+// oneByOne makes NextIDs of next, for a generator that has no batch take:
+// it fills dst from the front and stops at the first error.
+func oneByOne(next func() (int64, error)) func(dst []int64) (int, error) {
+	return func(dst []int64) (int, error) {
+		for i := range dst {
+			uid, err := next()
+			if err != nil {
+				return i, err
+			}
+			dst[i] = uid
+		}
+		return len(dst), nil
+	}
 }
 
 // openContender builds the generator called name from cfg, bounding the
@@ -130,25 +158,41 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	return printBench(stdout, rows, *goroutines, cfg)
 }
 
-// benchOne builds c and hammers it for d, with a progress line on stderr.
+// benchOne builds c and hammers it for d, with progress on stderr: a line
+// redrawn five times a second on a terminal, and elsewhere (a pipe, a log
+// file) a line a second with no carriage return, so that a log reads line
+// by line.
 func benchOne(c contender, cfg defaultgen.Config, goroutines int, d time.Duration, stderr io.Writer) (benchRow, error) {
 	b, err := openContender(c.name, cfg)
 	if err != nil {
 		return benchRow{}, err
 	}
 	defer b.close()
+	tty := isTerminal(stderr)
+	every := 200 * time.Millisecond
+	if !tty {
+		every = time.Second
+	}
 	progress := func(ids int64, elapsed time.Duration) {
-		fmt.Fprintf(stderr, "\r%-8s %5.1fs of %v  %15s IDs  %12s IDs/s ", c.name,
+		line := fmt.Sprintf("%-8s %5.1fs of %v  %15s IDs  %12s IDs/s", c.name,
 			elapsed.Seconds(), d, group(ids), group(int64(float64(ids)/elapsed.Seconds())))
+		if tty {
+			fmt.Fprintf(stderr, "\r%s ", line)
+		} else {
+			fmt.Fprintln(stderr, line)
+		}
 	}
 	r := hammer.Run(hammer.Config{
-		Goroutines:  goroutines,
-		Duration:    d,
-		SampleEvery: benchSampleEvery,
-		Progress:    progress,
+		Goroutines:    goroutines,
+		Duration:      d,
+		SampleEvery:   benchSampleEvery,
+		Progress:      progress,
+		ProgressEvery: every,
 	}, b.next)
 	progress(r.IDs, r.Elapsed)
-	fmt.Fprintln(stderr)
+	if tty {
+		fmt.Fprintln(stderr)
+	}
 	if r.Err != nil {
 		return benchRow{}, fmt.Errorf("%s: %w", c.name, r.Err)
 	}
@@ -182,6 +226,13 @@ default makes at most %s IDs a second (its sequence bits); past that, callers sl
 ahead is how many seconds of ID time a generator has borrowed beyond the clock.
 `, goroutines, benchSampleEvery, group(perSecond))
 	return err
+}
+
+// isTerminal reports whether w is a terminal, where a progress line may
+// redraw itself.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 // nsPerID formats nanoseconds per ID: one decimal where it matters.

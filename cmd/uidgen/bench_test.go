@@ -1,8 +1,15 @@
 package main
 
 import (
+	"bytes"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
 	"strings"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 func TestBenchPrintsATableRowPerGenerator(t *testing.T) {
@@ -24,13 +31,125 @@ func TestBenchPrintsATableRowPerGenerator(t *testing.T) {
 		if head, row := starts(lines[0]), starts(lines[1+i]); head[6] != row[6] || head[7] != row[7] {
 			t.Errorf("row %q is not aligned under %q", lines[1+i], lines[0])
 		}
-		if !strings.Contains(stderr, "\r"+c.name) {
+		if !strings.Contains(stderr, c.name+"   ") {
 			t.Errorf("no progress line for %s in %q", c.name, stderr)
 		}
 	}
 	if !strings.Contains(out, "3 goroutines;") || !strings.Contains(out, "at most 8,192 IDs a second") {
 		t.Errorf("no legend:\n%s", out)
 	}
+}
+
+// TestBenchProgress runs uidgen bench as a process with stderr on a
+// terminal and on a pipe. On the terminal the progress line redraws itself
+// with carriage returns; on the pipe every progress line is a line of its
+// own, at most one a second and one at the end for each generator. Either
+// way the table goes to stdout, and stdout alone.
+func TestBenchProgress(t *testing.T) {
+	t.Run("terminal", func(t *testing.T) {
+		pty, tty := openPTY(t)
+		var stdout bytes.Buffer
+		cmd := uidgenCommand(t, "bench", "-d", "500ms", "-worker", "3")
+		cmd.Stdout, cmd.Stderr = &stdout, tty
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		tty.Close() // the child has its own copy; the last one closed ends the reads
+		screen := make(chan []byte)
+		go func() {
+			b, _ := io.ReadAll(pty) // EIO once the child exits: the end of the terminal's output
+			screen <- b
+		}()
+		if err := cmd.Wait(); err != nil {
+			t.Fatal(err)
+		}
+		stderr := string(<-screen)
+		for _, c := range contenders {
+			if n := strings.Count(stderr, "\r"+c.name+" "); n < 2 {
+				t.Errorf("the progress line for %s is drawn %d times, want twice or more, each after a carriage return:\n%q", c.name, n, stderr)
+			}
+		}
+		checkTable(t, stdout.String())
+	})
+	t.Run("pipe", func(t *testing.T) {
+		var stdout, stderr bytes.Buffer
+		cmd := uidgenCommand(t, "bench", "-d", "1100ms", "-worker", "3")
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("%v: %s", err, &stderr)
+		}
+		if strings.Contains(stderr.String(), "\r") {
+			t.Errorf("carriage returns on a pipe: %q", &stderr)
+		}
+		lines := strings.SplitAfter(stderr.String(), "\n")
+		for _, c := range contenders {
+			// One at 1 s, unless the end came first, and one at the end.
+			n := 0
+			for _, l := range lines {
+				if strings.HasPrefix(l, c.name+" ") && strings.HasSuffix(l, " IDs/s\n") {
+					n++
+				}
+			}
+			if n < 1 || n > 2 {
+				t.Errorf("%d progress lines for %s in 1.1 s, want 1 or 2:\n%s", n, c.name, &stderr)
+			}
+		}
+		checkTable(t, stdout.String())
+	})
+}
+
+// checkTable fails t unless out is bench's table and legend, and only that.
+func checkTable(t *testing.T, out string) {
+	t.Helper()
+	lines := strings.Split(out, "\n")
+	if !strings.HasPrefix(lines[0], "generator  IDs/s") || len(lines) < 1+len(contenders) {
+		t.Fatalf("stdout does not start with the table:\n%s", out)
+	}
+	for i, c := range contenders {
+		if !strings.HasPrefix(lines[1+i], c.name+" ") {
+			t.Errorf("row %d = %q, want %s's", i, lines[1+i], c.name)
+		}
+	}
+	if strings.Contains(out, "\r") || strings.Contains(out, " of 1") || strings.Contains(out, " of 5") {
+		t.Errorf("progress on stdout:\n%q", out)
+	}
+}
+
+// uidgenCommand returns the test binary set up to run as uidgen with args.
+func uidgenCommand(t *testing.T, args ...string) *exec.Cmd {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.CommandContext(t.Context(), exe, "-test.run=^$")
+	cmd.Env = append(os.Environ(), childArgsEnv+"="+strings.Join(args, "\n"))
+	return cmd
+}
+
+// openPTY opens a pseudo-terminal: the master end, which reads what is
+// written to the terminal, and the terminal itself.
+func openPTY(t *testing.T) (pty, tty *os.File) {
+	t.Helper()
+	pty, err := os.OpenFile("/dev/ptmx", os.O_RDWR|unix.O_NOCTTY, 0)
+	if err != nil {
+		t.Skipf("no pseudo-terminals here: %v", err)
+	}
+	t.Cleanup(func() { pty.Close() })
+	fd := int(pty.Fd())
+	if err := unix.IoctlSetPointerInt(fd, unix.TIOCSPTLCK, 0); err != nil { // unlock the terminal
+		t.Fatal(err)
+	}
+	n, err := unix.IoctlGetInt(fd, unix.TIOCGPTN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tty, err = os.OpenFile("/dev/pts/"+strconv.Itoa(n), os.O_RDWR|unix.O_NOCTTY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { tty.Close() })
+	return pty, tty
 }
 
 func TestBenchBadCalls(t *testing.T) {

@@ -8,6 +8,7 @@
 //	uidgen workers -dsn DSN    the worker table: which IDs are held, free or spent
 //	uidgen gen -segment TAG -dsn DSN   dense numbers of a tag (Leaf's segment mode)
 //	uidgen segments -dsn DSN   the tag table: each tag's next number and step
+//	uidgen serve -worker 3     IDs over HTTP at 127.0.0.1:8080, with Prometheus metrics
 //	uidgen help COMMAND        what a command does, with an example
 //
 // Every command takes -h. Bad flags print a message and exit with status 2.
@@ -43,6 +44,7 @@ var commands = []command{
 	{"schema", "print the WORKER_NODE table's DDL, as EnsureSchema makes it", runSchema},
 	{"workers", "show the WORKER_NODE table: which IDs are held, free or spent", runWorkers},
 	{"segments", "show the leaf_alloc table of segment mode: each tag's next number and step", runSegments},
+	{"serve", "serve IDs over HTTP, with Prometheus metrics at /metrics", runServe},
 }
 
 // errUsage marks an error the user can fix by calling differently: exit 2.

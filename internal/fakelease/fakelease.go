@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/seed4d941b13/uidgen"
 )
@@ -51,6 +52,7 @@ type Lease struct {
 	id, start int64
 	reserved  atomic.Int64
 	needed    atomic.Int64
+	expires   atomic.Pointer[time.Time] // nil: zero, as Expires says
 
 	mu       sync.Mutex
 	err      error         // set by Lose
@@ -85,6 +87,18 @@ func (l *Lease) Reserve(s int64) {
 	close(l.changed)
 	l.changed = make(chan struct{})
 }
+
+// Expires returns what SetExpires set, as package worker's leases say
+// when they lapse unless renewed.
+func (l *Lease) Expires() time.Time {
+	if t := l.expires.Load(); t != nil {
+		return *t
+	}
+	return time.Time{}
+}
+
+// SetExpires sets what Expires returns.
+func (l *Lease) SetExpires(t time.Time) { l.expires.Store(&t) }
 
 // Lose makes the lease lost: Err and Wait report uidgen.ErrLeaseLost.
 func (l *Lease) Lose() {

@@ -5,7 +5,7 @@
 //
 //	go run ./cmd/memory -d 1s
 //
-// It builds cmd/uidgen into a temporary directory and reads each run's peak
+// It builds cmd/uidgen (package uidgenbin) and reads each run's peak
 // RSS from the kernel's rusage of the child, as /usr/bin/time -v does.
 package main
 
@@ -15,7 +15,6 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"runtime"
 	"syscall"
 	"text/tabwriter"
@@ -23,6 +22,8 @@ import (
 
 	"github.com/seed4d941b13/uidgen/cached"
 	"github.com/seed4d941b13/uidgen/ringbuffer"
+
+	"github.com/seed4d941b13/uidgen/bench/internal/uidgenbin"
 )
 
 // layouts are the ones measured: time, worker and sequence bits.
@@ -48,17 +49,11 @@ func run(d time.Duration) error {
 	if err != nil {
 		return err
 	}
-	dir, err := os.MkdirTemp("", "uidgen-memory")
+	bin, remove, err := uidgenbin.Build()
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(dir)
-	bin := filepath.Join(dir, "uidgen")
-	build := exec.Command("go", "build", "-o", bin, "github.com/seed4d941b13/uidgen/cmd/uidgen")
-	build.Stdout, build.Stderr = os.Stderr, os.Stderr
-	if err := build.Run(); err != nil {
-		return fmt.Errorf("building uidgen: %w", err)
-	}
+	defer remove()
 
 	fmt.Printf("ring slot: %.1f bytes (ringbuffer.New of 2^20 slots, heap bytes per slot)\n\n", perSlot)
 	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)

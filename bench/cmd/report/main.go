@@ -7,8 +7,9 @@
 //
 // It reads, from the results directory, bench.txt (`go test -bench`),
 // benchstat.txt, latency.txt (cmd/latency), memory.txt (cmd/memory) and
-// peers.txt (`go list -m`). The section of the old RESULTS.md that starts
-// with "## Measured once, by hand" is kept, as the last one.
+// peers.txt (`go list -m`). The sections of the old RESULTS.md that other
+// commands own, and the one written by hand, are kept as they are, last
+// (package sections).
 package main
 
 import (
@@ -20,8 +21,9 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"time"
+
+	"github.com/seed4d941b13/uidgen/bench/internal/resultsmd"
 )
 
 const plotFile = "ids-per-second.png"
@@ -67,7 +69,7 @@ func report(dir, benchtime, out string) error {
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	r.kept = kept(string(old))
+	r.kept = resultsmd.Kept(string(old))
 
 	var md, plot bytes.Buffer
 	if err := writeMarkdown(&md, r, plotFile); err != nil {
@@ -85,16 +87,4 @@ func report(dir, benchtime, out string) error {
 	}
 	fmt.Print(ratios(res))
 	return nil
-}
-
-// kept returns the section of an old RESULTS.md that keptHeading starts,
-// through the end, or "" when it has none.
-func kept(old string) string {
-	if strings.HasPrefix(old, keptHeading) {
-		return old
-	}
-	if i := strings.Index(old, "\n"+keptHeading); i >= 0 {
-		return old[i+1:]
-	}
-	return ""
 }

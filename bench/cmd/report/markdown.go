@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/seed4d941b13/uidgen/bench/internal/resultsmd"
 )
 
 // run is everything RESULTS.md reports about one run of bench/run.sh.
@@ -17,13 +19,8 @@ type run struct {
 	benchstat string // benchstat's table
 	latency   string // cmd/latency's output
 	memory    string // cmd/memory's output
-	kept      string // the hand-written section keptHeading starts, or ""
+	kept      string // the sections other commands own and the one written by hand (resultsmd.Kept), or ""
 }
-
-// keptHeading starts the last section of RESULTS.md, which report keeps as
-// it is: numbers measured once, by hand, for a design choice that run.sh
-// cannot measure again (the alternatives are not in the code).
-const keptHeading = "## Measured once, by hand\n"
 
 // writeMarkdown writes RESULTS.md.
 func writeMarkdown(w io.Writer, r *run, plotFile string) error {
@@ -50,9 +47,9 @@ func writeMarkdown(w io.Writer, r *run, plotFile string) error {
 			f := r.res.failures[im.bench][g]
 			switch {
 			case ok && f != nil:
-				fmt.Fprintf(&b, " %s, **%d run%s failed** |", si(v), f.runs, plural(f.runs))
+				fmt.Fprintf(&b, " %s, **%d run%s failed** |", resultsmd.SI(v), f.runs, plural(f.runs))
 			case ok:
-				fmt.Fprintf(&b, " %s |", si(v))
+				fmt.Fprintf(&b, " %s |", resultsmd.SI(v))
 			case f != nil:
 				b.WriteString(" **fails** |")
 			default:
@@ -121,7 +118,7 @@ func ratios(res *results) string {
 				parts = append(parts, fmt.Sprintf("%s× the IDs/s of %s", times(cached/v), labelOf(peer)))
 			}
 		}
-		fmt.Fprintf(&b, "- **%d goroutine%s**, cached NextID at %s IDs/s", g, plural(g), si(cached))
+		fmt.Fprintf(&b, "- **%d goroutine%s**, cached NextID at %s IDs/s", g, plural(g), resultsmd.SI(cached))
 		if len(parts) > 0 {
 			b.WriteString(": " + strings.Join(parts, "; "))
 		}
@@ -136,7 +133,7 @@ func times(x float64) string {
 	if x < 10 {
 		return fmt.Sprintf("%.2f", x)
 	}
-	return si(x)
+	return resultsmd.SI(x)
 }
 
 // failures lists the failed benchmarks, in display order.
@@ -166,28 +163,4 @@ func plural(n int) string {
 		return ""
 	}
 	return "s"
-}
-
-// si formats v with three significant digits and a k, M or G suffix.
-func si(v float64) string {
-	for _, u := range []struct {
-		div    float64
-		suffix string
-	}{{1e9, "G"}, {1e6, "M"}, {1e3, "k"}} {
-		if v >= u.div {
-			return sig3(v/u.div) + u.suffix
-		}
-	}
-	return sig3(v)
-}
-
-func sig3(v float64) string {
-	switch {
-	case v >= 100:
-		return fmt.Sprintf("%.0f", v)
-	case v >= 10:
-		return fmt.Sprintf("%.1f", v)
-	default:
-		return fmt.Sprintf("%.2f", v)
-	}
 }

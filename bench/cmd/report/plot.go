@@ -13,6 +13,8 @@ import (
 	"golang.org/x/image/font"
 	"golang.org/x/image/font/basicfont"
 	"golang.org/x/image/math/fixed"
+
+	"github.com/seed4d941b13/uidgen/bench/internal/resultsmd"
 )
 
 // The plot: one group of bars per implementation, one bar per goroutine
@@ -105,7 +107,7 @@ func writePlot(w io.Writer, res *results, title string) error {
 				continue
 			}
 			by := y(v)
-			label := si(v)
+			label := resultsmd.SI(v)
 			if failed {
 				label += "*" // some runs failed: see RESULTS.md
 			}

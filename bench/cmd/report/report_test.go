@@ -5,6 +5,8 @@ import (
 	"image/png"
 	"strings"
 	"testing"
+
+	"github.com/seed4d941b13/uidgen/bench/internal/resultsmd"
 )
 
 const sample = `goos: linux
@@ -51,7 +53,7 @@ func TestReport(t *testing.T) {
 	var md bytes.Buffer
 	r := &run{res: res, date: "2026-01-02", goVersion: "go1.26", cores: 2, benchtime: "1s",
 		peers: "x v1\n", benchstat: "table\n", latency: "hist\n", memory: "ring slot: 16.0 bytes\n",
-		kept: kept("# old\n\n" + keptHeading + "\nby hand\n")}
+		kept: resultsmd.Kept("# old\n\n" + resultsmd.Serve + "\nwrk\n\n" + resultsmd.ByHand + "\nby hand\n")}
 	if err := writeMarkdown(&md, r, "plot.png"); err != nil {
 		t.Fatal(err)
 	}
@@ -74,7 +76,7 @@ func TestReport(t *testing.T) {
 		}
 	}
 
-	if !strings.HasSuffix(md.String(), "```\n\n"+keptHeading+"\nby hand\n") {
+	if !strings.HasSuffix(md.String(), "```\n\n"+resultsmd.Serve+"\nwrk\n\n"+resultsmd.ByHand+"\nby hand\n") {
 		t.Errorf("RESULTS.md does not end with the kept section:\n%s", md.String())
 	}
 

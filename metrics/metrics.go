@@ -1,0 +1,220 @@
+// Package metrics exports a uidgen generator's Stats to Prometheus.
+//
+// It is a module of its own, so that the uidgen module needs no Prometheus
+// client: a program that imports cached or defaultgen alone links neither
+// it nor any database driver. A Collector reads the generator's Stats once
+// per scrape and costs the generator nothing between scrapes.
+//
+// The metrics, all prefixed uidgen_:
+//
+//	ids_total                          counter  UIDs handed out
+//	takes_waited_total                 counter  takes that waited: for the padder, the clock or a reservation
+//	takes_failed_total                 counter  takes that returned an error
+//	ahead_seconds                      gauge    seconds borrowed ahead of the clock
+//	worker_id                          gauge    the worker ID in every UID
+//	time_exhausted_timestamp_seconds   gauge    when the layout's time bits run out (Unix time)
+//
+// and for the cached generator, its ring and padder:
+//
+//	ring_size                          gauge    slots in the ring
+//	ring_available                     gauge    UIDs waiting in the ring
+//	puts_rejected_total                counter  UIDs the padder could not put
+//	padder_runs_total                  counter  padder runs
+//	stale_ids_total                    counter  UIDs thrown away, more than MaxLag behind the clock
+//	held_back_seconds_total            counter  time the padder waited for the clock under MaxAhead
+//
+// and with a leased worker ID:
+//
+//	lease_remaining_seconds            gauge    until the lease lapses unless renewed (where the lease says)
+//	reservation_remaining_seconds      gauge    until the reserved seconds run out, by the clock
+//	lease_lost                         gauge    1 once another process took the lease over
+//
+// There is a constructor per generator, NewCached and NewDefault, rather
+// than one over an interface: the generators' Stats differ (only cached
+// has a ring), and each constructor fixes the set of metrics it describes.
+// To tell several generators in one process apart, register each Collector
+// through prometheus.WrapRegistererWith with a label of your own.
+package metrics
+
+import (
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/seed4d941b13/uidgen"
+	"github.com/seed4d941b13/uidgen/cached"
+	"github.com/seed4d941b13/uidgen/defaultgen"
+)
+
+// snapshot is what one scrape reads of either generator's Stats.
+type snapshot struct {
+	taken, waited, failed, ahead int64
+
+	// The cached generator's ring and padder; zero for defaultgen.
+	size, available, putsRejected, padRuns, stale int64
+	heldBack                                      time.Duration
+
+	lease uidgen.LeaseStats
+}
+
+// metric is one of the metrics a Collector may export: its descriptor,
+// type and value in a snapshot at time now. A metric with skip is left out
+// of the snapshots it says so of.
+type metric struct {
+	desc  *prometheus.Desc
+	typ   prometheus.ValueType
+	value func(s *snapshot, now time.Time) float64
+	skip  func(s *snapshot) bool
+}
+
+func newMetric(name, help string, typ prometheus.ValueType, value func(s *snapshot, now time.Time) float64) metric {
+	return metric{desc: prometheus.NewDesc("uidgen_"+name, help, nil, nil), typ: typ, value: value}
+}
+
+// The metrics every generator has, but for ids_total, which Collect
+// reports itself (see Collector.taken).
+var (
+	idsTotal = prometheus.NewDesc("uidgen_ids_total", "UIDs handed out.", nil, nil)
+
+	generatorMetrics = []metric{
+		newMetric("takes_waited_total", "Takes that waited before they returned: for the padder to refill the ring (cached), for the next second (default), or for a lease's reservation.",
+			prometheus.CounterValue, func(s *snapshot, _ time.Time) float64 { return float64(s.waited) }),
+		newMetric("takes_failed_total", "Takes that returned an error.",
+			prometheus.CounterValue, func(s *snapshot, _ time.Time) float64 { return float64(s.failed) }),
+		newMetric("ahead_seconds", "Seconds the newest UID's second is ahead of the clock: time borrowed from the future.",
+			prometheus.GaugeValue, func(s *snapshot, _ time.Time) float64 { return float64(s.ahead) }),
+	}
+
+	ringMetrics = []metric{
+		newMetric("ring_size", "Slots in the cached generator's ring.",
+			prometheus.GaugeValue, func(s *snapshot, _ time.Time) float64 { return float64(s.size) }),
+		newMetric("ring_available", "UIDs waiting in the ring.",
+			prometheus.GaugeValue, func(s *snapshot, _ time.Time) float64 { return float64(s.available) }),
+		newMetric("puts_rejected_total", "UIDs the padder could not put in the ring, dropped and never handed out.",
+			prometheus.CounterValue, func(s *snapshot, _ time.Time) float64 { return float64(s.putsRejected) }),
+		newMetric("padder_runs_total", "Runs of the padder that fills the ring: at start, and per wake-up or tick.",
+			prometheus.CounterValue, func(s *snapshot, _ time.Time) float64 { return float64(s.padRuns) }),
+		newMetric("stale_ids_total", "UIDs thrown away unused, more than MaxLag behind the clock.",
+			prometheus.CounterValue, func(s *snapshot, _ time.Time) float64 { return float64(s.stale) }),
+		newMetric("held_back_seconds_total", "Time the padder waited for the clock under MaxAhead instead of borrowing further.",
+			prometheus.CounterValue, func(s *snapshot, _ time.Time) float64 { return s.heldBack.Seconds() }),
+	}
+
+	leaseMetrics = []metric{
+		newMetric("reservation_remaining_seconds", "Time until the seconds reserved for the leased worker ID run out, by the clock; negative once they have.",
+			prometheus.GaugeValue, func(s *snapshot, now time.Time) float64 { return s.lease.ReservedUntil.Sub(now).Seconds() }),
+		newMetric("lease_lost", "1 once another process took the worker ID's lease over, else 0.",
+			prometheus.GaugeValue, func(s *snapshot, _ time.Time) float64 {
+				if s.lease.Lost {
+					return 1
+				}
+				return 0
+			}),
+		{
+			desc: prometheus.NewDesc("uidgen_lease_remaining_seconds",
+				"Time until the worker ID's lease lapses unless renewed, by this process's clock; negative once it has.", nil, nil),
+			typ:   prometheus.GaugeValue,
+			value: func(s *snapshot, now time.Time) float64 { return s.lease.Expires.Sub(now).Seconds() },
+			skip:  func(s *snapshot) bool { return s.lease.Expires.IsZero() }, // the lease does not say
+		},
+	}
+)
+
+// Collector is a prometheus.Collector over one generator. Build it with
+// NewCached or NewDefault and register it with a prometheus.Registerer. It
+// is safe for concurrent use.
+type Collector struct {
+	read    func() snapshot
+	metrics []metric            // what this generator has, fixed by the constructor
+	consts  []prometheus.Metric // worker ID and the end of the time bits: they never change
+	now     func() time.Time    // the reservation's and lease's time left count from it
+
+	// taken is the highest Taken reported. Stats reads the cached ring's
+	// cursor and stale count one at a time, so while takes throw stale
+	// UIDs away a snapshot can count some of them as handed out, and the
+	// next one not; a counter must never go down, so Collect reports the
+	// highest seen.
+	mu    sync.Mutex
+	taken int64
+}
+
+// NewCached returns a Collector over g: every metric, the ring's too, and
+// the lease's where g's worker ID is leased.
+func NewCached(g *cached.Generator) *Collector {
+	read := func() snapshot {
+		s := g.Stats()
+		return snapshot{
+			taken: s.Taken, waited: s.TakesWaited, failed: s.TakesFailed, ahead: s.SecondsAhead,
+			size: s.Size, available: s.Available, putsRejected: s.PutsRejected, padRuns: s.PadRuns,
+			stale: s.Stale, heldBack: s.HeldBack, lease: s.Lease,
+		}
+	}
+	return newCollector(read, g.WorkerID(), g.Layout(), ringMetrics)
+}
+
+// NewDefault returns a Collector over g: the metrics every generator has,
+// and the lease's where g's worker ID is leased. It has no ring.
+func NewDefault(g *defaultgen.Generator) *Collector {
+	read := func() snapshot {
+		s := g.Stats()
+		return snapshot{taken: s.Taken, waited: s.TakesWaited, failed: s.TakesFailed, ahead: s.SecondsAhead, lease: s.Lease}
+	}
+	return newCollector(read, g.WorkerID(), g.Layout(), nil)
+}
+
+// newCollector returns a Collector that reads snapshots with read: the
+// metrics every generator has, extra, and the lease's when the first
+// snapshot shows a lease (a generator's worker ID is leased or not for its
+// life).
+func newCollector(read func() snapshot, workerID int64, layout uidgen.Layout, extra []metric) *Collector {
+	ms := slices.Concat(generatorMetrics, extra)
+	if read().lease.Held {
+		ms = append(ms, leaseMetrics...)
+	}
+	gauge := func(name, help string, v float64) prometheus.Metric {
+		return prometheus.MustNewConstMetric(prometheus.NewDesc("uidgen_"+name, help, nil, nil), prometheus.GaugeValue, v)
+	}
+	return &Collector{
+		read:    read,
+		metrics: ms,
+		consts: []prometheus.Metric{
+			gauge("worker_id", "The worker ID in every UID this generator makes.", float64(workerID)),
+			gauge("time_exhausted_timestamp_seconds", "When the layout's time bits run out, as Unix time: no UID can be made from then on.",
+				float64(layout.RunsOut().Unix())),
+		},
+		now:   time.Now,
+		taken: -1,
+	}
+}
+
+// Describe sends the descriptors of every metric c exports.
+func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- idsTotal
+	for _, m := range c.metrics {
+		ch <- m.desc
+	}
+	for _, m := range c.consts {
+		ch <- m.Desc()
+	}
+}
+
+// Collect reads the generator's Stats once and sends every metric.
+func (c *Collector) Collect(ch chan<- prometheus.Metric) {
+	s := c.read()
+	now := c.now()
+	c.mu.Lock()
+	c.taken = max(c.taken, s.taken)
+	taken := c.taken
+	c.mu.Unlock()
+	ch <- prometheus.MustNewConstMetric(idsTotal, prometheus.CounterValue, float64(taken))
+	for _, m := range c.metrics {
+		if m.skip == nil || !m.skip(&s) {
+			ch <- prometheus.MustNewConstMetric(m.desc, m.typ, m.value(&s, now))
+		}
+	}
+	for _, m := range c.consts {
+		ch <- m
+	}
+}
