@@ -106,13 +106,40 @@ func openContender(name string, cfg defaultgen.Config) (benchee, error) {
 	if i < 0 {
 		return benchee{}, fmt.Errorf("%w: -generator %q: want cached or default", errUsage, name)
 	}
+	return contenders[i].build(cfg)
+}
+
+// build builds c from cfg, bounding the worker ID assignment by
+// assignTimeout.
+func (c contender) build(cfg defaultgen.Config) (benchee, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), assignTimeout)
 	defer cancel()
-	b, err := contenders[i].open(ctx, cfg)
+	b, err := c.open(ctx, cfg)
 	if err != nil {
 		return benchee{}, usageIf(err)
 	}
 	return b, nil
+}
+
+// segmentContender is the segment generator the flags ask for, on dsn's
+// database: `uidgen bench -segment` measures it beside the cached one.
+func segmentContender(sf *segmentFlags, dsn string) contender {
+	return contender{"segment", func(context.Context, defaultgen.Config) (benchee, error) {
+		g, closeAll, err := sf.open(dsn)
+		if err != nil {
+			return benchee{}, err
+		}
+		return benchee{
+			next:  g.NextID,
+			ahead: func() int64 { return 0 },
+			ring: func() string {
+				s := g.Stats()
+				return fmt.Sprintf("%s slots, %s claims of up to %s, %s takes waited, %s failed",
+					group(s.Size), group(s.Claims), group(s.ClaimSize), group(s.TakesWaited), group(s.TakesFailed))
+			},
+			close: closeAll,
+		}, nil
+	}}
 }
 
 // benchRow is what one contender measured.
@@ -124,12 +151,15 @@ type benchRow struct {
 }
 
 func runBench(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("bench", "bench [-d DURATION] [-goroutines N] [-worker ID | -dsn DSN [-lease [-lease-ttl D]]] [layout flags]",
-		"uidgen bench -d 3s -goroutines 4", stderr)
+	fs := newFlagSet("bench", "bench [-d DURATION] [-goroutines N] [-worker ID | -dsn DSN [-lease [-lease-ttl D]]] [layout flags]\n"+
+		"       uidgen bench -segment TAG -dsn DSN [-d DURATION] [-goroutines N]",
+		"uidgen bench -d 3s -goroutines 4\n  uidgen bench -segment bench -dsn 'root@tcp(127.0.0.1:3306)/test'", stderr)
 	d := fs.Duration("d", 3*time.Second, "how long to run each generator")
 	goroutines := fs.Int("goroutines", runtime.GOMAXPROCS(0), "goroutines calling NextID at once")
 	var mf makerFlags
 	mf.register(fs)
+	var sf segmentFlags
+	sf.register(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -141,14 +171,33 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	case *goroutines < 1:
 		return fmt.Errorf("%w: -goroutines %d: must be 1 or more", errUsage, *goroutines)
 	}
-	cfg, release, err := mf.config()
-	if err != nil {
-		return err
+	list := contenders
+	var cfg defaultgen.Config
+	if sf.tag == "" {
+		if name := setFlag(fs, "segment-table", "start", "step"); name != "" {
+			return fmt.Errorf("%w: -%s needs -segment", errUsage, name)
+		}
+		var release func()
+		var err error
+		if cfg, release, err = mf.config(); err != nil {
+			return err
+		}
+		defer release()
+	} else {
+		// The segment generator beside the cached one, whose worker ID is
+		// static: -dsn is the tag table's database.
+		if err := segmentConflicts(fs, "segment", "segment-table", "start", "step", "dsn", "d", "goroutines", "worker"); err != nil {
+			return err
+		}
+		var err error
+		if cfg, err = mf.layout.config(uidgen.Static(mf.worker.id)); err != nil {
+			return err
+		}
+		list = []contender{contenders[0], segmentContender(&sf, mf.worker.dsn)}
 	}
-	defer release()
 
-	rows := make([]benchRow, 0, len(contenders))
-	for _, c := range contenders {
+	rows := make([]benchRow, 0, len(list))
+	for _, c := range list {
 		row, err := benchOne(c, cfg, *goroutines, *d, stderr)
 		if err != nil {
 			return err
@@ -163,7 +212,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 // file) a line a second with no carriage return, so that a log reads line
 // by line.
 func benchOne(c contender, cfg defaultgen.Config, goroutines int, d time.Duration, stderr io.Writer) (benchRow, error) {
-	b, err := openContender(c.name, cfg)
+	b, err := c.build(cfg)
 	if err != nil {
 		return benchRow{}, err
 	}
@@ -219,12 +268,14 @@ func printBench(w io.Writer, rows []benchRow, goroutines int, cfg defaultgen.Con
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	perSecond := int64(1) << cfg.SeqBits // the layout flags always set all three widths
-	_, err := fmt.Fprintf(w, `
-%d goroutines; ns/ID is wall time per ID across them all; latencies from one call in %d.
-default makes at most %s IDs a second (its sequence bits); past that, callers sleep to the next second.
-ahead is how many seconds of ID time a generator has borrowed beyond the clock.
-`, goroutines, benchSampleEvery, group(perSecond))
+	fmt.Fprintf(w, "\n%d goroutines; ns/ID is wall time per ID across them all; latencies from one call in %d.\n",
+		goroutines, benchSampleEvery)
+	if slices.ContainsFunc(rows, func(r benchRow) bool { return r.name == "default" }) {
+		perSecond := int64(1) << cfg.SeqBits // the layout flags always set all three widths
+		fmt.Fprintf(w, "default makes at most %s IDs a second (its sequence bits); past that, callers sleep to the next second.\n",
+			group(perSecond))
+	}
+	_, err := fmt.Fprintln(w, "ahead is how many seconds of ID time a generator has borrowed beyond the clock.")
 	return err
 }
 

@@ -116,6 +116,24 @@ func TestSegmentRestarts(t *testing.T) {
 	})
 }
 
+// TestBenchSegment measures the segment generator beside the cached one.
+func TestBenchSegment(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, s dbtest.Server) {
+		args := segmentArgs(t, s, 0)
+		table := args[slices.Index(args, "-segment-table")+1]
+		code, out, stderr := runCLI(t, "bench", "-segment", "bench", "-segment-table", table, "-dsn", s.DSN, "-d", "200ms")
+		var names []string
+		for _, line := range strings.Split(out, "\n")[1:] {
+			if f := strings.Fields(line); len(f) > 0 && (f[0] == "cached" || f[0] == "segment" || f[0] == "default") {
+				names = append(names, f[0])
+			}
+		}
+		if code != 0 || !slices.Equal(names, []string{"cached", "segment"}) || !strings.Contains(out, " claims of up to ") {
+			t.Fatalf("exit %d, stderr %q, rows %v, printed\n%s", code, stderr, names, out)
+		}
+	})
+}
+
 func TestSegmentBadCalls(t *testing.T) {
 	testBadCalls(t, []badCall{
 		{[]string{"gen", "-segment", "order"}, "-segment needs -dsn"},
@@ -124,6 +142,8 @@ func TestSegmentBadCalls(t *testing.T) {
 		{[]string{"gen", "-segment", "a b", "-dsn", "root@tcp(127.0.0.1:1)/test"}, `bad tag: "a b"`},
 		{[]string{"gen", "-segment", "order", "-dsn", "root@tcp(127.0.0.1:1)/test", "-step", "-5"}, "Step -5"},
 		{[]string{"gen", "-start", "5"}, "-start needs -segment"},
+		{[]string{"bench", "-step", "5"}, "-step needs -segment"},
+		{[]string{"bench", "-segment", "order", "-dsn", "root@tcp(127.0.0.1:1)/test", "-lease"}, "-lease does not go with -segment"},
 		{[]string{"segments"}, "-dsn (or $UIDGEN_DSN) is required"},
 		{[]string{"segments", "-dsn", "root@tcp(127.0.0.1:1)/test", "-segment-table", "a;b"}, `"a;b"`},
 		{[]string{"schema", "-segment", "-table", "x"}, "-segment-table names the tag table"},
