@@ -2,6 +2,7 @@ package padding
 
 import (
 	"errors"
+	"runtime"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -164,6 +165,14 @@ const executorRun = "github.com/seed4d941b13/uidgen/padding.(*Executor).run"
 // TestCloseStopsGoroutine: Close is idempotent and leaves no goroutine; the
 // bubble would report the executor's goroutine as deadlocked otherwise.
 func TestCloseStopsGoroutine(t *testing.T) {
+	// An executor an earlier test closed may still be leaving its run,
+	// after Close returned: wait for it, so that it does not leave during
+	// the count below.
+	for deadline := time.Now().Add(5 * time.Second); leak.Running(executorRun) > 0; runtime.Gosched() {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d executor goroutines of earlier tests still run", leak.Running(executorRun))
+		}
+	}
 	synctest.Test(t, func(t *testing.T) {
 		before := leak.Running(executorRun)
 		ring, e := newExecutor(t, 4*batch, &counter{batch: make([]int64, batch)}, time.Second)

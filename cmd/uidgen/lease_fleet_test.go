@@ -410,10 +410,14 @@ func testLeasePause(t *testing.T, s dbtest.Server, generator string, pausedN, be
 	switch {
 	case pausedErr == nil && len(paused.ids) == pausedN:
 		observed = "finished within its reserved seconds"
-	case pausedErr != nil && strings.Contains(paused.stderr.String(), uidgen.ErrLeaseLost.Error()):
+	case pausedErr != nil && (strings.Contains(paused.stderr.String(), uidgen.ErrLeaseLost.Error()) ||
+		strings.Contains(paused.stderr.String(), "renewing it failed")):
+		// A loaded machine may time the resumed holder's first renewal
+		// out before the renewal finds the lease lost: either way it
+		// stops at its reservation, which is what keeps the IDs apart.
 		observed = "failed: " + strings.TrimSpace(paused.stderr.String())
 	default:
-		t.Fatalf("the resumed holder printed %d of %d IDs and ended with %v: %s; want all of them, or a lost lease",
+		t.Fatalf("the resumed holder printed %d of %d IDs and ended with %v: %s; want all of them, or a failure at its reservation",
 			len(paused.ids), pausedN, pausedErr, &paused.stderr)
 	}
 	if w := paused.workerOf(t, layout); w != 1 || next.workerOf(t, layout) != 1 {
