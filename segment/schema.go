@@ -77,8 +77,7 @@ func EnsureSchema(ctx context.Context, db *sql.DB, table string) error {
 		return err
 	}
 	_, err = db.ExecContext(ctx, schemaFor(d, table))
-	k := d.Kind(err)
-	if err != nil && k != dialect.TableExists && !(d == dialect.Postgres && k == dialect.DupKey) {
+	if err != nil && !d.TableExisted(err) {
 		return fmt.Errorf("segment: create table %s: %w", table, cause(ctx, d, err))
 	}
 	return nil

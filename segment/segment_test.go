@@ -274,6 +274,28 @@ func TestAdaptiveSize(t *testing.T) {
 	})
 }
 
+// TestEnsureSchemaConcurrently creates one table from many goroutines at
+// once, as a fleet starting together does, then again: every call
+// succeeds.
+func TestEnsureSchemaConcurrently(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, s dbtest.Server) {
+		db := s.Open(t)
+		table := dbtest.Table(t, db, "leaf_alloc_")
+		errs := make([]error, 8)
+		var wg sync.WaitGroup
+		for i := range errs {
+			wg.Go(func() { errs[i] = EnsureSchema(testContext(t), db, table) })
+		}
+		wg.Wait()
+		if err := errors.Join(append(errs, EnsureSchema(testContext(t), db, table))...); err != nil {
+			t.Fatal(err)
+		}
+		if got := rows(t, db, table); len(got) != 0 {
+			t.Errorf("a new table holds %v", got)
+		}
+	})
+}
+
 // TestBadConfig: each bad field is refused, naming the value, before
 // anything is written.
 func TestBadConfig(t *testing.T) {

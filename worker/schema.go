@@ -147,21 +147,13 @@ func EnsureSchema(ctx context.Context, db *sql.DB, opts ...Option) error {
 	table := o.table
 	_, err = db.ExecContext(ctx, schemaFor(d, table))
 	switch {
-	case exists(d, err):
+	case d.TableExisted(err):
 	case err != nil:
 		return fail(ctx, d, "create table "+table, err)
 	case o.logger != nil:
 		o.logger.InfoContext(ctx, "worker: created table", "table", table)
 	}
 	return addLeaseColumns(ctx, db, d, table, o.logger)
-}
-
-// exists reports whether err says that the table being created exists. Two
-// PostgreSQL sessions creating one table at once may also collide on the
-// catalog's unique index of type names, which says the same.
-func exists(d *dialect.Dialect, err error) bool {
-	k := d.Kind(err)
-	return k == dialect.TableExists || d == dialect.Postgres && k == dialect.DupKey
 }
 
 // addLeaseColumns adds the lease columns that table lacks. Another process

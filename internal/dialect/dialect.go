@@ -102,6 +102,7 @@ var Postgres = &Dialect{
 		"42703": NoColumn,     // undefined_column
 		"23505": DupKey,       // unique_violation
 		"42P07": TableExists,  // duplicate_table
+		"42710": TableExists,  // duplicate_object: the row type of a table another session is creating
 		"42701": DupColumn,    // duplicate_column
 		"23502": NullColumn,   // not_null_violation
 	},
@@ -246,6 +247,15 @@ func (d *Dialect) Kind(err error) Kind {
 		return d.codes[code]
 	}
 	return Other
+}
+
+// TableExisted reports whether err, the answer to a CREATE TABLE, says the
+// table exists. Two PostgreSQL sessions creating one table at once may
+// instead collide on the catalog's row type (duplicate_object) or on its
+// unique index of type names (unique_violation), which say the same.
+func (d *Dialect) TableExisted(err error) bool {
+	k := d.Kind(err)
+	return k == TableExists || d == Postgres && k == DupKey
 }
 
 // Cause wraps err, the driver's answer to a statement sent under ctx, with

@@ -70,6 +70,7 @@ func TestKind(t *testing.T) {
 		{Postgres, wrap(&pgconn.PgError{Code: "42P01"}), NoTable},
 		{Postgres, wrap(&pgconn.PgError{Code: "23505"}), DupKey},
 		{Postgres, wrap(&pgconn.PgError{Code: "42701"}), DupColumn},
+		{Postgres, wrap(&pgconn.PgError{Code: "42710"}), TableExists},
 		{Postgres, wrap(&pgconn.PgError{Code: "42601"}), Other},
 		{Postgres, nil, Other},
 	} {
