@@ -23,13 +23,25 @@
 //	stale_ids_total                    counter  UIDs thrown away, more than MaxLag behind the clock
 //	held_back_seconds_total            counter  time the padder waited for the clock under MaxAhead
 //
+// and for the segment generator (NewSegment), its ring and padder as the
+// cached one's (ring_size, ring_available, puts_rejected_total,
+// padder_runs_total), with the
+// common ones but for ahead_seconds, worker_id and the time bits, which
+// dense numbers do not have, and its claims:
+//
+//	segment_claims_total               counter  ranges claimed from the table
+//	segment_claims_failed_total        counter  claim statements that failed
+//	segment_claim_size                 gauge    numbers the last claim took
+//	segment_pending                    gauge    numbers claimed and not yet in the ring
+//	segment_last_claim_timestamp_seconds gauge  when the last claim was made (Unix time)
+//
 // and with a leased worker ID:
 //
 //	lease_remaining_seconds            gauge    until the lease lapses unless renewed (where the lease says)
 //	reservation_remaining_seconds      gauge    until the reserved seconds run out, by the clock
 //	lease_lost                         gauge    1 once another process took the lease over
 //
-// There is a constructor per generator, NewCached and NewDefault, rather
+// There is a constructor per generator, NewCached, NewDefault and NewSegment, rather
 // than one over an interface: the generators' Stats differ (only cached
 // has a ring), and each constructor fixes the set of metrics it describes.
 // To tell several generators in one process apart, register each Collector
@@ -46,6 +58,7 @@ import (
 	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/cached"
 	"github.com/seed4d941b13/uidgen/defaultgen"
+	"github.com/seed4d941b13/uidgen/segment"
 )
 
 // snapshot is what one scrape reads of either generator's Stats.
@@ -55,6 +68,10 @@ type snapshot struct {
 	// The cached generator's ring and padder; zero for defaultgen.
 	size, available, putsRejected, padRuns, stale int64
 	heldBack                                      time.Duration
+
+	// The segment generator's claims; zero for the others.
+	claims, claimsFailed, claimSize, pending int64
+	lastClaim                                time.Time
 
 	lease uidgen.LeaseStats
 }
@@ -83,6 +100,10 @@ var (
 			prometheus.CounterValue, func(s *snapshot, _ time.Time) float64 { return float64(s.waited) }),
 		newMetric("takes_failed_total", "Takes that returned an error.",
 			prometheus.CounterValue, func(s *snapshot, _ time.Time) float64 { return float64(s.failed) }),
+	}
+
+	// aheadMetric is the time generators of UIDs borrow.
+	aheadMetric = []metric{
 		newMetric("ahead_seconds", "Seconds the newest UID's second is ahead of the clock: time borrowed from the future.",
 			prometheus.GaugeValue, func(s *snapshot, _ time.Time) float64 { return float64(s.ahead) }),
 	}
@@ -96,10 +117,27 @@ var (
 			prometheus.CounterValue, func(s *snapshot, _ time.Time) float64 { return float64(s.putsRejected) }),
 		newMetric("padder_runs_total", "Runs of the padder that fills the ring: at start, and per wake-up or tick.",
 			prometheus.CounterValue, func(s *snapshot, _ time.Time) float64 { return float64(s.padRuns) }),
+	}
+
+	// secondsMetrics are the cached generator's source of whole seconds.
+	secondsMetrics = []metric{
 		newMetric("stale_ids_total", "UIDs thrown away unused, more than MaxLag behind the clock.",
 			prometheus.CounterValue, func(s *snapshot, _ time.Time) float64 { return float64(s.stale) }),
 		newMetric("held_back_seconds_total", "Time the padder waited for the clock under MaxAhead instead of borrowing further.",
 			prometheus.CounterValue, func(s *snapshot, _ time.Time) float64 { return s.heldBack.Seconds() }),
+	}
+
+	segmentMetrics = []metric{
+		newMetric("segment_claims_total", "Ranges of numbers claimed from the tag table.",
+			prometheus.CounterValue, func(s *snapshot, _ time.Time) float64 { return float64(s.claims) }),
+		newMetric("segment_claims_failed_total", "Claim statements that failed; the claimer tries again.",
+			prometheus.CounterValue, func(s *snapshot, _ time.Time) float64 { return float64(s.claimsFailed) }),
+		newMetric("segment_claim_size", "Numbers the last claim took.",
+			prometheus.GaugeValue, func(s *snapshot, _ time.Time) float64 { return float64(s.claimSize) }),
+		newMetric("segment_pending", "Numbers claimed and not yet put in the ring.",
+			prometheus.GaugeValue, func(s *snapshot, _ time.Time) float64 { return float64(s.pending) }),
+		newMetric("segment_last_claim_timestamp_seconds", "When the last claim was made, as Unix time.",
+			prometheus.GaugeValue, func(s *snapshot, _ time.Time) float64 { return float64(s.lastClaim.Unix()) }),
 	}
 
 	leaseMetrics = []metric{
@@ -123,7 +161,7 @@ var (
 )
 
 // Collector is a prometheus.Collector over one generator. Build it with
-// NewCached or NewDefault and register it with a prometheus.Registerer. It
+// NewCached, NewDefault or NewSegment and register it with a prometheus.Registerer. It
 // is safe for concurrent use.
 type Collector struct {
 	read    func() snapshot
@@ -151,7 +189,7 @@ func NewCached(g *cached.Generator) *Collector {
 			stale: s.Stale, heldBack: s.HeldBack, lease: s.Lease,
 		}
 	}
-	return newCollector(read, g.WorkerID(), g.Layout(), ringMetrics)
+	return newCollector(read, idConsts(g.WorkerID(), g.Layout()), aheadMetric, ringMetrics, secondsMetrics)
 }
 
 // NewDefault returns a Collector over g: the metrics every generator has,
@@ -161,32 +199,47 @@ func NewDefault(g *defaultgen.Generator) *Collector {
 		s := g.Stats()
 		return snapshot{taken: s.Taken, waited: s.TakesWaited, failed: s.TakesFailed, ahead: s.SecondsAhead, lease: s.Lease}
 	}
-	return newCollector(read, g.WorkerID(), g.Layout(), nil)
+	return newCollector(read, idConsts(g.WorkerID(), g.Layout()), aheadMetric)
 }
 
-// newCollector returns a Collector that reads snapshots with read: the
-// metrics every generator has, extra, and the lease's when the first
-// snapshot shows a lease (a generator's worker ID is leased or not for its
-// life).
-func newCollector(read func() snapshot, workerID int64, layout uidgen.Layout, extra []metric) *Collector {
-	ms := slices.Concat(generatorMetrics, extra)
-	if read().lease.Held {
-		ms = append(ms, leaseMetrics...)
+// NewSegment returns a Collector over g: the numbers handed out, the takes,
+// the ring and the claims. To tell the tags of several generators apart,
+// register each through prometheus.WrapRegistererWith with a tag label.
+func NewSegment(g *segment.Generator) *Collector {
+	read := func() snapshot {
+		s := g.Stats()
+		return snapshot{
+			taken: s.Taken, waited: s.TakesWaited, failed: s.TakesFailed,
+			size: s.Size, available: s.Available, padRuns: s.PadRuns, putsRejected: s.PutsRejected,
+			claims: s.Claims, claimsFailed: s.ClaimsFailed, claimSize: s.ClaimSize, pending: s.Pending, lastClaim: s.LastClaim,
+		}
 	}
+	return newCollector(read, nil, ringMetrics, segmentMetrics)
+}
+
+// idConsts returns the metrics of a generator of UIDs that never change:
+// its worker ID and when its layout's time bits run out.
+func idConsts(workerID int64, layout uidgen.Layout) []prometheus.Metric {
 	gauge := func(name, help string, v float64) prometheus.Metric {
 		return prometheus.MustNewConstMetric(prometheus.NewDesc("uidgen_"+name, help, nil, nil), prometheus.GaugeValue, v)
 	}
-	return &Collector{
-		read:    read,
-		metrics: ms,
-		consts: []prometheus.Metric{
-			gauge("worker_id", "The worker ID in every UID this generator makes.", float64(workerID)),
-			gauge("time_exhausted_timestamp_seconds", "When the layout's time bits run out, as Unix time: no UID can be made from then on.",
-				float64(layout.RunsOut().Unix())),
-		},
-		now:   time.Now,
-		taken: -1,
+	return []prometheus.Metric{
+		gauge("worker_id", "The worker ID in every UID this generator makes.", float64(workerID)),
+		gauge("time_exhausted_timestamp_seconds", "When the layout's time bits run out, as Unix time: no UID can be made from then on.",
+			float64(layout.RunsOut().Unix())),
 	}
+}
+
+// newCollector returns a Collector that reads snapshots with read and
+// sends consts as they are: the metrics every generator has, extra, and the
+// lease's when the first snapshot shows a lease (a generator's worker ID is
+// leased or not for its life).
+func newCollector(read func() snapshot, consts []prometheus.Metric, extra ...[]metric) *Collector {
+	ms := slices.Concat(append([][]metric{generatorMetrics}, extra...)...)
+	if read().lease.Held {
+		ms = append(ms, leaseMetrics...)
+	}
+	return &Collector{read: read, metrics: ms, consts: consts, now: time.Now, taken: -1}
 }
 
 // Describe sends the descriptors of every metric c exports.

@@ -372,10 +372,12 @@ func (g *Generator) Close() error {
 
 // Stats is a snapshot of a Generator's ring, padder and claims.
 type Stats struct {
+	Taken        int64     // numbers handed out
 	Size         int64     // slots in the ring
 	Available    int64     // numbers waiting in the ring
 	TakesWaited  int64     // takes that found the ring empty and waited for the padder
 	TakesFailed  int64     // takes that returned an error
+	PutsRejected int64     // numbers the padder could not put, lost; the padder puts only what fits
 	PadRuns      int64     // padder runs: at start, and per wake-up
 	Claims       int64     // ranges claimed from the table
 	ClaimsFailed int64     // claim statements that failed
@@ -389,7 +391,8 @@ type Stats struct {
 func (g *Generator) Stats() Stats {
 	rs := g.ring.Stats()
 	st := g.src.stats()
-	st.Size, st.Available, st.TakesWaited, st.TakesFailed = rs.Size, rs.Available, rs.TakesWaited, rs.TakesFailed
+	st.Taken = rs.Cursor + 1 // the ring's sequence of the last number taken, from 0
+	st.Size, st.Available, st.TakesWaited, st.TakesFailed, st.PutsRejected = rs.Size, rs.Available, rs.TakesWaited, rs.TakesFailed, rs.PutsRejected
 	st.PadRuns = g.padder.Runs()
 	return st
 }
