@@ -31,6 +31,9 @@ const (
 	maxBackoff = time.Second
 	unanswered = ringbuffer.DefaultWait / 2
 	stopGrace  = time.Second
+	// giveBackTimeout bounds Close's give-back: with the database down,
+	// Close returns within stopGrace and this, and the numbers are lost.
+	giveBackTimeout = 2 * time.Second
 )
 
 // batchSize bounds the batch the padder puts at once.
@@ -56,6 +59,7 @@ type ranges struct {
 	claiming bool       // the claimer is claiming
 	claimAt  time.Time  // when Next last asked the claimer for a range
 	claimErr error      // the last claim's failure, nil after a success
+	fatal    error      // wrapping ErrTagGone: claiming has stopped for good
 	size     int64      // the last claim's size
 	// The claimed numbers that Close may give back are [runStart, runEnd):
 	// the ranges claimed last, while each began where the one before
@@ -108,8 +112,7 @@ func start(ctx context.Context, c config, ring *ringbuffer.Ring) (*ranges, error
 }
 
 // prepare makes sure the tag's row exists, at or above Start, and returns
-// its step. It reads before it writes, so a Start below what the tag has
-// claimed fails before anything is written.
+// its step.
 func (r *ranges) prepare(ctx context.Context) (int64, error) {
 	d := r.c.d
 	for {
@@ -132,11 +135,8 @@ func (r *ranges) prepare(ctx context.Context) (int64, error) {
 			return r.c.Step, nil
 		case err != nil:
 			return 0, fmt.Errorf("read tag %q from %s: %w", r.tag, r.table, cause(ctx, d, err))
-		case r.c.Start == 0 || r.c.Start == maxID:
-			return step, nil
-		case r.c.Start < maxID:
-			return 0, fmt.Errorf("%w: %d is below tag %q's max_id %d in %s: numbers from %d on are claimed already",
-				ErrStart, r.c.Start, r.tag, maxID, r.table, r.c.Start)
+		case r.c.Start <= maxID:
+			return step, nil // Start is a floor, and the tag is above it
 		}
 		// Start is above max_id: move max_id up to it, unless a claim
 		// moved it meanwhile, in which case look again.
@@ -234,6 +234,8 @@ func (r *ranges) Next(room int) ([]int64, error) {
 	}
 	if r.cur.len() == 0 {
 		switch age := time.Since(r.claimAt); {
+		case r.fatal != nil:
+			return nil, r.fatal // the executor seals the ring with it
 		case r.claimErr != nil:
 			return nil, &padding.Hold{Retry: failedWait, Why: r.claimErr}
 		case !r.claiming:
@@ -279,7 +281,23 @@ func (r *ranges) claimer() {
 			if r.ctx.Err() != nil {
 				return
 			}
+			if err == nil && s.start < r.runEnd {
+				err = fmt.Errorf("%w: claimed [%d, %d) of tag %q in %s, below the %d this generator claimed up to",
+					ErrTagGone, s.start, s.end, r.tag, r.table, r.runEnd)
+			}
+			if errors.Is(err, context.DeadlineExceeded) {
+				// The claim's own timeout: a server that does not answer.
+				err = fmt.Errorf("%w: no answer in %v: %w", ErrUnreachable, claimTimeout, err)
+			}
 			r.mu.Lock()
+			if errors.Is(err, ErrTagGone) {
+				r.fatal, r.claiming = err, false
+				r.mu.Unlock()
+				if r.c.Logger != nil {
+					r.c.Logger.Error("segment: claiming stopped", "tag", r.tag, "table", r.table, "error", err)
+				}
+				return
+			}
 			if err == nil {
 				r.took(s, size)
 				r.lastAt, r.lastCursor = now, cursor
@@ -304,7 +322,7 @@ func (r *ranges) claimer() {
 
 // stop ends the claimer and waits for it. A claim on its way gets
 // stopGrace to finish, so that its range is known and can be given back;
-// then it is abandoned, so that Close does not wait for a database that
+// then it is abandoned, so that Close waits no longer for a database that
 // does not answer.
 func (r *ranges) stop() {
 	close(r.quit)
@@ -340,7 +358,7 @@ func (r *ranges) giveBack(lowest, next int64) error {
 	if from >= r.runEnd {
 		return nil
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), claimTimeout)
+	ctx, cancel := context.WithTimeout(context.Background(), giveBackTimeout)
 	defer cancel()
 	d := r.c.d
 	res, err := r.db.ExecContext(ctx, d.Rebind("UPDATE "+r.table+" SET max_id = ?, update_time = CURRENT_TIMESTAMP"+

@@ -100,7 +100,7 @@ func checkDB(db *sql.DB, table string) (*dialect.Dialect, error) {
 func cause(ctx context.Context, d *dialect.Dialect, err error) error {
 	err = d.Cause(ctx, err)
 	if ctx.Err() == nil && d.Kind(err) == dialect.NoTable {
-		return fmt.Errorf("%w: %w (create it with segment.EnsureSchema or the DDL that `uidgen schema -segment` prints)",
+		return fmt.Errorf("%w: %w (create it with segment.EnsureSchema or the DDL that `uidgen schema -segment [-dialect postgres]` prints)",
 			ErrNoTable, err)
 	}
 	return err

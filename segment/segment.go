@@ -7,7 +7,8 @@
 // the same padding goroutine: the padder puts numbers from the range in
 // hand, and a claimer goroutine fetches the next range from the database
 // while half of the current one is still unused (Leaf's "double buffer"), so
-// a take never waits on the database while it is up. When the database is
+// a take at a steady rate never waits on the database while it is up. When
+// the database is
 // down, takes go on from what was claimed; once that runs out they wait, as
 // the take policy says, and then fail with the database's error, wrapping
 // ErrUnreachable where the server can not be reached; the claimer keeps
@@ -50,6 +51,14 @@
 //     (max_id may have moved away from e and come back: only by a return
 //     of everything above e, which leaves nothing above e owned either.)
 //
+// New's other writes keep it too: it inserts a tag's row only where there
+// is none, and moves max_id up to Start only with an update conditional on
+// the max_id it read. What no statement here can keep it through is a row
+// deleted and made again, which forgets what was claimed: never delete a
+// tag's row while its numbers are in use. A generator that finds its row
+// gone, or a claim below one it made before, stops claiming (ErrTagGone)
+// rather than hand out numbers twice (TestTagRowGone).
+//
 // A process's own ranges increase: once its claim has set max_id to e, no
 // statement sets max_id below e again, since a return lowers max_id only to
 // numbers of a later claim. So the numbers a process hands out increase.
@@ -60,9 +69,14 @@
 // Config.ClaimEvery (by default 5 minutes) at the rate numbers were handed
 // out since the last claim, between the step and Config.MaxStep: so a
 // process claims about once every ClaimEvery at any steady rate up to
-// MaxStep per ClaimEvery, a burst gets a large range at once rather than
-// after several doublings (Leaf doubles or halves the step per claim by its
-// 15-minute rule), and an idle process falls back to the step. A crash
+// MaxStep per ClaimEvery, a burst gets a large range at its next claim
+// rather than after several doublings (Leaf doubles or halves the step per
+// claim by its 15-minute rule), and an idle process falls back to the step.
+// The rate is the average since the last claim, so the first claim of a
+// burst that follows a long idle time is small: at a rate that spends half
+// a step faster than a round trip to the database, takes then wait for one
+// or two claims before the ranges catch up. A step sized for the bursts a
+// tag sees avoids that. A crash
 // loses what the process had claimed and not handed out: at most about one
 // and a half ClaimEvery of numbers at its rate. A clean Close loses nothing
 // when no other process claimed since its last claim, so a process
@@ -102,6 +116,10 @@ const (
 	// DefaultRingSize is the ring's slots: 1 MiB.
 	DefaultRingSize = 1 << 16
 
+	// StepLimit is the highest Config.MaxStep: 2^40 numbers, so that
+	// max_id stays far below overflowing.
+	StepLimit = 1 << 40
+
 	// MaxStart is the highest Config.Start: it leaves room for a billion
 	// largest ranges below math.MaxInt64.
 	MaxStart = 1 << 62
@@ -123,20 +141,24 @@ var (
 	// character other than letters, digits and . _ - :.
 	ErrBadTag = errors.New("bad tag")
 
-	// ErrStep: Config.Step or Config.MaxStep is below 1, MaxStep is below
-	// the tag's step, or ClaimEvery is not positive.
+	// ErrStep: Config.Step is outside [1, 2^31-1] (the step column is an
+	// INT), MaxStep is below the tag's step or above StepLimit, or
+	// ClaimEvery is negative.
 	ErrStep = errors.New("bad range size")
 
-	// ErrStart: Config.Start is negative or above MaxStart, or the tag
-	// has already claimed numbers at or above it (its max_id is above it).
+	// ErrStart: Config.Start is negative or above MaxStart.
 	ErrStart = errors.New("bad start")
 
 	// ErrRingSize: Config.RingSize is not a power of two in [2,
 	// ringbuffer.MaxSize].
 	ErrRingSize = errors.New("bad ring size")
 
-	// ErrTagGone: the tag's row is no longer in the table.
-	ErrTagGone = errors.New("tag missing")
+	// ErrTagGone: the tag's row is no longer in the table, or its max_id
+	// went back below a range this generator claimed, as when the row is
+	// deleted and made again. The generator stops claiming: handing out
+	// numbers from a row that forgot what it handed out would repeat them.
+	// Never delete a tag's row while its numbers are in use.
+	ErrTagGone = errors.New("tag row gone or moved back")
 )
 
 // Config says how to build a Generator. DB and Tag are required; the other
@@ -147,17 +169,20 @@ type Config struct {
 	DB *sql.DB
 
 	// Tag is the business tag, leaf_alloc's biz_tag: 1 to 128 letters,
-	// digits and . _ - :.
+	// digits and . _ - :. MySQL's default collation compares it without
+	// case, so "Order" and "order" share a row there; on PostgreSQL they
+	// are two: use one spelling.
 	Tag string
 
 	// Table is the tag table, DefaultTable by default.
 	Table string
 
-	// Start is where a tag that New creates starts, 1 by default. Set it to
-	// move a table off AUTO_INCREMENT: above its current maximum. For a tag
-	// that exists, a Start above its max_id moves max_id up to Start, and a
-	// Start below it is an error (ErrStart), since numbers from Start on
-	// were already claimed: leave Start zero once the tag exists.
+	// Start is a floor for the tag's numbers: a tag that New creates
+	// starts there (1 by default), and a tag whose max_id is below it is
+	// moved up to it; a tag at or above it is left as it is. Set it to move
+	// a table off AUTO_INCREMENT: above its current maximum. It may stay in
+	// a service's config: every process of a fleet, and every restart,
+	// gets the same numbers above it.
 	Start int64
 
 	// Step is the step of a tag that New creates, DefaultStep by default;
@@ -278,10 +303,12 @@ func check(cfg Config) (config, error) {
 		return c, fmt.Errorf("%w: Step %d, want 1 to %d (the step column is an INT)", ErrStep, c.Step, 1<<31-1)
 	case c.MaxStep < c.Step:
 		return c, fmt.Errorf("%w: MaxStep %d is below Step %d", ErrStep, c.MaxStep, c.Step)
+	case c.MaxStep > StepLimit:
+		return c, fmt.Errorf("%w: MaxStep %d is above %d (StepLimit)", ErrStep, c.MaxStep, int64(StepLimit))
 	case c.ClaimEvery < 0:
 		return c, fmt.Errorf("%w: ClaimEvery %v, want more than 0", ErrStep, c.ClaimEvery)
 	case c.Start < 0 || c.Start > MaxStart:
-		return c, fmt.Errorf("%w: %d, want 1 to %d (0: 1)", ErrStart, c.Start, int64(MaxStart))
+		return c, fmt.Errorf("%w: Start %d, want 0 (1) to %d", ErrStart, c.Start, int64(MaxStart))
 	}
 	c.ringSize = c.RingSize
 	if c.ringSize == 0 {
@@ -335,9 +362,11 @@ func (g *Generator) Tag() string { return g.src.tag }
 // Close stops the padding and claiming goroutines and gives back what the
 // generator claimed and did not hand out, when no other process has claimed
 // since its last claim (see the package doc): so a clean restart loses no
-// number. NextID then fails with uidgen.ErrClosed. Close is idempotent and
-// safe to call concurrently; it returns the return statement's error, the
-// same to every call.
+// number. NextID then fails with uidgen.ErrClosed. With the database down,
+// Close returns within about 3 seconds (a second for a claim on its way,
+// two for the give-back) and the numbers it held are lost. Close is
+// idempotent and safe to call concurrently; it returns the give-back's
+// error, the same to every call.
 func (g *Generator) Close() error {
 	g.closeOnce.Do(func() {
 		g.closed.Store(true)

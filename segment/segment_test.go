@@ -296,6 +296,80 @@ func TestEnsureSchemaConcurrently(t *testing.T) {
 	})
 }
 
+// TestStartIsAFloor: Start makes a new tag start there and moves a tag
+// below it up, leaves a tag above it as it is, and many processes starting
+// at once with one Start all succeed.
+func TestStartIsAFloor(t *testing.T) {
+	each(t, func(t *testing.T, s dbtest.Server, db *sql.DB, table string) {
+		const start = 1_000_000
+		gens := make([]*Generator, 8)
+		errs := make([]error, len(gens))
+		var wg sync.WaitGroup
+		for i := range gens {
+			wg.Go(func() {
+				gens[i], errs[i] = New(testContext(t), Config{DB: db, Table: table, Tag: "floor", Start: start, Step: 10})
+			})
+		}
+		wg.Wait()
+		if err := errors.Join(errs...); err != nil {
+			t.Fatalf("8 processes starting at once with Start %d: %v", start, err)
+		}
+		for _, g := range gens {
+			if n, err := g.NextID(); err != nil || n < start {
+				t.Errorf("NextID = %d, %v; want %d or more", n, err, start)
+			}
+			g.Close()
+		}
+		for _, tt := range []struct{ start, atLeast int64 }{{20, start}, {5_000_000, 5_000_000}} {
+			g := open(t, Config{DB: db, Table: table, Tag: "floor", Start: tt.start})
+			if n, err := g.NextID(); err != nil || n < tt.atLeast {
+				t.Errorf("Start %d: NextID = %d, %v; want %d or more", tt.start, n, err, tt.atLeast)
+			}
+			g.Close()
+		}
+	})
+}
+
+// TestTagRowGone: a generator whose tag row is deleted, or deleted and
+// made again from 1, stops claiming once what it holds is handed out, and
+// says why, rather than hand out numbers the row forgot. (A process that
+// starts on the remade row repeats numbers; nothing in the table can tell
+// it, which is why rows must not be deleted.)
+func TestTagRowGone(t *testing.T) {
+	each(t, func(t *testing.T, s dbtest.Server, db *sql.DB, table string) {
+		for _, remake := range []bool{false, true} {
+			tag := fmt.Sprintf("gone-%v", remake)
+			g := open(t, Config{DB: db, Table: table, Tag: tag, Step: 100, MaxStep: 100, RingSize: 64})
+			first, err := g.NextID()
+			if err != nil {
+				t.Fatal(err)
+			}
+			s.Exec(t, db, "DELETE FROM "+table+" WHERE biz_tag = ?", tag)
+			if remake { // as an operator restoring the row from a script might
+				s.Exec(t, db, "INSERT INTO "+table+" (biz_tag, max_id, step, update_time) VALUES (?, 1, 100, CURRENT_TIMESTAMP)", tag)
+			}
+			var last int64
+			var n int
+			for ; n < 1000; n++ {
+				id, err := g.NextID()
+				if err != nil {
+					if !errors.Is(err, ErrTagGone) {
+						t.Fatalf("after %d numbers: %v, want an error wrapping %q", n, err, ErrTagGone)
+					}
+					break
+				}
+				if id <= last {
+					t.Fatalf("%d after %d", id, last)
+				}
+				last = id
+			}
+			if n == 1000 || last > first+199 {
+				t.Fatalf("remade %v: %d numbers after the row went, up to %d; want at most the two ranges held", remake, n, last)
+			}
+		}
+	})
+}
+
 // TestBadConfig: each bad field is refused, naming the value, before
 // anything is written.
 func TestBadConfig(t *testing.T) {
@@ -319,8 +393,9 @@ func TestBadConfig(t *testing.T) {
 			{"negative step", Config{DB: db, Table: table, Tag: "x", Step: -1}, ErrStep, "Step -1"},
 			{"max below step", Config{DB: db, Table: table, Tag: "x", Step: 10, MaxStep: 5}, ErrStep, "MaxStep 5 is below Step 10"},
 			{"max below the tag's step", Config{DB: db, Table: table, Tag: "moved", MaxStep: 10, Step: 1}, ErrStep, `MaxStep 10 is below tag "moved"'s step 2000`},
-			{"negative start", Config{DB: db, Table: table, Tag: "x", Start: -5}, ErrStart, "-5"},
-			{"start below max_id", Config{DB: db, Table: table, Tag: "moved", Start: 20}, ErrStart, "20 is below tag \"moved\"'s max_id"},
+			{"negative start", Config{DB: db, Table: table, Tag: "x", Start: -5}, ErrStart, "Start -5"},
+			{"start too high", Config{DB: db, Table: table, Tag: "x", Start: MaxStart + 1}, ErrStart, "Start 4611686018427387905"},
+			{"max step too high", Config{DB: db, Table: table, Tag: "x", MaxStep: StepLimit + 1}, ErrStep, "above 1099511627776"},
 			{"ring size", Config{DB: db, Table: table, Tag: "x", RingSize: 1000}, ErrRingSize, "1000"},
 			{"missing table", Config{DB: db, Table: table + "_none", Tag: "x"}, ErrNoTable, "EnsureSchema"},
 		} {

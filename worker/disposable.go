@@ -141,8 +141,11 @@ func (d *Disposable) insert(ctx context.Context, n node, now time.Time) (int64, 
 			return id, err
 		}
 		var moved sql.NullInt64
-		err = d.db.QueryRowContext(ctx,
-			"SELECT setval(pg_get_serial_sequence('"+d.table+"', 'id'), MAX(ID)) FROM "+d.table).Scan(&moved)
+		// GREATEST: never move the sequence back, below IDs it gave out
+		// whose rows are gone.
+		err = d.db.QueryRowContext(ctx, "SELECT setval(q.s, GREATEST((SELECT MAX(ID) FROM "+d.table+"),"+
+			" COALESCE(pg_sequence_last_value(q.s::regclass), 0))) FROM (SELECT pg_get_serial_sequence('"+d.table+"', 'id') AS s) q").
+			Scan(&moved)
 		if err != nil {
 			return 0, err
 		}

@@ -14,8 +14,10 @@ package dialect
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"reflect"
 	"strconv"
@@ -259,8 +261,9 @@ func (d *Dialect) TableExisted(err error) bool {
 }
 
 // Cause wraps err, the driver's answer to a statement sent under ctx, with
-// ctx.Err() when ctx is done, and otherwise with ErrUnreachable or
-// ErrAccessDenied where it says so; other errors come back as they are, for
+// ctx.Err() when ctx is done, and otherwise with ErrUnreachable (a network
+// error, a connection lost mid-statement) or ErrAccessDenied where it says
+// so; other errors come back as they are, for
 // the caller to sort by Kind. A done ctx comes first: a deadline met while
 // dialling is also a network timeout, and it is the caller's deadline that
 // the caller must see.
@@ -275,7 +278,8 @@ func (d *Dialect) Cause(ctx context.Context, err error) error {
 		return fmt.Errorf("%w: %w", ErrAccessDenied, err)
 	}
 	var ne net.Error
-	if errors.As(err, &ne) || d == Postgres && connectionLost(err) {
+	if errors.As(err, &ne) || errors.Is(err, driver.ErrBadConn) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		d == Postgres && connectionLost(err) {
 		return fmt.Errorf("%w: %w", ErrUnreachable, err)
 	}
 	return err
