@@ -3,8 +3,10 @@ package dialect
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"testing"
 
@@ -91,6 +93,8 @@ func TestCause(t *testing.T) {
 		{MySQL, dial, ErrUnreachable},
 		{Postgres, fmt.Errorf("failed to connect: %w", dial), ErrUnreachable},
 		{Postgres, &pgconn.PgError{Code: "57P01"}, ErrUnreachable}, // admin_shutdown
+		{MySQL, fmt.Errorf("exec: %w", driver.ErrBadConn), ErrUnreachable},
+		{Postgres, fmt.Errorf("read: %w", io.ErrUnexpectedEOF), ErrUnreachable},
 		{Postgres, &pgconn.PgError{Code: "28P01"}, ErrAccessDenied},
 		{MySQL, &mysql.MySQLError{Number: 1698}, ErrAccessDenied},
 	} {
