@@ -168,6 +168,11 @@ type Config struct {
 	// (sql.Open("mysql", dsn)) or pgx's stdlib (sql.Open("pgx", url)).
 	DB *sql.DB
 
+	// Dialect names the SQL dialect, "mysql" or "postgres", where DB's
+	// driver does not tell it (a driver wrapped by an instrumenting driver
+	// of another package). By default it is read off the driver.
+	Dialect string
+
 	// Tag is the business tag, leaf_alloc's biz_tag: 1 to 128 letters,
 	// digits and . _ - :. MySQL's default collation compares it without
 	// case, so "Order" and "order" share a row there; on PostgreSQL they
@@ -280,7 +285,7 @@ func check(cfg Config) (config, error) {
 		c.Table = DefaultTable
 	}
 	var err error
-	if c.d, err = dialect.Of(c.DB); err != nil {
+	if c.d, err = dialect.For(c.DB, c.Dialect); err != nil {
 		return c, err
 	}
 	if err := c.d.CheckTable(c.Table); err != nil {

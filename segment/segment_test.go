@@ -370,6 +370,21 @@ func TestTagRowGone(t *testing.T) {
 	})
 }
 
+// TestWrappedDriver: Config.Dialect names the dialect a wrapped driver
+// hides.
+func TestWrappedDriver(t *testing.T) {
+	each(t, func(t *testing.T, s dbtest.Server, _ *sql.DB, table string) {
+		db := s.Wrapped(t)
+		if _, err := New(testContext(t), Config{DB: db, Table: table, Tag: "wrapped"}); !errors.Is(err, ErrDialect) {
+			t.Fatalf("New on a wrapped driver: %v, want an error wrapping %q", err, ErrDialect)
+		}
+		g := open(t, Config{DB: db, Dialect: s.Kind, Table: table, Tag: "wrapped"})
+		if n, err := g.NextID(); err != nil || n != 1 {
+			t.Fatalf("NextID with Dialect %q = %d, %v; want 1", s.Kind, n, err)
+		}
+	})
+}
+
 // TestBadConfig: each bad field is refused, naming the value, before
 // anything is written.
 func TestBadConfig(t *testing.T) {

@@ -56,19 +56,19 @@ type Disposable struct {
 // name that is not a plain identifier (ErrBadTable).
 func NewDisposable(db *sql.DB, opts ...Option) (*Disposable, error) {
 	o := newOptions(opts)
-	d, err := checkDB(db, o.table)
+	d, err := checkDB(db, o)
 	if err != nil {
 		return nil, err
 	}
 	return &Disposable{db: db, d: d, table: o.table, logger: o.logger, host: systemHost(o.lookupEnv), now: time.Now}, nil
 }
 
-// checkDB returns db's dialect if db and table can be used, and otherwise
-// the error the constructors return.
-func checkDB(db *sql.DB, table string) (*dialect.Dialect, error) {
-	d, err := dialect.Of(db)
+// checkDB returns db's dialect if db and o's table can be used, and
+// otherwise the error the constructors return.
+func checkDB(db *sql.DB, o options) (*dialect.Dialect, error) {
+	d, err := dialect.For(db, o.dialect)
 	if err == nil {
-		err = d.CheckTable(table)
+		err = d.CheckTable(o.table)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("worker: %w", err)

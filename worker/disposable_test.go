@@ -360,6 +360,28 @@ func TestFailsBeforeSQL(t *testing.T) {
 	checkErr(t, "AssignWorkerID", err, ErrContainerEnv, []string{"worker: describe this process: ", "JPAAS_HOST"})
 }
 
+// TestWrappedDriver: a driver wrapped by another package's (as an
+// instrumenting driver does) hides the dialect; WithDialect names it.
+func TestWrappedDriver(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, s dbtest.Server) {
+		db := s.Wrapped(t)
+		table := testTable(t, db)
+		_, err := NewDisposable(db, WithTable(table))
+		checkErr(t, "NewDisposable on a wrapped driver", err, ErrDialect, []string{"dbtest.wrappedDriver"})
+		opts := []Option{WithTable(table), WithDialect(s.Kind), WithLookupEnv(envOf(nil))}
+		if err := EnsureSchema(testContext(t), db, opts...); err != nil {
+			t.Fatal(err)
+		}
+		d, err := NewDisposable(db, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if id, err := d.AssignWorkerID(testContext(t)); err != nil || id != 1 {
+			t.Fatalf("AssignWorkerID with WithDialect(%q) = %d, %v; want 1", s.Kind, id, err)
+		}
+	})
+}
+
 // fakeConnector opens a *sql.DB whose driver is neither MySQL's nor pgx's.
 type fakeConnector struct{}
 

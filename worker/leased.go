@@ -75,7 +75,7 @@ type Leased struct {
 // MaxLeaseTTL] (ErrLeaseTTL).
 func NewLeased(db *sql.DB, opts ...Option) (*Leased, error) {
 	o := newOptions(opts)
-	d, err := checkDB(db, o.table)
+	d, err := checkDB(db, o)
 	if err != nil {
 		return nil, err
 	}

@@ -36,7 +36,7 @@ type Row struct {
 // "list the rows of".
 func List(ctx context.Context, db *sql.DB, opts ...Option) ([]Row, error) {
 	o := newOptions(opts)
-	d, err := checkDB(db, o.table)
+	d, err := checkDB(db, o)
 	if err != nil {
 		return nil, err
 	}

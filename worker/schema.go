@@ -140,7 +140,7 @@ func addColumn(d *dialect.Dialect, table string, i int) string {
 // "create table", "read the columns of" or "add column".
 func EnsureSchema(ctx context.Context, db *sql.DB, opts ...Option) error {
 	o := newOptions(opts)
-	d, err := checkDB(db, o.table)
+	d, err := checkDB(db, o)
 	if err != nil {
 		return err
 	}

@@ -183,6 +183,7 @@ type options struct {
 	logger    *slog.Logger
 	lookupEnv func(string) (string, bool)
 	leaseTTL  time.Duration // unchecked until NewLeased reads it
+	dialect   string        // "" for the driver's
 }
 
 func newOptions(opts []Option) options {
@@ -202,6 +203,15 @@ func WithTable(name string) Option {
 			o.table = name
 		}
 	}
+}
+
+// WithDialect names the SQL dialect, "mysql" or "postgres", where the
+// *sql.DB's driver does not tell it: go-sql-driver/mysql or pgx's stdlib
+// wrapped in an instrumenting driver of another package. By default (and
+// for "") it is read off the driver, and any driver but those two is an
+// error wrapping ErrDialect.
+func WithDialect(name string) Option {
+	return func(o *options) { o.dialect = name }
 }
 
 // WithLeaseTTL sets how long a lease of NewLeased lasts without renewal,

@@ -13,6 +13,7 @@ package dbtest
 import (
 	"crypto/rand"
 	"database/sql"
+	"database/sql/driver"
 	"encoding/hex"
 	"fmt"
 	"net/url"
@@ -195,3 +196,23 @@ func (s Server) Exec(t testing.TB, db *sql.DB, query string, args ...any) sql.Re
 func (s Server) String() string {
 	return fmt.Sprintf("%s at %s", s.Kind, strings.SplitN(s.DSN, "?", 2)[0])
 }
+
+// Wrapped opens the server's database through a driver of this package that
+// wraps the real one, as instrumenting drivers do, closed when the test
+// ends: its dialect can not be read off the driver.
+func (s Server) Wrapped(t testing.TB) *sql.DB {
+	t.Helper()
+	c, err := s.Open(t).Driver().(driver.DriverContext).OpenConnector(s.DSN)
+	if err != nil {
+		t.Fatalf("open %s: %v", s.DSN, err)
+	}
+	db := sql.OpenDB(wrappedConnector{c})
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+type wrappedConnector struct{ driver.Connector }
+
+func (c wrappedConnector) Driver() driver.Driver { return wrappedDriver{c.Connector.Driver()} }
+
+type wrappedDriver struct{ driver.Driver }

@@ -134,6 +134,16 @@ func Of(db *sql.DB) (*Dialect, error) {
 		ErrDialect, t.PkgPath(), t.Name())
 }
 
+// For returns the dialect called name, or where name is "" the dialect of
+// db's driver (Of): a program whose driver is wrapped, by an instrumenting
+// driver of another package, names the dialect itself.
+func For(db *sql.DB, name string) (*Dialect, error) {
+	if name == "" || db == nil {
+		return Of(db)
+	}
+	return Named(name)
+}
+
 // Named returns the dialect called name: "mysql", or "postgres" (also
 // "postgresql" and "pgx"), in any case.
 func Named(name string) (*Dialect, error) {
