@@ -48,6 +48,27 @@ func (m *makerFlags) config() (defaultgen.Config, func(), error) {
 	return cfg, release, nil
 }
 
+// open builds the generator called name (see openContender) from the
+// config the flags describe; its close also releases what the Assigner
+// holds.
+func (m *makerFlags) open(name string) (benchee, defaultgen.Config, error) {
+	cfg, release, err := m.config()
+	if err != nil {
+		return benchee{}, cfg, err
+	}
+	b, err := openContender(name, cfg)
+	if err != nil {
+		release()
+		return benchee{}, cfg, err
+	}
+	closeGen := b.close
+	b.close = func() error {
+		defer release()
+		return closeGen()
+	}
+	return b, cfg, nil
+}
+
 // workerFlags are the flags of the commands that make IDs: where the worker
 // ID comes from. A static ID by default; from the WORKER_NODE table with
 // -dsn or $UIDGEN_DSN, a fresh one per run, or with -lease one that comes

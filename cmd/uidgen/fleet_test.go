@@ -78,14 +78,22 @@ func TestFleetSharesNoID(t *testing.T) {
 			idcheck.Check(t, idcheck.As(uidgen.DefaultLayout(), w), [][]int64{ids})
 			all = append(all, ids...)
 		}
-		slices.Sort(all)
-		for i := 1; i < len(all); i++ {
-			if all[i] == all[i-1] {
-				t.Fatalf("ID %d handed out twice across the fleet", all[i])
-			}
-		}
+		checkUnique(t, uidgen.DefaultLayout().ParseUID, all)
 		t.Logf("%d processes, worker IDs %v, %d IDs, all unique", processes, slices.Sorted(maps.Keys(workers)), len(all))
 	})
+}
+
+// checkUnique fails the test if a number appears twice in lists, naming it
+// with describe.
+func checkUnique(t *testing.T, describe func(int64) string, lists ...[]int64) int {
+	t.Helper()
+	all := slices.Sorted(slices.Values(slices.Concat(lists...)))
+	for i := 1; i < len(all); i++ {
+		if all[i] == all[i-1] {
+			t.Fatalf("%s printed twice", describe(all[i]))
+		}
+	}
+	return len(all)
 }
 
 func parseIDs(t *testing.T, out string) []int64 {

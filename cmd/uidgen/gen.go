@@ -35,12 +35,7 @@ func runGen(args []string, stdout, stderr io.Writer) error {
 	if name := setFlag(fs, "segment-table", "start", "step"); name != "" {
 		return fmt.Errorf("%w: -%s needs -segment", errUsage, name)
 	}
-	cfg, release, err := mf.config()
-	if err != nil {
-		return err
-	}
-	defer release()
-	g, err := openContender(*generator, cfg)
+	g, cfg, err := mf.open(*generator)
 	if err != nil {
 		return err
 	}

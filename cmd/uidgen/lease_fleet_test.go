@@ -281,20 +281,9 @@ func TestLeaseReuse(t *testing.T) {
 				checkAfter(t, layout, holders[i-1], holders[i])
 			}
 		}
-		checkUnique(t, layout, all)
+		checkUnique(t, layout.ParseUID, all)
 		t.Logf("%d lifetimes, up to %d alive at once, %d worker IDs, %d IDs, all unique", lifetimes, peak.Load(), len(byWorker), len(all))
 	})
-}
-
-// checkUnique fails t if an ID occurs twice in ids.
-func checkUnique(t *testing.T, layout uidgen.Layout, ids []int64) {
-	t.Helper()
-	ids = slices.Sorted(slices.Values(ids))
-	for i := 1; i < len(ids); i++ {
-		if ids[i] == ids[i-1] {
-			t.Fatalf("ID %d printed twice: %s", ids[i], layout.ParseUID(ids[i]))
-		}
-	}
 }
 
 // leaseTTL is the TTL of the crash and pause tests: short, so that the
@@ -338,7 +327,7 @@ func TestLeaseCrash(t *testing.T) {
 			t.Fatalf("worker IDs %d and %d, want 1 and 1", w, next.workerOf(t, layout))
 		}
 		checkAfter(t, layout, dead, next)
-		checkUnique(t, layout, append(slices.Clone(dead.ids), next.ids...))
+		checkUnique(t, layout.ParseUID, dead.ids, next.ids)
 		t.Logf("the killed holder printed %d IDs; worker ID 1 came back %v after the kill, to a process that printed %d",
 			len(dead.ids), back.Round(time.Millisecond), len(next.ids))
 	})
@@ -424,7 +413,7 @@ func testLeasePause(t *testing.T, s dbtest.Server, generator string, pausedN, be
 		t.Fatalf("worker IDs %d and %d, want 1 and 1", w, next.workerOf(t, layout))
 	}
 	checkAfter(t, layout, paused, next)
-	checkUnique(t, layout, append(slices.Clone(paused.ids), next.ids...))
+	checkUnique(t, layout.ParseUID, paused.ids, next.ids)
 	t.Logf("stopped %v until the next process took worker ID 1; it printed %d IDs; the resumed holder printed %d in all and %s",
 		took.Round(time.Millisecond), len(next.ids), len(paused.ids), observed)
 }

@@ -38,18 +38,8 @@ func checkIncreasing(t *testing.T, who string, ids []int64) {
 	}
 }
 
-// checkNoRepeat fails the test if a number appears twice in lists.
-func checkNoRepeat(t *testing.T, lists ...[]int64) int {
-	t.Helper()
-	all := slices.Concat(lists...)
-	slices.Sort(all)
-	for i := 1; i < len(all); i++ {
-		if all[i] == all[i-1] {
-			t.Fatalf("number %d printed twice", all[i])
-		}
-	}
-	return len(all)
-}
+// number names a number in a message.
+func number(n int64) string { return "number " + strconv.FormatInt(n, 10) }
 
 // TestSegmentFleet starts 12 processes at once on one tag of a table none
 // of them has created: every number is unique, and each process's increase.
@@ -83,7 +73,7 @@ func TestSegmentFleet(t *testing.T) {
 			checkIncreasing(t, "process "+strconv.Itoa(i), p.ids)
 			lists[i] = p.ids
 		}
-		n := checkNoRepeat(t, lists...)
+		n := checkUnique(t, number, lists...)
 		t.Logf("%d processes, %d numbers, all unique", processes, n)
 	})
 }
@@ -182,7 +172,7 @@ func TestSegmentKill(t *testing.T) {
 		later := parseIDs(t, out)
 		checkIncreasing(t, "the first process", dead.ids)
 		checkIncreasing(t, "the next process", later)
-		checkNoRepeat(t, dead.ids, later)
+		checkUnique(t, number, dead.ids, later)
 		if last := dead.ids[len(dead.ids)-1]; later[0] <= last {
 			t.Errorf("the next process started at %d, not above the killed one's %d", later[0], last)
 		}

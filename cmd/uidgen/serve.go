@@ -71,12 +71,7 @@ func runServe(args []string, _, stderr io.Writer) error {
 	// server to start, then stop it: a leased ID is given back either way.
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
-	cfg, release, err := mf.config()
-	if err != nil {
-		return err
-	}
-	defer release()
-	g, err := openContender(*generator, cfg)
+	g, _, err := mf.open(*generator)
 	if err != nil {
 		return err
 	}
