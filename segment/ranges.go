@@ -88,25 +88,22 @@ type ranges struct {
 func start(ctx context.Context, c config, ring *ringbuffer.Ring) (*ranges, error) {
 	r := &ranges{c: c, db: c.DB, table: c.Table, tag: c.Tag, ring: ring, batch: make([]int64, batchSize),
 		wake: make(chan struct{}, 1), quit: make(chan struct{}), done: make(chan struct{})}
-	r.ctx, r.cancel = context.WithCancel(context.Background())
 	step, err := r.prepare(ctx)
 	if err != nil {
-		r.cancel()
 		return nil, err
 	}
 	if step > c.MaxStep {
-		r.cancel()
 		return nil, fmt.Errorf("%w: MaxStep %d is below tag %q's step %d", ErrStep, c.MaxStep, c.Tag, step)
 	}
 	r.c.Step = step
 	r.lastAt, r.lastCursor = c.Clock.Now(), -1
 	first, err := r.claim(ctx, step)
 	if err != nil {
-		r.cancel()
 		return nil, err
 	}
 	r.took(first, step)
 	r.cur = first
+	r.ctx, r.cancel = context.WithCancel(context.Background())
 	go r.claimer()
 	return r, nil
 }

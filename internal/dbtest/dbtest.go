@@ -15,10 +15,8 @@ import (
 	"database/sql"
 	"database/sql/driver"
 	"encoding/hex"
-	"fmt"
 	"net/url"
 	"os"
-	"strings"
 	"testing"
 
 	"github.com/go-sql-driver/mysql"
@@ -190,11 +188,6 @@ func (s Server) Exec(t testing.TB, db *sql.DB, query string, args ...any) sql.Re
 		t.Fatalf("%s: %v", query, err)
 	}
 	return res
-}
-
-// String names the server in messages.
-func (s Server) String() string {
-	return fmt.Sprintf("%s at %s", s.Kind, strings.SplitN(s.DSN, "?", 2)[0])
 }
 
 // Wrapped opens the server's database through a driver of this package that

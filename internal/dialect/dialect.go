@@ -36,8 +36,6 @@ var (
 
 // Dialect is one SQL server's way of saying what the packages need.
 type Dialect struct {
-	name string // "mysql" or "postgres"
-
 	// nowMillis and nowSeconds are the server's clock, as Unix
 	// milliseconds and seconds, in an expression of type BIGINT.
 	nowMillis, nowSeconds string
@@ -70,7 +68,6 @@ const (
 // autumn, which can misjudge a lease's expiry by that hour: a lease taken
 // early costs its holder the lease, never a second twice.
 var MySQL = &Dialect{
-	name:          "mysql",
 	nowMillis:     "CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED)",
 	nowSeconds:    "UNIX_TIMESTAMP()",
 	maxIdentifier: 64,
@@ -92,7 +89,6 @@ var MySQL = &Dialect{
 // now() is the start of the statement's transaction: with database/sql's
 // autocommit, the statement's own start.
 var Postgres = &Dialect{
-	name:          "postgres",
 	nowMillis:     "FLOOR(EXTRACT(EPOCH FROM now()) * 1000)::BIGINT",
 	nowSeconds:    "FLOOR(EXTRACT(EPOCH FROM now()))::BIGINT",
 	maxIdentifier: 63,
@@ -155,9 +151,6 @@ func Named(name string) (*Dialect, error) {
 	}
 	return nil, fmt.Errorf("%w: %q, want mysql or postgres", ErrDialect, name)
 }
-
-// Name returns "mysql" or "postgres".
-func (d *Dialect) Name() string { return d.name }
 
 // String returns the server's name as people write it.
 func (d *Dialect) String() string {
