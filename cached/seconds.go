@@ -33,15 +33,24 @@ const reservationRetry = 10 * time.Millisecond
 // Two things keep the IDs true to their time at any load. At the start of
 // every fill (Refresh, at least once a second) it raises the ring's floor
 // to the first UID of second now+1-maxLag, so takes throw away IDs that fell
-// further behind the clock. And each second starts at the random sequence
-// scheme.Start picks for the IDs taken in the last second of the clock, so
-// that at a few IDs a second they still spread evenly over id % 2^k.
+// further behind the clock. And a second no further ahead of the clock than
+// the ring's seconds, where the padder keeps the ring at low load, starts at
+// a random sequence, so that at a few IDs a second the IDs still spread
+// evenly over id % 2^k (TestSpread). The start skips only sequences the
+// takes of the last second of the clock left unused, and no more than a
+// ring's share of the second, 1/2^BoostPower: the take rate is not known
+// right after New or an idle spell, so a burst then may take these seconds
+// whole, and the ring's worth of them wastes under a second of IDs. A second
+// further ahead is borrowed under load and starts at its first sequence: no
+// second is wasted (TestBurstWastesNoSecond). The spread is even over
+// id % 2^k for k up to SeqBits - BoostPower.
 type seconds struct {
-	s        *scheme.Scheme
-	ring     *ringbuffer.Ring
-	maxAhead int64   // seconds beyond the clock it may go; -1: unbounded
-	maxLag   int64   // seconds behind the clock an ID may be; -1: unbounded
-	batch    []int64 // one second of IDs; reused, so filling allocates nothing
+	s           *scheme.Scheme
+	ring        *ringbuffer.Ring
+	maxAhead    int64   // seconds beyond the clock it may go; -1: unbounded
+	maxLag      int64   // seconds behind the clock an ID may be; -1: unbounded
+	ringSeconds int64   // seconds of IDs the ring holds: 2^BoostPower
+	batch       []int64 // one second of IDs; reused, so filling allocates nothing
 
 	// The take rate, in IDs a second of the clock, and the sample it was
 	// measured from; held says the padder waited for the clock during the
@@ -66,6 +75,7 @@ type seconds struct {
 
 func newSeconds(s *scheme.Scheme, ring *ringbuffer.Ring, maxAhead, maxLag time.Duration) *seconds {
 	src := &seconds{s: s, ring: ring, maxAhead: -1, maxLag: -1, batch: make([]int64, s.Bits().MaxSequence()+1), last: -1}
+	src.ringSeconds = int64(ring.Size()) / int64(len(src.batch))
 	if maxAhead > 0 {
 		src.maxAhead = int64(maxAhead / time.Second)
 	}
@@ -132,7 +142,10 @@ func (src *seconds) Next(room int) ([]int64, error) {
 		}
 		return nil, &padding.Hold{Retry: reservationRetry, Why: err}
 	}
-	first := src.s.Start(second, src.rate)
+	first := src.s.FirstSequence(second)
+	if second-now <= src.ringSeconds {
+		first = src.s.RandomFirstSequence(second, min(src.s.Unused(src.rate), int64(len(src.batch))/src.ringSeconds))
+	}
 	batch := src.batch[:int64(len(src.batch))-first]
 	src.s.Fill(batch, src.s.Bits().Allocate(second, src.s.WorkerID(), first))
 	src.last = second

@@ -8,6 +8,7 @@ import (
 	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/internal/fakeclock"
 	"github.com/seed4d941b13/uidgen/internal/scheme/schemetest"
+	"github.com/seed4d941b13/uidgen/internal/testsize"
 )
 
 // perSecond is the IDs a second holds in the small layouts below: 4
@@ -104,5 +105,53 @@ func TestClockSteppedBack(t *testing.T) {
 		if s := g.Stats(); s.SecondsAhead > 2 {
 			t.Fatalf("%+v: want the padder back on the clock, at most the ring's 2 seconds ahead", s)
 		}
+	})
+}
+
+// TestBurstWastesNoSecond: a burst of takes right after New, and again right
+// after an idle spell, borrows no more seconds than the IDs it takes fill,
+// plus the ring and two: a second the padder makes ahead of the clock starts
+// at its first sequence, since takes want it whole. Seconds made at the
+// clock's pace still start at random (TestSpreadAtLowLoad). The clock is
+// stopped, so every second past the first is borrowed.
+func TestBurstWastesNoSecond(t *testing.T) {
+	burst := int64(testsize.Pick(2_000_000, 300_000))
+	synctest.Test(t, func(t *testing.T) {
+		clock := fakeclock.New(uidgen.DefaultEpoch.Add(1000 * time.Second))
+		g := newGenerator(t, Config{Clock: clock})
+		perSecond := g.Layout().Bits().MaxSequence() + 1
+		size := g.Stats().Size
+		check := func(when string) {
+			t.Helper()
+			lead := g.Stats().SecondsAhead
+			if bound := (burst+size)/perSecond + 2; lead > bound {
+				t.Fatalf("%s: %d IDs borrowed %d seconds ahead of the clock, want at most (%d + %d ring) / %d + 2 = %d",
+					when, burst, lead, burst, size, perSecond, bound)
+			}
+		}
+		takeBurst := func() {
+			ids := make([]int64, 4096)
+			for taken := int64(0); taken < burst; taken += int64(len(ids)) {
+				if _, err := g.NextIDs(ids); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		takeBurst()
+		synctest.Wait()
+		check("right after New")
+
+		// An idle spell: the clock passes the borrowed seconds and an hour
+		// more, and the padder catches up with it.
+		clock.Advance(time.Duration(g.Stats().SecondsAhead)*time.Second + time.Hour)
+		time.Sleep(3 * time.Second)
+		synctest.Wait()
+		if _, err := g.NextID(); err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait()
+		takeBurst()
+		synctest.Wait()
+		check("after an idle spell")
 	})
 }

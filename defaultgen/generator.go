@@ -140,7 +140,7 @@ func (g *Generator) next() (int64, error) {
 			if g.seq == g.s.Bits().MaxSequence() && g.count > 0 {
 				rate = g.s.Bits().MaxSequence() + 1
 			}
-			g.last, g.seq, g.count = now, g.s.Start(now, rate), 0
+			g.last, g.seq, g.count = now, g.s.RandomFirstSequence(now, g.s.Unused(rate)), 0
 		case g.seq < g.s.Bits().MaxSequence():
 			// The same second, or a clock stepped back: borrow the last
 			// second while it has sequence left.

@@ -316,18 +316,24 @@ func mix(x uint64) uint64 {
 // second's IDs exactly make it return 0 (schemetest.WholeSeconds).
 var Random = rand.Int64N
 
-// Start returns the first sequence to use in second delta when IDs are
-// being taken at rate a second: a random one below 2^SeqBits - rate (and
-// not below FirstSequence). At a few IDs a second, when a second's first
-// IDs are all that are taken, they still spread evenly over id % 2^k; the
-// sequences skipped are ones the second would not use at that rate, and at
-// 2^SeqBits a second or more none are.
-func (s *Scheme) Start(delta, rate int64) int64 {
+// RandomFirstSequence returns the first sequence to use in second delta: a
+// random one of its first spread sequences, and not below FirstSequence; a
+// spread of 1 or less gives FirstSequence. At a few IDs a second, a
+// second's first IDs are all that are taken, and a random start spreads them
+// evenly over id % 2^k. The generator picks spread so that the sequences
+// skipped are ones its takes would not use (Unused).
+func (s *Scheme) RandomFirstSequence(delta, spread int64) int64 {
 	first := s.FirstSequence(delta)
-	if spread := s.alloc.MaxSequence() + 1 - max(rate, 0); spread > 1 {
+	if spread = min(spread, s.alloc.MaxSequence()+1); spread > 1 {
 		first = max(first, Random(spread))
 	}
 	return first
+}
+
+// Unused returns how many of a second's sequences takes at rate IDs a second
+// leave unused: none at 2^SeqBits a second or more.
+func (s *Scheme) Unused(rate int64) int64 {
+	return max(s.alloc.MaxSequence()+1-max(rate, 0), 0)
 }
 
 // TimeOf returns the instant that delta seconds since the epoch stand for.
