@@ -118,12 +118,6 @@ type Config struct {
 	// negative.
 	ScheduleInterval time.Duration
 
-	// RejectedPut is told of UIDs the padder could not put, which are
-	// dropped and never handed out. Nil means they are only counted (in
-	// Stats.PutsRejected). The padder puts a second only when it fits, so
-	// this stays quiet.
-	RejectedPut ringbuffer.PutPolicy
-
 	// RejectedTake decides what NextID does when the ring is empty. Nil
 	// means ringbuffer.Wait(ringbuffer.DefaultWait): wait while the padder
 	// refills, and fail only if it puts nothing for a second.
@@ -198,7 +192,6 @@ func New(ctx context.Context, cfg Config) (*Generator, error) {
 	ring, err := ringbuffer.New(ringbuffer.Config{
 		Size:          1 << (seqBits + boost),
 		PaddingFactor: cfg.PaddingFactor,
-		RejectedPut:   cfg.RejectedPut,
 		RejectedTake:  cfg.RejectedTake,
 	})
 	if err != nil {
@@ -310,12 +303,9 @@ func (g *Generator) Close() error {
 
 // Stats is a snapshot of a Generator's ring and padder.
 type Stats struct {
-	Taken        int64 // UIDs handed out: takes, less the stale UIDs thrown away
+	Taken        int64 // UIDs handed out
 	Size         int64 // slots in the ring
 	Available    int64 // UIDs waiting in the ring
-	Tail         int64 // ring sequence of the last UID put; -1 before the first
-	Cursor       int64 // ring sequence of the last UID taken; -1 before the first
-	PutsRejected int64 // UIDs the padder could not put, dropped
 	TakesWaited  int64 // takes that found the ring empty and waited for the padder
 	TakesFailed  int64 // takes that returned an error
 	PadRuns      int64 // padder runs: at start, and per wake-up or tick
@@ -335,12 +325,9 @@ type Stats struct {
 func (g *Generator) Stats() Stats {
 	rs := g.ring.Stats()
 	return Stats{
-		Taken:        rs.Cursor + 1 - rs.Stale,
+		Taken:        rs.Taken,
 		Size:         rs.Size,
 		Available:    rs.Available,
-		Tail:         rs.Tail,
-		Cursor:       rs.Cursor,
-		PutsRejected: rs.PutsRejected,
 		TakesWaited:  rs.TakesWaited,
 		TakesFailed:  rs.TakesFailed,
 		Stale:        rs.Stale,

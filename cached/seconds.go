@@ -96,8 +96,7 @@ func (src *seconds) Refresh() {
 		floor := max(now.Unix()-src.s.TimeOf(0).Unix()+1-src.maxLag, 0)
 		src.ring.SetFloor(src.s.Bits().Allocate(floor, 0, 0))
 	}
-	rs := src.ring.Stats()
-	taken := rs.Cursor + 1 - rs.Stale
+	taken := src.ring.Stats().Taken
 	if elapsed := now.Sub(src.sampleAt); elapsed >= time.Second {
 		// The counters are read one at a time, so a sample may come out
 		// a little short, never below none.

@@ -18,14 +18,12 @@
 //
 //	ring_size                          gauge    slots in the ring
 //	ring_available                     gauge    UIDs waiting in the ring
-//	puts_rejected_total                counter  UIDs the padder could not put
 //	padder_runs_total                  counter  padder runs
 //	stale_ids_total                    counter  UIDs thrown away, more than MaxLag behind the clock
 //	held_back_seconds_total            counter  time the padder waited for the clock under MaxAhead
 //
 // and for the segment generator (NewSegment), its ring and padder as the
-// cached one's (ring_size, ring_available, puts_rejected_total,
-// padder_runs_total), with the
+// cached one's (ring_size, ring_available, padder_runs_total), with the
 // common ones but for ahead_seconds, worker_id and the time bits, which
 // dense numbers do not have, and its claims:
 //
@@ -66,8 +64,8 @@ type snapshot struct {
 	taken, waited, failed, ahead int64
 
 	// The cached generator's ring and padder; zero for defaultgen.
-	size, available, putsRejected, padRuns, stale int64
-	heldBack                                      time.Duration
+	size, available, padRuns, stale int64
+	heldBack                        time.Duration
 
 	// The segment generator's claims; zero for the others.
 	claims, claimsFailed, claimSize, pending int64
@@ -113,8 +111,6 @@ var (
 			prometheus.GaugeValue, func(s *snapshot, _ time.Time) float64 { return float64(s.size) }),
 		newMetric("ring_available", "UIDs waiting in the ring.",
 			prometheus.GaugeValue, func(s *snapshot, _ time.Time) float64 { return float64(s.available) }),
-		newMetric("puts_rejected_total", "UIDs the padder could not put in the ring, dropped and never handed out.",
-			prometheus.CounterValue, func(s *snapshot, _ time.Time) float64 { return float64(s.putsRejected) }),
 		newMetric("padder_runs_total", "Runs of the padder that fills the ring: at start, and per wake-up or tick.",
 			prometheus.CounterValue, func(s *snapshot, _ time.Time) float64 { return float64(s.padRuns) }),
 	}
@@ -185,7 +181,7 @@ func NewCached(g *cached.Generator) *Collector {
 		s := g.Stats()
 		return snapshot{
 			taken: s.Taken, waited: s.TakesWaited, failed: s.TakesFailed, ahead: s.SecondsAhead,
-			size: s.Size, available: s.Available, putsRejected: s.PutsRejected, padRuns: s.PadRuns,
+			size: s.Size, available: s.Available, padRuns: s.PadRuns,
 			stale: s.Stale, heldBack: s.HeldBack, lease: s.Lease,
 		}
 	}
@@ -210,7 +206,7 @@ func NewSegment(g *segment.Generator) *Collector {
 		s := g.Stats()
 		return snapshot{
 			taken: s.Taken, waited: s.TakesWaited, failed: s.TakesFailed,
-			size: s.Size, available: s.Available, padRuns: s.PadRuns, putsRejected: s.PutsRejected,
+			size: s.Size, available: s.Available, padRuns: s.PadRuns,
 			claims: s.Claims, claimsFailed: s.ClaimsFailed, claimSize: s.ClaimSize, pending: s.Pending, lastClaim: s.LastClaim,
 		}
 	}

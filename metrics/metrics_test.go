@@ -74,7 +74,7 @@ var (
 		"uidgen_time_exhausted_timestamp_seconds", "uidgen_worker_id",
 	}
 	ring = []string{
-		"uidgen_held_back_seconds_total", "uidgen_padder_runs_total", "uidgen_puts_rejected_total",
+		"uidgen_held_back_seconds_total", "uidgen_padder_runs_total",
 		"uidgen_ring_available", "uidgen_ring_size", "uidgen_stale_ids_total",
 	}
 	lease = []string{"uidgen_lease_lost", "uidgen_lease_remaining_seconds", "uidgen_reservation_remaining_seconds"}
@@ -258,7 +258,7 @@ func TestSegment(t *testing.T) {
 		before := gather(t, c)
 		wantNames := want([]string{
 			"uidgen_ids_total", "uidgen_takes_failed_total", "uidgen_takes_waited_total",
-			"uidgen_padder_runs_total", "uidgen_puts_rejected_total", "uidgen_ring_available", "uidgen_ring_size",
+			"uidgen_padder_runs_total", "uidgen_ring_available", "uidgen_ring_size",
 			"uidgen_segment_claim_size", "uidgen_segment_claims_failed_total", "uidgen_segment_claims_total",
 			"uidgen_segment_last_claim_timestamp_seconds", "uidgen_segment_pending",
 		})

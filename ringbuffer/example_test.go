@@ -12,7 +12,7 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	// The producer: one Put publishes the whole batch that fits.
+	// The producer: one Put publishes the prefix of the batch that fits.
 	fmt.Println("put", r.Put([]int64{101, 102, 103, 104, 105}))
 
 	// Consumers: one at a time, or many with one claim.
@@ -28,5 +28,5 @@ func Example() {
 	// put 4
 	// took 101 [102 103 104]
 	// empty: true
-	// {Size:4 Available:0 Tail:3 Cursor:3 PutsRejected:1 TakesWaited:0 TakesFailed:1 Stale:0}
+	// {Size:4 Available:0 Taken:4 TakesWaited:0 TakesFailed:1 Stale:0}
 }

@@ -22,12 +22,6 @@ const (
 	sleepFor = 100 * time.Microsecond
 )
 
-// PutPolicy is Baidu's RejectedPutBufferHandler: it is told of the values a
-// Put could not place, after the ring has counted them. It cannot save them:
-// they are dropped, so a value handed to it is never handed out by the ring.
-// It runs on the producer's goroutine and should return quickly.
-type PutPolicy func(rejected []int64)
-
 // TakePolicy is Baidu's RejectedTakeBufferHandler. Take calls it each time it
 // finds the ring empty, after waking the producer, with stalled: how long,
 // while this Take has waited, the producer has put nothing. Returning nil

@@ -151,11 +151,6 @@ type Config struct {
 	// (0, 100); zero means DefaultPaddingFactor.
 	PaddingFactor int
 
-	// RejectedPut is told of the values a Put could not place. Nil means they
-	// are only counted. Either way they are dropped: the ring never hands
-	// them out.
-	RejectedPut PutPolicy
-
 	// RejectedTake decides what Take does on an empty ring. Nil means
 	// Wait(DefaultWait): wait briefly for the producer, then fail.
 	RejectedTake TakePolicy
@@ -173,7 +168,6 @@ type Ring struct {
 	mask         int64 // Size - 1
 	size         int64
 	threshold    int64 // wake the producer when fewer than this are waiting
-	rejectedPut  PutPolicy
 	rejectedTake TakePolicy
 	wakeups      chan struct{} // capacity 1
 
@@ -213,10 +207,9 @@ type Ring struct {
 	held atomic.Pointer[hold]
 
 	// Counters for Stats, written on the slow paths only.
-	putsRejected atomic.Int64
-	takesWaited  atomic.Int64
-	takesFailed  atomic.Int64
-	stale        atomic.Int64
+	takesWaited atomic.Int64
+	takesFailed atomic.Int64
+	stale       atomic.Int64
 
 	_ cpu.CacheLinePad
 }
@@ -241,7 +234,6 @@ func New(cfg Config) (*Ring, error) {
 		mask:         size - 1,
 		size:         size,
 		threshold:    size * int64(factor) / 100,
-		rejectedPut:  cfg.RejectedPut,
 		rejectedTake: cfg.RejectedTake,
 		wakeups:      make(chan struct{}, 1),
 	}
@@ -258,10 +250,10 @@ func New(cfg Config) (*Ring, error) {
 func (r *Ring) Size() int { return int(r.size) }
 
 // Put places the longest prefix of uids that fits, in order, publishes them
-// with a single store of tail, and returns how many it placed. The rest are
-// counted as rejected, handed to the RejectedPut policy and dropped. A slot
-// that a take has claimed counts as room at once: the take read it before
-// its claim. Put never waits for a consumer.
+// with a single store of tail, and returns how many it placed; the rest stay
+// the caller's. A producer that asks Free first and puts no more places
+// them all. A slot that a take has claimed counts as room at once: the take
+// read it before its claim. Put never waits for a consumer.
 //
 // Only one goroutine at a time may call Put: the ring's producer.
 func (r *Ring) Put(uids []int64) int {
@@ -285,12 +277,6 @@ func (r *Ring) Put(uids []int64) int {
 		r.tail.Store(t + int64(n)) // publishes the n values just written
 		if r.held.Load() != nil {
 			r.held.Store(nil)
-		}
-	}
-	if rest := uids[n:]; len(rest) > 0 {
-		r.putsRejected.Add(int64(len(rest)))
-		if r.rejectedPut != nil {
-			r.rejectedPut(rest)
 		}
 	}
 	return n
@@ -550,14 +536,12 @@ func (r *Ring) claimWaiting(dst []int64) (n int64, err error) {
 
 // Stats is a snapshot of a Ring's counters.
 type Stats struct {
-	Size         int64 // slots
-	Available    int64 // values waiting to be taken: Tail - Cursor
-	Tail         int64 // sequence of the last value put; -1 before the first
-	Cursor       int64 // sequence of the last value taken; -1 before the first
-	PutsRejected int64 // values Put could not place, dropped
-	TakesWaited  int64 // takes that found the ring empty, waited and succeeded
-	TakesFailed  int64 // takes that returned an error
-	Stale        int64 // values dropped below the floor, never handed out
+	Size        int64 // slots
+	Available   int64 // values waiting to be taken
+	Taken       int64 // values handed out by takes
+	TakesWaited int64 // takes that found the ring empty, waited and succeeded
+	TakesFailed int64 // takes that returned an error
+	Stale       int64 // values dropped below the floor, never handed out
 }
 
 // Stats returns a snapshot of r's counters. The fields are read one by one
@@ -566,14 +550,13 @@ type Stats struct {
 func (r *Ring) Stats() Stats {
 	c := r.cursor.Load() // before tail: tail >= any cursor read earlier
 	t := r.tail.Load()
+	stale := r.stale.Load()
 	return Stats{
-		Size:         r.size,
-		Available:    min(t-c, r.size),
-		Tail:         t,
-		Cursor:       c,
-		PutsRejected: r.putsRejected.Load(),
-		TakesWaited:  r.takesWaited.Load(),
-		TakesFailed:  r.takesFailed.Load(),
-		Stale:        r.stale.Load(),
+		Size:        r.size,
+		Available:   min(t-c, r.size),
+		Taken:       max(c+1-stale, 0),
+		TakesWaited: r.takesWaited.Load(),
+		TakesFailed: r.takesFailed.Load(),
+		Stale:       stale,
 	}
 }

@@ -269,7 +269,7 @@ func (r *ranges) claimer() {
 		for delay := failedWait; ; delay = min(2*delay, maxBackoff) {
 			r.mu.Lock()
 			now := r.c.Clock.Now()
-			cursor := r.ring.Stats().Cursor
+			cursor := r.ring.Stats().Taken - 1
 			size := r.nextSize(now, cursor)
 			r.mu.Unlock()
 			ctx, cancel := context.WithTimeout(r.ctx, claimTimeout)

@@ -411,7 +411,6 @@ type Stats struct {
 	Available    int64     // numbers waiting in the ring
 	TakesWaited  int64     // takes that found the ring empty and waited for the padder
 	TakesFailed  int64     // takes that returned an error
-	PutsRejected int64     // numbers the padder could not put, lost; the padder puts only what fits
 	PadRuns      int64     // padder runs: at start, and per wake-up
 	Claims       int64     // ranges claimed from the table
 	ClaimsFailed int64     // claim statements that failed
@@ -425,8 +424,7 @@ type Stats struct {
 func (g *Generator) Stats() Stats {
 	rs := g.ring.Stats()
 	st := g.src.stats()
-	st.Taken = rs.Cursor + 1 // the ring's sequence of the last number taken, from 0
-	st.Size, st.Available, st.TakesWaited, st.TakesFailed, st.PutsRejected = rs.Size, rs.Available, rs.TakesWaited, rs.TakesFailed, rs.PutsRejected
+	st.Taken, st.Size, st.Available, st.TakesWaited, st.TakesFailed = rs.Taken, rs.Size, rs.Available, rs.TakesWaited, rs.TakesFailed
 	st.PadRuns = g.padder.Runs()
 	return st
 }

@@ -49,8 +49,8 @@ var contenders = []contender{
 		}
 		stats := func() string {
 			s := g.Stats()
-			return fmt.Sprintf("ring %d slots, %d pad runs, %d takes waited, %d failed, %d puts rejected, %d s ahead of the clock",
-				s.Size, s.PadRuns, s.TakesWaited, s.TakesFailed, s.PutsRejected, s.SecondsAhead)
+			return fmt.Sprintf("ring %d slots, %d pad runs, %d takes waited, %d failed, %d s ahead of the clock",
+				s.Size, s.PadRuns, s.TakesWaited, s.TakesFailed, s.SecondsAhead)
 		}
 		return g.NextID, stats, func() { g.Close() }, nil
 	}},
