@@ -64,28 +64,13 @@ func DefaultLayout() Layout {
 	return l
 }
 
-// Bits returns the layout's bit arithmetic: Allocate, Parse and the maxima.
+// Bits returns the layout's bit arithmetic: the field widths and maxima,
+// Allocate and Parse.
 func (l Layout) Bits() *bits.Allocator { return l.bits }
-
-// TimeBits returns the width of the delta-seconds field.
-func (l Layout) TimeBits() int { return l.bits.TimeBits() }
-
-// WorkerBits returns the width of the worker-ID field.
-func (l Layout) WorkerBits() int { return l.bits.WorkerBits() }
-
-// SeqBits returns the width of the sequence field.
-func (l Layout) SeqBits() int { return l.bits.SeqBits() }
 
 // Epoch returns the instant delta seconds count from, truncated to the
 // second.
 func (l Layout) Epoch() time.Time { return l.epoch }
-
-// GeneBits returns the width of the gene field, 0 for Baidu's layouts.
-func (l Layout) GeneBits() int { return l.bits.GeneBits() }
-
-// MaxWorkerID returns the largest worker ID the layout holds:
-// 2^WorkerBits - 1.
-func (l Layout) MaxWorkerID() int64 { return l.bits.MaxWorkerID() }
 
 // RunsOut returns the first instant whose second no longer fits the time
 // bits: Epoch + 2^TimeBits seconds.
@@ -110,7 +95,7 @@ func (l Layout) Parse(uid int64) ID {
 // A layout with gene bits adds the gene: ...,"sequence":"%d","gene":"%d"}.
 func (l Layout) ParseUID(uid int64) string {
 	id := l.Parse(uid)
-	if l.GeneBits() == 0 {
+	if l.bits.GeneBits() == 0 {
 		return id.String()
 	}
 	return id.baidu(fmt.Sprintf(`,"gene":"%d"`, id.Gene))

@@ -77,7 +77,7 @@ func TestNewLayoutRejects(t *testing.T) {
 
 func TestDefaultLayout(t *testing.T) {
 	l := uidgen.DefaultLayout()
-	if l.TimeBits() != 30 || l.WorkerBits() != 20 || l.SeqBits() != 13 || l.MaxWorkerID() != 1<<20-1 {
+	if l.Bits().TimeBits() != 30 || l.Bits().WorkerBits() != 20 || l.Bits().SeqBits() != 13 || l.Bits().MaxWorkerID() != 1<<20-1 {
 		t.Errorf("default layout %v, want 30/20/13", l)
 	}
 	if !l.Epoch().Equal(time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)) {

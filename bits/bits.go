@@ -8,14 +8,15 @@
 //	+---+-----------------------------+-------------------+-----------------+
 //	sign  seconds since the epoch       from the Assigner   within the second
 //
-// 1 + T + W + S = 64 (New). The sign bit is always 0 for an ID the
-// Allocator makes, so every ID is positive. The sequence sits in the low
+// 1 + T + W + S = 64 in Baidu's layouts. The sign bit is always 0 for an ID
+// the Allocator makes, so every ID is positive. The sequence sits in the low
 // bits, so the IDs of one second and one worker are consecutive integers.
 //
-// NewGene makes the layouts Baidu's Java does not: G gene bits below the
-// sequence, copied from a shard key so that id % 2^G == key % 2^G, and
-// fewer than 64 bits in all, the bits above them zero, so that every ID is
-// below 2^(T+W+S+G) (52 bits keep every ID exact as a JavaScript number):
+// A layout may also fill fewer than 64 bits, the bits above them zero, so
+// that every ID is below 2^(T+W+S+G) (52 bits keep every ID exact as a
+// JavaScript number), and NewGene adds what Baidu's Java does not: G gene
+// bits below the sequence, copied from a shard key so that
+// id % 2^G == key % 2^G:
 //
 //	| 0 ... 0 | delta seconds (T) | worker ID (W) | sequence (S) | gene (G) |
 //
@@ -47,25 +48,16 @@ type Allocator struct {
 	timeShift, workerShift, seqShift     uint
 }
 
-// New returns Baidu's Allocator for timeBits + workerBits + seqBits, which
-// must each be at least 1 and add up, with the sign bit, to 64. Otherwise the
-// error wraps ErrLayout and names the three values.
+// New returns the Allocator for timeBits + workerBits + seqBits: NewGene
+// with no gene bits. Baidu's layouts are those that fill all 64 bits.
 func New(timeBits, workerBits, seqBits int) (*Allocator, error) {
-	if err := checkWidths(timeBits, workerBits, seqBits, 0); err != nil {
-		return nil, err
-	}
-	if sum := SignBits + timeBits + workerBits + seqBits; sum != TotalBits {
-		return nil, fmt.Errorf("%w: 1 sign + time %d + worker %d + sequence %d bits = %d, must be %d",
-			ErrLayout, timeBits, workerBits, seqBits, sum, TotalBits)
-	}
-	return newAllocator(timeBits, workerBits, seqBits, 0), nil
+	return NewGene(timeBits, workerBits, seqBits, 0)
 }
 
 // NewGene returns the Allocator of a layout that may end in geneBits gene
 // bits below the sequence and may use fewer than 64 bits: timeBits,
 // workerBits and seqBits must each be at least 1, geneBits at least 0, and
-// with the sign bit they must fit in 64. NewGene(t, w, s, 0) with
-// 1 + t + w + s = 64 is New(t, w, s). A bad layout is an error wrapping
+// with the sign bit they must fit in 64. A bad layout is an error wrapping
 // ErrLayout that names the values and the limit.
 func NewGene(timeBits, workerBits, seqBits, geneBits int) (*Allocator, error) {
 	if err := checkWidths(timeBits, workerBits, seqBits, geneBits); err != nil {

@@ -15,8 +15,7 @@ func TestNewRejectsBadLayouts(t *testing.T) {
 		time, worker, seq int
 		wantInMessage     []string
 	}{
-		{"sum too small", 28, 22, 12, []string{"time 28", "worker 22", "sequence 12", "= 63", "must be 64"}},
-		{"sum too large", 30, 22, 13, []string{"= 66", "must be 64"}},
+		{"sum too large", 30, 22, 13, []string{"time 30", "worker 22", "sequence 13", "= 66", "more than 64"}},
 		{"zero time bits", 0, 50, 13, []string{"time 0", "at least 1"}},
 		{"zero worker bits", 50, 0, 13, []string{"worker 0", "at least 1"}},
 		{"zero sequence bits", 50, 13, 0, []string{"sequence 0", "at least 1"}},
@@ -194,5 +193,18 @@ func TestNewGeneIsNewOnBaiduLayouts(t *testing.T) {
 	}
 	if baidu.String() != gene.String() || baidu.UsedBits() != 63 {
 		t.Errorf("String: %q and %q, UsedBits %d", baidu, gene, baidu.UsedBits())
+	}
+}
+
+// TestNewTakesFewerBits: a layout of fewer than 64 bits is as
+// good to New as to uidgen.NewLayout, and to NewGene without gene bits.
+func TestNewTakesFewerBits(t *testing.T) {
+	a, err := bits.New(28, 22, 12)
+	if err != nil {
+		t.Fatalf("New(28, 22, 12) = %v, want the 63-bit layout of IDs below 2^62", err)
+	}
+	g, err := bits.NewGene(28, 22, 12, 0)
+	if err != nil || a.String() != g.String() || a.UsedBits() != 62 {
+		t.Fatalf("New(28, 22, 12) = %v (%d bits used), NewGene(28, 22, 12, 0) = %v, %v; want the same 62 bits", a, a.UsedBits(), g, err)
 	}
 }

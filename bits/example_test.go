@@ -23,8 +23,8 @@ func Example() {
 }
 
 func ExampleNew_error() {
-	_, err := bits.New(28, 22, 12)
+	_, err := bits.New(30, 22, 13)
 	fmt.Println(err)
 	// Output:
-	// invalid bit layout: 1 sign + time 28 + worker 22 + sequence 12 bits = 63, must be 64
+	// invalid bit layout: 1 sign + time 30 + worker 22 + sequence 13 bits = 66, more than 64
 }

@@ -264,8 +264,8 @@ func TestLeaseReuse(t *testing.T) {
 				t.Fatalf("lifetime %d printed %d IDs, want %d", i, len(p.ids), perProcess)
 			}
 			w := p.workerOf(t, layout)
-			if w < 1 || w > layout.MaxWorkerID() {
-				t.Fatalf("lifetime %d leased worker ID %d, want 1 to %d", i, w, layout.MaxWorkerID())
+			if w < 1 || w > layout.Bits().MaxWorkerID() {
+				t.Fatalf("lifetime %d leased worker ID %d, want 1 to %d", i, w, layout.Bits().MaxWorkerID())
 			}
 			byWorker[w] = append(byWorker[w], p)
 			all = append(all, p.ids...)

@@ -106,7 +106,7 @@ func checkParse(t testing.TB, p Parser, uid int64) {
 	}
 	s := p.ParseUID(uid)
 	gene := ""
-	if p.Layout().GeneBits() > 0 {
+	if p.Layout().Bits().GeneBits() > 0 {
 		gene = fmt.Sprintf(`,"gene":"%d"`, id.Gene)
 	}
 	want := fmt.Sprintf(`{"UID":"%d","timestamp":"%s","workerId":"%d","sequence":"%d"%s}`,
@@ -136,7 +136,7 @@ func (p layoutParser) ParseUID(uid int64) string { return p.layout.ParseUID(uid)
 // more, id % 2^GeneBits == key % 2^GeneBits.
 func CheckKeys(t testing.TB, p Parser, perGoroutine [][]int64, key func(g, i int) int64) {
 	t.Helper()
-	geneBits := p.Layout().GeneBits()
+	geneBits := p.Layout().Bits().GeneBits()
 	mask := int64(1)<<geneBits - 1
 	for g, ids := range perGoroutine {
 		for i, id := range ids {
