@@ -42,6 +42,10 @@ type Generator struct {
 	count  int64 // guarded by mu: UIDs handed out in second last
 	closed bool  // guarded by mu: set by Close
 
+	// closeErr is Close's result, written by the first Close under mu and
+	// returned by every Close after it.
+	closeErr error
+
 	// Counters for Stats, guarded by mu: plain ints, so that counting
 	// costs the take nothing beyond the lock it holds anyway. Takes that
 	// returned a UID, that waited for the clock or a reservation first, and
@@ -182,21 +186,21 @@ func (g *Generator) reserve(delta int64) error {
 // Close gives a leased worker ID back, recording the last second used, so
 // the next holder starts above it and wastes none of its reservation;
 // without a lease it only stops the generator. NextID then fails with
-// uidgen.ErrClosed. Close is idempotent; it returns the release's error,
-// once.
+// uidgen.ErrClosed. Close is idempotent and safe to call concurrently; it
+// returns the release's error, the same to every call.
 func (g *Generator) Close() error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.closed {
-		return nil
+		return g.closeErr
 	}
 	g.closed = true
 	ctx, cancel := context.WithTimeout(context.Background(), scheme.ReleaseTimeout)
 	defer cancel()
 	if err := g.s.Release(ctx, g.last); err != nil {
-		return fmt.Errorf("defaultgen: close: %w", err)
+		g.closeErr = fmt.Errorf("defaultgen: close: %w", err)
 	}
-	return nil
+	return g.closeErr
 }
 
 // waitFor sleeps until the clock reaches delta second, and fails if that

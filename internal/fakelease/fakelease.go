@@ -13,9 +13,11 @@ import (
 	"github.com/seed4d941b13/uidgen"
 )
 
-// Leaser lends worker ID ID with the given start and first reservation.
+// Leaser lends worker ID ID with the given start and first reservation;
+// its leases' Release returns ReleaseErr.
 type Leaser struct {
 	ID, Start, Reserved int64
+	ReleaseErr          error
 
 	mu    sync.Mutex
 	lease *Lease
@@ -35,7 +37,7 @@ func (l *Leaser) LeaseWorkerID(ctx context.Context, maxWorkerID int64) (uidgen.L
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.max = maxWorkerID
-	l.lease = &Lease{id: l.ID, start: l.Start, changed: make(chan struct{})}
+	l.lease = &Lease{id: l.ID, start: l.Start, releaseErr: l.ReleaseErr, changed: make(chan struct{})}
 	l.lease.reserved.Store(l.Reserved)
 	return l.lease, nil
 }
@@ -49,10 +51,11 @@ func (l *Leaser) Lease() (*Lease, int64) {
 
 // Lease is a lease whose reservation moves only when the test says.
 type Lease struct {
-	id, start int64
-	reserved  atomic.Int64
-	needed    atomic.Int64
-	expires   atomic.Pointer[time.Time] // nil: zero, as Expires says
+	id, start  int64
+	releaseErr error
+	reserved   atomic.Int64
+	needed     atomic.Int64
+	expires    atomic.Pointer[time.Time] // nil: zero, as Expires says
 
 	mu       sync.Mutex
 	err      error         // set by Lose
@@ -135,14 +138,14 @@ func (l *Lease) Wait(ctx context.Context, s int64) error {
 	}
 }
 
-// Release records lastUsed, once.
+// Release records lastUsed, once, and returns the Leaser's ReleaseErr.
 func (l *Lease) Release(_ context.Context, lastUsed int64) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.released == nil {
 		l.released = &lastUsed
 	}
-	return nil
+	return l.releaseErr
 }
 
 // Released returns the last second Release recorded, and whether it was
