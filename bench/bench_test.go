@@ -9,14 +9,14 @@ import (
 
 	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/defaultgen"
-	"github.com/seed4d941b13/uidgen/internal/floor"
+	"github.com/seed4d941b13/uidgen/internal/baseline"
 )
 
 // Every benchmark here measures one thing the same way: ns/op is the wall
 // time per ID across all goroutines, and IDs/s is its inverse, at 1
 // goroutine (a plain loop), 2 and 64 (RunParallel). Each implementation is
 // called through a func value, so the harness costs the same nanosecond or
-// so in every row, the atomic floor included.
+// so in every row, the atomic baseline included.
 
 // goroutineLevels are the contention levels every implementation runs at.
 var goroutineLevels = []int{1, 2, 64}
@@ -95,16 +95,16 @@ func reportRate(b *testing.B) {
 	}
 }
 
-// BenchmarkAtomic is the floor: a bare atomic.Int64.Add, unique but
+// BenchmarkAtomic is the baseline: a bare atomic.Int64.Add, unique but
 // neither time-ordered nor unique across processes.
 func BenchmarkAtomic(b *testing.B) {
-	benchLevels(b, func(*testing.B) func() nextFunc { return shared(floor.Atomic()) })
+	benchLevels(b, func(*testing.B) func() nextFunc { return shared(baseline.Atomic()) })
 }
 
 // BenchmarkMutex is a counter under a sync.Mutex: what any lock-based
 // generator pays at least.
 func BenchmarkMutex(b *testing.B) {
-	benchLevels(b, func(*testing.B) func() nextFunc { return shared(floor.Mutex()) })
+	benchLevels(b, func(*testing.B) func() nextFunc { return shared(baseline.Mutex()) })
 }
 
 // BenchmarkDefaultgen is uidgen's baseline, Baidu's DefaultUidGenerator:

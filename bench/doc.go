@@ -1,4 +1,4 @@
-// Package bench measures uidgen against the floor of any ID generator
+// Package bench measures uidgen against the cheapest counters there are
 // (a bare atomic counter, a mutex counter), against its own baseline
 // (defaultgen) and against the Go generators people use instead:
 // github.com/bwmarrin/snowflake and github.com/sony/sonyflake/v2; and what a

@@ -72,7 +72,7 @@ func TestFreshInBursts(t *testing.T) {
 			t.Fatal(err)
 		}
 		idcheck.Check(t, g, ids)
-		if s := g.Stats(); s.Stale == 0 || s.HeldBack == 0 {
+		if s := g.Stats(); s.Stale == 0 || s.ClockWait == 0 {
 			t.Fatalf("Stats %+v: want IDs thrown away in the idle spells and takes held back in the bursts", s)
 		}
 	})

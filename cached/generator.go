@@ -89,7 +89,7 @@ type Config struct {
 	// rate rather than spending time bits faster than the clock does. Zero
 	// keeps Baidu's unbounded borrowing; it must not be negative. Set it
 	// where the IDs' time must stay near the real time, or where a process
-	// sustains more than 2^SeqBits IDs a second for long; Stats.HeldBack
+	// sustains more than 2^SeqBits IDs a second for long; Stats.ClockWait
 	// says how long takes were held to the clock.
 	MaxAhead time.Duration
 
@@ -186,7 +186,7 @@ func New(ctx context.Context, cfg Config) (*Generator, error) {
 	}
 	interval := cfg.ScheduleInterval
 	if maxLag > 0 && (interval == 0 || interval > time.Second) {
-		interval = time.Second // the floor moves once a second
+		interval = time.Second // the stale bound moves once a second
 	}
 	// The ring checks PaddingFactor before it allocates a slot.
 	ring, err := ringbuffer.New(ringbuffer.Config{
@@ -312,9 +312,9 @@ type Stats struct {
 	SecondsAhead int64 // seconds the padder has borrowed ahead of the clock
 	Stale        int64 // UIDs thrown away, more than MaxLag behind the clock
 
-	// HeldBack is how long the padder has waited for the clock under
+	// ClockWait is how long the padder has waited for the clock under
 	// Config.MaxAhead, in all.
-	HeldBack time.Duration
+	ClockWait time.Duration
 
 	// Lease describes a leased worker ID; all zero for another Assigner's.
 	Lease uidgen.LeaseStats
@@ -333,7 +333,7 @@ func (g *Generator) Stats() Stats {
 		Stale:        rs.Stale,
 		PadRuns:      g.padder.Runs(),
 		SecondsAhead: g.src.ahead(),
-		HeldBack:     time.Duration(g.src.heldBack.Load()),
+		ClockWait:    time.Duration(g.src.clockWait.Load()),
 		Lease:        g.s.LeaseStats(),
 	}
 }

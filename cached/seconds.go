@@ -26,13 +26,13 @@ const reservationRetry = 10 * time.Millisecond
 // / IDs per second + 2.
 //
 // With a leased worker ID it uses no second below the lease's start and
-// none beyond what the lease has reserved: it holds the padder until a
+// none beyond what the lease has reserved: it pauses the padder until a
 // renewal reaches the next second, and stops for good once the lease is
 // lost.
 //
 // Two things keep the IDs true to their time at any load. At the start of
-// every fill (Refresh, at least once a second) it raises the ring's floor
-// to the first UID of second now+1-maxLag, so takes throw away IDs that fell
+// every fill (Refresh, at least once a second) it drops the ring's UIDs
+// below the first of second now+1-maxLag, so takes never see IDs that fell
 // further behind the clock. And a second no further ahead of the clock than
 // the ring's seconds, where the padder keeps the ring at low load, starts at
 // a random sequence, so that at a few IDs a second the IDs still spread
@@ -53,24 +53,24 @@ type seconds struct {
 	batch       []int64 // one second of IDs; reused, so filling allocates nothing
 
 	// The take rate, in IDs a second of the clock, and the sample it was
-	// measured from; held says the padder waited for the clock during the
-	// sample, when takes wanted more than it gave. Only the padding
+	// measured from; clockBound says the padder waited for the clock during
+	// the sample, when takes wanted more than it gave. Only the padding
 	// goroutine touches them.
 	rate        int64
 	sampleAt    time.Time
 	sampleTaken int64
-	held        bool
+	clockBound  bool
 
 	// last is the newest second made, in delta seconds; -1 before the
-	// first. heldSince is when the padder began to wait for the clock,
+	// first. waitingSince is when the padder began to wait for the clock,
 	// zero when it is not waiting. Both written and read only by the
 	// padding goroutine, and by Close once it has stopped.
-	last      int64
-	heldSince time.Time
+	last         int64
+	waitingSince time.Time
 
 	// Published for Stats; written only by the padding goroutine.
-	lastMade atomic.Int64
-	heldBack atomic.Int64 // nanoseconds waited for the clock under maxAhead
+	lastMade  atomic.Int64
+	clockWait atomic.Int64 // nanoseconds waited for the clock under maxAhead
 }
 
 func newSeconds(s *scheme.Scheme, ring *ringbuffer.Ring, maxAhead, maxLag time.Duration) *seconds {
@@ -86,30 +86,30 @@ func newSeconds(s *scheme.Scheme, ring *ringbuffer.Ring, maxAhead, maxLag time.D
 	return src
 }
 
-// Refresh raises the ring's floor to the first UID of second now+1-maxLag,
-// and measures the take rate. The floor is one second ahead of the clock
-// because it stands until the next refresh, up to a second later: no ID
-// taken before then is more than maxLag behind.
+// Refresh drops the ring's UIDs below the first of second now+1-maxLag, and
+// measures the take rate. The bound is one second ahead of the clock because
+// it stands until the next refresh, up to a second later: no ID taken before
+// then is more than maxLag behind.
 func (src *seconds) Refresh() {
 	now := src.s.Clock().Now()
 	if src.maxLag >= 0 {
-		floor := max(now.Unix()-src.s.TimeOf(0).Unix()+1-src.maxLag, 0)
-		src.ring.SetFloor(src.s.Bits().Allocate(floor, 0, 0))
+		oldest := max(now.Unix()-src.s.TimeOf(0).Unix()+1-src.maxLag, 0)
+		src.ring.DropBelow(src.s.Bits().Allocate(oldest, 0, 0))
 	}
 	taken := src.ring.Stats().Taken
 	if elapsed := now.Sub(src.sampleAt); elapsed >= time.Second {
 		// The counters are read one at a time, so a sample may come out
 		// a little short, never below none.
 		src.rate = max(int64(float64(taken-src.sampleTaken)/elapsed.Seconds()), 0)
-		if src.held {
+		if src.clockBound {
 			src.rate = int64(len(src.batch)) // the takes wanted every sequence
 		}
-		src.sampleAt, src.sampleTaken, src.held = now, taken, false
+		src.sampleAt, src.sampleTaken, src.clockBound = now, taken, false
 	}
 }
 
 // Next returns the next whole second of UIDs if it fits room, and nothing
-// otherwise. It holds the padder (a *padding.Hold) while the second would be
+// otherwise. It pauses the padder (a *padding.Pause) while the second would be
 // more than maxAhead beyond the clock, or is not yet reserved. Once the next
 // second would not fit the time bits, it fails with an error wrapping
 // uidgen.ErrTimeExhausted, and once the lease is lost, with one wrapping
@@ -119,8 +119,8 @@ func (src *seconds) Next(room int) ([]int64, error) {
 	if room < len(src.batch) {
 		return nil, nil
 	}
-	now := src.s.Now()
-	second := max(src.last+1, now, src.s.Floor())
+	now := src.s.NowDelta()
+	second := max(src.last+1, now, src.s.FirstSecond())
 	if err := src.s.CheckDelta(second); err != nil {
 		if second > now {
 			return nil, fmt.Errorf("%w (second %d is %d s ahead of the clock)", err, second, second-now)
@@ -128,18 +128,18 @@ func (src *seconds) Next(room int) ([]int64, error) {
 		return nil, err
 	}
 	if src.maxAhead >= 0 && second > now+src.maxAhead {
-		return nil, src.holdForClock(second)
+		return nil, src.pauseForClock(second)
 	}
-	if !src.heldSince.IsZero() {
-		src.heldBack.Add(int64(src.s.Clock().Now().Sub(src.heldSince)))
-		src.heldSince = time.Time{}
+	if !src.waitingSince.IsZero() {
+		src.clockWait.Add(int64(src.s.Clock().Now().Sub(src.waitingSince)))
+		src.waitingSince = time.Time{}
 	}
-	if !src.s.Reserved(second) {
+	if !src.s.Reserve(second) {
 		err := src.s.Unreserved(second)
 		if src.s.LeaseLost() {
 			return nil, err
 		}
-		return nil, &padding.Hold{Retry: reservationRetry, Why: err}
+		return nil, &padding.Pause{Retry: reservationRetry, Why: err}
 	}
 	first := src.s.FirstSequence(second)
 	if second-now <= src.ringSeconds {
@@ -152,16 +152,16 @@ func (src *seconds) Next(room int) ([]int64, error) {
 	return batch, nil
 }
 
-// holdForClock returns the Hold that waits for the clock to come within
+// pauseForClock returns the Pause that waits for the clock to come within
 // maxAhead of second.
-func (src *seconds) holdForClock(second int64) error {
-	src.rate, src.held = int64(len(src.batch)), true // takes want more than the clock gives
+func (src *seconds) pauseForClock(second int64) error {
+	src.rate, src.clockBound = int64(len(src.batch)), true // takes want more than the clock gives
 	clock := src.s.Clock().Now()
-	if src.heldSince.IsZero() {
-		src.heldSince = clock
+	if src.waitingSince.IsZero() {
+		src.waitingSince = clock
 	}
 	wait := src.s.TimeOf(second - src.maxAhead).Sub(clock)
-	return &padding.Hold{
+	return &padding.Pause{
 		Retry: max(wait, time.Millisecond),
 		Clock: true,
 		Why:   fmt.Errorf("second %s would be more than MaxAhead (%d s) ahead of the clock", scheme.FormatTime(src.s.TimeOf(second)), src.maxAhead),
@@ -171,5 +171,5 @@ func (src *seconds) holdForClock(second int64) error {
 // ahead returns how many seconds the newest second made is ahead of the
 // clock's: the seconds borrowed from the future, 0 when not ahead.
 func (src *seconds) ahead() int64 {
-	return max(0, src.lastMade.Load()-src.s.Now())
+	return max(0, src.lastMade.Load()-src.s.NowDelta())
 }

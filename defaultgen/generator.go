@@ -73,7 +73,7 @@ func New(ctx context.Context, cfg Config) (*Generator, error) {
 	}
 	// The second before the first, spent, so that the first NextID starts
 	// a second and checks its reservation.
-	first := max(s.Now(), s.Floor())
+	first := max(s.NowDelta(), s.FirstSecond())
 	return &Generator{s: s, last: first - 1, seq: s.Bits().MaxSequence()}, nil
 }
 
@@ -122,16 +122,16 @@ func (g *Generator) next() (int64, error) {
 	}
 	waited := false
 	for {
-		now, err := g.s.Second()
+		now, err := g.s.CheckedNowDelta()
 		if err != nil {
 			return g.fail(waited, err)
 		}
 		// A leased worker ID starts above every second an earlier holder
 		// may have used, which may be ahead of the clock.
-		now = max(now, g.s.Floor())
+		now = max(now, g.s.FirstSecond())
 		switch {
 		case now > g.last:
-			if !g.s.Reserved(now) {
+			if !g.s.Reserve(now) {
 				waited = true
 				if err := g.reserve(now); err != nil {
 					return g.fail(waited, err)
@@ -259,7 +259,7 @@ func (g *Generator) Stats() Stats {
 		Taken:        g.taken,
 		TakesWaited:  g.waited,
 		TakesFailed:  g.failed,
-		SecondsAhead: max(0, g.last-g.s.Now()),
+		SecondsAhead: max(0, g.last-g.s.NowDelta()),
 		Lease:        g.s.LeaseStats(),
 	}
 }

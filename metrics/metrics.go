@@ -20,7 +20,7 @@
 //	ring_available                     gauge    UIDs waiting in the ring
 //	padder_runs_total                  counter  padder runs
 //	stale_ids_total                    counter  UIDs thrown away, more than MaxLag behind the clock
-//	held_back_seconds_total            counter  time the padder waited for the clock under MaxAhead
+//	clock_wait_seconds_total           counter  time the padder waited for the clock under MaxAhead
 //
 // and for the segment generator (NewSegment), its ring and padder as the
 // cached one's (ring_size, ring_available, padder_runs_total), with the
@@ -65,7 +65,7 @@ type snapshot struct {
 
 	// The cached generator's ring and padder; zero for defaultgen.
 	size, available, padRuns, stale int64
-	heldBack                        time.Duration
+	clockWait                       time.Duration
 
 	// The segment generator's claims; zero for the others.
 	claims, claimsFailed, claimSize, pending int64
@@ -119,8 +119,8 @@ var (
 	secondsMetrics = []metric{
 		newMetric("stale_ids_total", "UIDs thrown away unused, more than MaxLag behind the clock.",
 			prometheus.CounterValue, func(s *snapshot, _ time.Time) float64 { return float64(s.stale) }),
-		newMetric("held_back_seconds_total", "Time the padder waited for the clock under MaxAhead instead of borrowing further.",
-			prometheus.CounterValue, func(s *snapshot, _ time.Time) float64 { return s.heldBack.Seconds() }),
+		newMetric("clock_wait_seconds_total", "Time the padder waited for the clock under MaxAhead instead of borrowing further.",
+			prometheus.CounterValue, func(s *snapshot, _ time.Time) float64 { return s.clockWait.Seconds() }),
 	}
 
 	segmentMetrics = []metric{
@@ -182,7 +182,7 @@ func NewCached(g *cached.Generator) *Collector {
 		return snapshot{
 			taken: s.Taken, waited: s.TakesWaited, failed: s.TakesFailed, ahead: s.SecondsAhead,
 			size: s.Size, available: s.Available, padRuns: s.PadRuns,
-			stale: s.Stale, heldBack: s.HeldBack, lease: s.Lease,
+			stale: s.Stale, clockWait: s.ClockWait, lease: s.Lease,
 		}
 	}
 	return newCollector(read, idConsts(g.WorkerID(), g.Layout()), aheadMetric, ringMetrics, secondsMetrics)

@@ -74,7 +74,7 @@ var (
 		"uidgen_time_exhausted_timestamp_seconds", "uidgen_worker_id",
 	}
 	ring = []string{
-		"uidgen_held_back_seconds_total", "uidgen_padder_runs_total",
+		"uidgen_clock_wait_seconds_total", "uidgen_padder_runs_total",
 		"uidgen_ring_available", "uidgen_ring_size", "uidgen_stale_ids_total",
 	}
 	lease = []string{"uidgen_lease_lost", "uidgen_lease_remaining_seconds", "uidgen_reservation_remaining_seconds"}

@@ -29,12 +29,12 @@ var (
 	ErrInterval = errors.New("negative schedule interval")
 )
 
-// Hold is what a Source's Next returns, as its error, when it has nothing to
+// Pause is what a Source's Next returns, as its error, when it has nothing to
 // put now but is not done: the second it would make is further ahead of the
 // clock than it may go, or not yet reserved. The executor does not seal the
-// ring. It tells the ring's takes why (ringbuffer.Ring.Hold) and asks the
+// ring. It tells the ring's takes why (ringbuffer.Ring.Pause) and asks the
 // source again after Retry, or sooner when a take wakes it.
-type Hold struct {
+type Pause struct {
 	// Retry is when to ask again. It must be more than 0.
 	Retry time.Duration
 
@@ -48,17 +48,17 @@ type Hold struct {
 	Why error
 }
 
-func (h *Hold) Error() string { return fmt.Sprintf("holding for %v: %v", h.Retry, h.Why) }
+func (h *Pause) Error() string { return fmt.Sprintf("pausing for %v: %v", h.Retry, h.Why) }
 
-func (h *Hold) Unwrap() error { return h.Why }
+func (h *Pause) Unwrap() error { return h.Why }
 
 // Source makes the values an Executor puts. Only the executor's goroutine
 // calls it, one call at a time, so it needs no locks of its own.
 type Source interface {
 	// Next returns the next batch, of at most room values, which the
 	// executor puts at once, in order. An empty batch means nothing fits in
-	// room now: the executor waits for the next wake-up or tick. A *Hold
-	// error holds the executor for a while; any other error stops it, and
+	// room now: the executor waits for the next wake-up or tick. A *Pause
+	// error pauses the executor for a while; any other error stops it, and
 	// it seals the ring with that error. The executor does not keep the
 	// batch past the Put, so Next may reuse its memory.
 	Next(room int) ([]int64, error)
@@ -66,7 +66,7 @@ type Source interface {
 
 // Refresher is a Source that wants a word at the start of every fill, before
 // the executor looks at the ring's room: the cached generator's source
-// raises the ring's floor there, so that stale values make room.
+// drops the values gone stale there (ringbuffer.Ring.DropBelow), so that they make room.
 type Refresher interface {
 	Source
 	Refresh()
@@ -94,12 +94,12 @@ type Executor struct {
 
 	runs atomic.Int64 // fills so far; written only by the filling goroutine
 
-	// retry runs while a Hold waits, and holding says one does: wake-ups
+	// retry runs while a Pause lasts, and paused says one does: wake-ups
 	// are left unanswered, and the ring's wake-up flag up, so that takes
 	// do not wake the executor for nothing until the retry. Only the
 	// filling goroutine touches them.
-	retry   *time.Timer
-	holding bool
+	retry  *time.Timer
+	paused bool
 
 	stop      chan struct{} // closed by Close
 	done      chan struct{} // closed when run returns
@@ -153,12 +153,12 @@ func (e *Executor) run(tick <-chan time.Time, ticker *time.Ticker) {
 		case <-e.stop:
 			return
 		case <-e.ring.Wakeups():
-			if e.holding {
+			if e.paused {
 				continue
 			}
 		case <-tick:
 		case <-e.retry.C:
-			e.holding = false
+			e.paused = false
 		}
 		e.ring.Rearm() // before fill reads Free: a later ask is not lost
 		if err := e.fill(); err != nil {
@@ -169,7 +169,7 @@ func (e *Executor) run(tick <-chan time.Time, ticker *time.Ticker) {
 }
 
 // fill puts the source's batches while it has any that fit. It returns the
-// source's error, if any, but for a Hold, which it tells the ring and
+// source's error, if any, but for a Pause, which it tells the ring and
 // schedules a retry for.
 func (e *Executor) fill() error {
 	e.runs.Add(1)
@@ -183,15 +183,15 @@ func (e *Executor) fill() error {
 		default:
 		}
 		batch, err := e.src.Next(e.ring.Free())
-		var h *Hold
+		var h *Pause
 		if errors.As(err, &h) {
 			var until time.Time
 			if h.Clock {
 				until = time.Now().Add(h.Retry)
 			}
-			e.ring.Hold(until, h.Why)
+			e.ring.Pause(until, h.Why)
 			e.retry.Reset(h.Retry)
-			e.holding = true
+			e.paused = true
 			return nil
 		}
 		if err != nil || len(batch) == 0 {

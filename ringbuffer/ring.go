@@ -43,15 +43,14 @@
 //
 // # Stale values
 //
-// A producer that puts values in increasing order may raise a floor
-// (SetFloor): values below it are stale and never handed out. A take checks
-// the first value it read against the floor before its claim; if it is
-// below, the take claims the whole stale run at the head of the ring with one
+// A producer that puts values in increasing order may make the values below
+// a bound stale (DropBelow): they are never handed out. A take checks the
+// first value it read against the bound before its claim; if it is below, the take claims the whole stale run at the head of the ring with one
 // CAS from c to the last stale sequence, and drops it (dropStale): step 2
 // (Read) and step 3 (Claim) as above, with a bisection for n, so the proof
 // holds for the drop as for a take, and a value is taken once or dropped
-// once, never both. TestStress's floor cases fail when a take skips the
-// floor check, or a drop claims one value more than the stale run.
+// once, never both. TestStress's stale cases fail when a take skips the
+// lowest-value check, or a drop claims one value more than the stale run.
 //
 // Consumers never write a slot: a claimed slot has already been read, so the
 // cursor alone says which slots the producer may fill, and no per-slot state
@@ -171,10 +170,10 @@ type Ring struct {
 	rejectedTake TakePolicy
 	wakeups      chan struct{} // capacity 1
 
-	// floor is written by the producer's SetFloor, about once a second, and
+	// lowest is written by the producer's DropBelow, about once a second, and
 	// read by every take: it shares the line of the fields above, which
 	// every take reads too. Values below it are stale.
-	floor atomic.Int64
+	lowest atomic.Int64
 
 	_ cpu.CacheLinePad
 
@@ -202,9 +201,9 @@ type Ring struct {
 	// sealed is set once, by Seal: the error an empty ring now returns.
 	sealed atomic.Pointer[error]
 
-	// held is set by the producer's Hold and cleared by its next Put that
+	// paused is set by the producer's Pause and cleared by its next Put that
 	// places a value: why it puts nothing now, and until when.
-	held atomic.Pointer[hold]
+	paused atomic.Pointer[pause]
 
 	// Counters for Stats, written on the slow paths only.
 	takesWaited atomic.Int64
@@ -242,7 +241,7 @@ func New(cfg Config) (*Ring, error) {
 	}
 	r.tail.Store(-1)
 	r.cursor.Store(-1)
-	r.floor.Store(math.MinInt64)
+	r.lowest.Store(math.MinInt64)
 	return r, nil
 }
 
@@ -275,8 +274,8 @@ func (r *Ring) Put(uids []int64) int {
 	}
 	if n > 0 {
 		r.tail.Store(t + int64(n)) // publishes the n values just written
-		if r.held.Load() != nil {
-			r.held.Store(nil)
+		if r.paused.Load() != nil {
+			r.paused.Store(nil)
 		}
 	}
 	return n
@@ -316,24 +315,24 @@ func (r *Ring) wake() {
 	runtime.Gosched()
 }
 
-// holdStep is the longest a take sleeps at a time through a hold.
-const holdStep = time.Millisecond
+// pauseStep is the longest a take sleeps at a time through a pause.
+const pauseStep = time.Millisecond
 
-// hold is why the producer puts nothing now, and until when.
-type hold struct {
+// pause is why the producer puts nothing now, and until when.
+type pause struct {
 	until time.Time // zero: until further notice
 	why   error
 }
 
-// Hold tells consumers that the producer will put nothing before until, or
+// Pause tells consumers that the producer will put nothing before until, or
 // with a zero until, not until something else than time changes, and why.
 // A take waiting on the empty ring counts the producer as stalled only from
-// until on, so a hold the producer announces does not exhaust a Wait
+// until on, so a pause the producer announces does not exhaust a Wait
 // policy, and a take that gives up wraps why in its error. The next Put that
-// places a value ends the hold.
+// places a value ends the pause.
 //
-// Only the producer calls Hold.
-func (r *Ring) Hold(until time.Time, why error) { r.held.Store(&hold{until, why}) }
+// Only the producer calls Pause.
+func (r *Ring) Pause(until time.Time, why error) { r.paused.Store(&pause{until, why}) }
 
 // Seal tells consumers that the producer will put no more: once the ring has
 // drained, Take and TakeN return an error wrapping both ErrEmpty and err at
@@ -349,7 +348,7 @@ func (r *Ring) Take() (int64, error) {
 	// the way. t-c > threshold >= 0 also proves the ring not empty.
 	if c, t := r.cursor.Load(), r.tail.Load(); t-c > r.threshold {
 		uid := r.slots[(c+1)&r.mask].uid.Load() // read before the claim
-		if uid >= r.floor.Load() && r.cursor.CompareAndSwap(c, c+1) {
+		if uid >= r.lowest.Load() && r.cursor.CompareAndSwap(c, c+1) {
 			return uid, nil
 		}
 	}
@@ -418,8 +417,8 @@ func (r *Ring) claim(dst []int64) (n int64) {
 		if n <= 0 {
 			return 0
 		}
-		if floor := r.floor.Load(); r.slots[(c+1)&r.mask].uid.Load() < floor {
-			r.dropStale(floor)
+		if lowest := r.lowest.Load(); r.slots[(c+1)&r.mask].uid.Load() < lowest {
+			r.dropStale(lowest)
 			continue
 		}
 		for i := range n {
@@ -437,34 +436,34 @@ func (r *Ring) claim(dst []int64) (n int64) {
 	}
 }
 
-// SetFloor makes the values below floor stale: no take returns one, and the
-// first take to meet them, or SetFloor itself, claims them all as one run
+// DropBelow makes the values below lowest stale: no take returns one, and the
+// first take to meet them, or DropBelow itself, claims them all as one run
 // and drops them (counted in Stats.Stale). It is how the cached generator
 // throws away IDs whose second has fallen too far behind the clock. The
 // values must be put in increasing order, so that the stale ones are always
 // a run at the head of the ring.
 //
-// Only the producer calls SetFloor.
-func (r *Ring) SetFloor(floor int64) {
-	r.floor.Store(floor)
-	r.dropStale(floor)
+// Only the producer calls DropBelow.
+func (r *Ring) DropBelow(lowest int64) {
+	r.lowest.Store(lowest)
+	r.dropStale(lowest)
 }
 
-// dropStale claims the values below floor at the head of the ring, which
+// dropStale claims the values below lowest at the head of the ring, which
 // increasing order keeps together, and drops them. It finds the first value
-// at or above floor by bisecting slots cursor+1..tail, reading before it
+// at or above lowest by bisecting slots cursor+1..tail, reading before it
 // claims as a take does: a CAS that succeeds proves the cursor stayed put,
 // so by Room and Publish what it read were the values put there, and no one
 // else claimed them. The loop is lock-free: a CAS fails only because
 // another claim succeeded.
-func (r *Ring) dropStale(floor int64) {
+func (r *Ring) dropStale(lowest int64) {
 	for {
 		c := r.cursor.Load()
 		t := r.tail.Load()
 		lo, hi := c+1, t+1 // the first fresh sequence lies in [lo, hi]
 		for lo < hi {
 			mid := lo + (hi-lo)/2
-			if r.slots[mid&r.mask].uid.Load() < floor {
+			if r.slots[mid&r.mask].uid.Load() < lowest {
 				lo = mid + 1
 			} else {
 				hi = mid
@@ -505,14 +504,14 @@ func (r *Ring) claimWaiting(dst []int64) (n int64, err error) {
 			r.takesFailed.Add(1)
 			return 0, fmt.Errorf("%w: %w", ErrEmpty, *sealed)
 		}
-		h := r.held.Load()
+		h := r.paused.Load()
 		if h != nil && h.until.After(since) {
-			since = h.until // a hold announced is not a stall
+			since = h.until // a pause announced is not a stall
 		}
 		if wait := time.Until(since); wait > 0 {
 			// The producer said when it puts again, and wakes itself then:
 			// sleep, in steps short enough to see a Put that comes sooner.
-			time.Sleep(min(wait, holdStep))
+			time.Sleep(min(wait, pauseStep))
 			if n = r.claim(dst); n > 0 {
 				break
 			}
@@ -541,7 +540,7 @@ type Stats struct {
 	Taken       int64 // values handed out by takes
 	TakesWaited int64 // takes that found the ring empty, waited and succeeded
 	TakesFailed int64 // takes that returned an error
-	Stale       int64 // values dropped below the floor, never handed out
+	Stale       int64 // values dropped as stale (DropBelow), never handed out
 }
 
 // Stats returns a snapshot of r's counters. The fields are read one by one

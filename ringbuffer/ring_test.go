@@ -265,20 +265,20 @@ func TestWaitGivesUp(t *testing.T) {
 	}
 }
 
-// TestHold: a take waits out a hold the producer announced until a moment,
+// TestPause: a take waits out a pause the producer announced until a moment,
 // however long past its policy's limit, and gets the value put then; a take
-// on a hold until further notice gives up as its policy says, with the
+// on a pause until further notice gives up as its policy says, with the
 // producer's reason in its error.
-func TestHold(t *testing.T) {
+func TestPause(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		r := mustNew(t, Config{Size: 4, RejectedTake: Wait(10 * time.Millisecond)})
-		r.Hold(time.Now().Add(time.Second), errors.New("waiting for the clock"))
+		r.Pause(time.Now().Add(time.Second), errors.New("waiting for the clock"))
 		go func() {
 			time.Sleep(time.Second)
 			r.Put([]int64{7})
 		}()
 		if v, err := r.Take(); v != 7 || err != nil {
-			t.Fatalf("Take through a 1 s hold with a 10 ms policy = %d, %v; want 7", v, err)
+			t.Fatalf("Take through a 1 s pause with a 10 ms policy = %d, %v; want 7", v, err)
 		}
 	})
 
@@ -286,14 +286,14 @@ func TestHold(t *testing.T) {
 	// end: this half runs on the real clock.
 	r := mustNew(t, Config{Size: 4, RejectedTake: Wait(10 * time.Millisecond)})
 	why := errors.New("reservation ran out")
-	r.Hold(time.Time{}, why)
+	r.Pause(time.Time{}, why)
 	if _, err := r.Take(); !errors.Is(err, ErrEmpty) || !errors.Is(err, why) {
-		t.Fatalf("Take on an open-ended hold = %v, want ErrEmpty wrapping the reason", err)
+		t.Fatalf("Take on an open-ended pause = %v, want ErrEmpty wrapping the reason", err)
 	}
-	r.Put([]int64{8}) // ends the hold
+	r.Put([]int64{8}) // ends the pause
 	r.Take()
 	if _, err := r.Take(); !errors.Is(err, ErrEmpty) || errors.Is(err, why) {
-		t.Fatalf("Take after the hold ended = %v, want ErrEmpty alone", err)
+		t.Fatalf("Take after the pause ended = %v, want ErrEmpty alone", err)
 	}
 }
 
@@ -313,9 +313,9 @@ func TestStress(t *testing.T) {
 			t.Run(fmt.Sprintf("%s/size%d", name, size), func(t *testing.T) {
 				stress(t, size, 8, total, batch, 0)
 			})
-			// The producer raises the floor as it goes, so that takes meet
+			// The producer drops what falls behind as it goes, so that takes meet
 			// stale values and drop them while the others take.
-			t.Run(fmt.Sprintf("%s/size%d/floor", name, size), func(t *testing.T) {
+			t.Run(fmt.Sprintf("%s/size%d/stale", name, size), func(t *testing.T) {
 				stress(t, size, 8, total, batch, int64(size)/2)
 			})
 		}
@@ -326,11 +326,11 @@ var errDone = errors.New("producer done")
 
 // stress checks each value as it is taken, not only at the end: a broken
 // take can also leave the ring in a state where the producer and consumers
-// wait on each other, and the test must fail then, not hang. With floorLag
-// above 0, the producer keeps the floor floorLag below what it puts: every
+// wait on each other, and the test must fail then, not hang. With staleLag
+// above 0, the producer drops what falls staleLag below what it puts: every
 // value is then taken once or dropped as stale, never both, and none taken
-// was below the floor when its take began.
-func stress(t *testing.T, size, consumers, total int, batch bool, floorLag int64) {
+// was below the lowest bound when its take began.
+func stress(t *testing.T, size, consumers, total int, batch bool, staleLag int64) {
 	seen := make([]atomic.Bool, total+1)
 	var stop atomic.Bool
 	fail := func(format string, args ...any) {
@@ -354,7 +354,7 @@ func stress(t *testing.T, size, consumers, total int, batch bool, floorLag int64
 			for {
 				var n int
 				var err error
-				floor := r.floor.Load()
+				lowest := r.lowest.Load()
 				if batch {
 					n, err = r.TakeN(dst)
 				} else {
@@ -373,8 +373,8 @@ func stress(t *testing.T, size, consumers, total int, batch bool, floorLag int64
 						fail("consumer %d took %d, never put", i, v)
 						return
 					}
-					if v < floor {
-						fail("consumer %d took %d, below the floor %d", i, v, floor)
+					if v < lowest {
+						fail("consumer %d took %d, below the lowest bound %d", i, v, lowest)
 						return
 					}
 					if seen[v].Swap(true) {
@@ -398,8 +398,8 @@ func stress(t *testing.T, size, consumers, total int, batch bool, floorLag int64
 				runtime.Gosched()
 			}
 		}
-		if floorLag > 0 && rnd.IntN(4) == 0 {
-			r.SetFloor(next - floorLag)
+		if staleLag > 0 && rnd.IntN(4) == 0 {
+			r.DropBelow(next - staleLag)
 		}
 	}
 	r.Seal(errDone)
@@ -421,16 +421,16 @@ func stress(t *testing.T, size, consumers, total int, batch bool, floorLag int64
 		if seen[v].Load() {
 			continue
 		}
-		if int64(v) >= r.floor.Load() {
-			t.Fatalf("value %d put, never taken, and not below the floor %d", v, r.floor.Load())
+		if int64(v) >= r.lowest.Load() {
+			t.Fatalf("value %d put, never taken, and not below the lowest bound %d", v, r.lowest.Load())
 		}
 		unseen++
 	}
 	if unseen != s.Stale {
 		t.Fatalf("%d values never taken, %d dropped as stale: a take claimed values it lost, or a drop counted taken ones", unseen, s.Stale)
 	}
-	if floorLag > 0 && s.Stale == 0 {
-		t.Fatalf("Stats = %+v: the floor dropped nothing, so the test tested nothing", s)
+	if staleLag > 0 && s.Stale == 0 {
+		t.Fatalf("Stats = %+v: DropBelow dropped nothing, so the test tested nothing", s)
 	}
 	if s.Taken+s.Stale != int64(total) || s.Available != 0 || s.TakesFailed != int64(consumers) {
 		t.Fatalf("Stats = %+v; want all %d values taken or stale, none waiting, one failed take per consumer", s, total)

@@ -234,17 +234,17 @@ func (r *ranges) Next(room int) ([]int64, error) {
 		case r.fatal != nil:
 			return nil, r.fatal // the executor seals the ring with it
 		case r.claimErr != nil:
-			return nil, &padding.Hold{Retry: failedWait, Why: r.claimErr}
+			return nil, &padding.Pause{Retry: failedWait, Why: r.claimErr}
 		case !r.claiming:
 			// The ring still holds over half a range: nothing to put
 			// until a take wakes the padder again.
 			return nil, nil
 		case age >= unanswered:
-			return nil, &padding.Hold{Retry: failedWait,
+			return nil, &padding.Pause{Retry: failedWait,
 				Why: fmt.Errorf("%w: a claim of the next range has had no answer for %v", ErrUnreachable, age.Round(time.Millisecond))}
 		default:
 			// Ask again soon, and less often the longer the claim takes.
-			return nil, &padding.Hold{Retry: min(max(claimWait, age/10), failedWait), Why: errClaiming}
+			return nil, &padding.Pause{Retry: min(max(claimWait, age/10), failedWait), Why: errClaiming}
 		}
 	}
 	n := int(min(int64(room), r.cur.len(), batchSize))

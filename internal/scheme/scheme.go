@@ -38,10 +38,11 @@ type Scheme struct {
 	workerID int64
 
 	// lease is the worker ID's lease when the Assigner is a uidgen.Leaser,
-	// and floor the first second (delta) it lets this holder use: above
-	// every second an earlier holder may have used. Set once, by Assign.
-	lease uidgen.Lease
-	floor int64
+	// and firstSecond the first second (delta) it lets this holder use:
+	// above every second an earlier holder may have used. Set once, by
+	// Assign.
+	lease       uidgen.Lease
+	firstSecond int64
 }
 
 // New checks p without I/O and returns the Scheme it describes, with no
@@ -79,7 +80,7 @@ func New(p Params) (*Scheme, error) {
 		return nil, fmt.Errorf("%w: epoch %s is after now %s",
 			uidgen.ErrEpochInFuture, layout.Epoch().Format(dateLayout), now.Format(dateLayout))
 	}
-	if _, err := s.Second(); err != nil {
+	if _, err := s.CheckedNowDelta(); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -110,10 +111,10 @@ func (s *Scheme) assignLease(ctx context.Context, l uidgen.Leaser) error {
 	if err != nil {
 		return fmt.Errorf("lease worker ID: %w", err)
 	}
-	floor := lease.Start() - s.epochSec
+	first := lease.Start() - s.epochSec
 	err = s.checkWorkerID(lease.WorkerID())
 	if err == nil {
-		if err = s.CheckDelta(floor); err != nil {
+		if err = s.CheckDelta(first); err != nil {
 			err = fmt.Errorf("worker ID %d is leased from second %d on: %w", lease.WorkerID(), lease.Start(), err)
 		}
 	}
@@ -121,7 +122,7 @@ func (s *Scheme) assignLease(ctx context.Context, l uidgen.Leaser) error {
 		// Nothing was used: release it unchanged.
 		return errors.Join(err, lease.Release(ctx, lease.Start()-1))
 	}
-	s.workerID, s.lease, s.floor = lease.WorkerID(), lease, max(floor, 0)
+	s.workerID, s.lease, s.firstSecond = lease.WorkerID(), lease, max(first, 0)
 	return nil
 }
 
@@ -133,14 +134,14 @@ func (s *Scheme) checkWorkerID(id int64) error {
 	return nil
 }
 
-// Floor returns the first second, in delta seconds, the generator may use:
-// 0, or with a lease the first second above every earlier holder's.
-func (s *Scheme) Floor() int64 { return s.floor }
+// FirstSecond returns the first second, in delta seconds, the generator may
+// use: 0, or with a lease the first second above every earlier holder's.
+func (s *Scheme) FirstSecond() int64 { return s.firstSecond }
 
-// Reserved reports whether second delta may be used now, and tells the
-// lease the generator is about to, so that it reserves ahead. Without a
-// lease every second is reserved.
-func (s *Scheme) Reserved(delta int64) bool {
+// Reserve tells the lease that the generator is about to use second delta,
+// so that it reserves ahead, and reports whether delta is reserved now.
+// Without a lease every second is.
+func (s *Scheme) Reserve(delta int64) bool {
 	if s.lease == nil {
 		return true
 	}
@@ -169,7 +170,7 @@ func (s *Scheme) Unreserved(delta int64) error {
 // lease's renewals under ctx, and otherwise an error that says why it is
 // not: Unreserved's, with the lease's own.
 func (s *Scheme) WaitReserved(ctx context.Context, delta int64) error {
-	if s.Reserved(delta) {
+	if s.Reserve(delta) {
 		return nil
 	}
 	if err := s.lease.Wait(ctx, s.epochSec+delta); err != nil {
@@ -203,13 +204,13 @@ func (s *Scheme) LeaseStats() uidgen.LeaseStats {
 const ReleaseTimeout = 5 * time.Second
 
 // Release gives a leased worker ID back, recording last, the newest second
-// (delta) the generator used; below Floor, it used none. Without a lease it
-// does nothing.
+// (delta) the generator used; below FirstSecond, it used none. Without a
+// lease it does nothing.
 func (s *Scheme) Release(ctx context.Context, last int64) error {
 	if s.lease == nil {
 		return nil
 	}
-	return s.lease.Release(ctx, s.epochSec+max(last, s.floor-1))
+	return s.lease.Release(ctx, s.epochSec+max(last, s.firstSecond-1))
 }
 
 // Layout returns the layout.
@@ -224,20 +225,19 @@ func (s *Scheme) WorkerID() int64 { return s.workerID }
 // Clock returns the clock.
 func (s *Scheme) Clock() uidgen.Clock { return s.clock }
 
-// Second returns the clock's current second as delta seconds since the
-// epoch, or an error wrapping uidgen.ErrTimeExhausted once that no longer
-// fits the time bits.
-func (s *Scheme) Second() (int64, error) {
-	delta := s.Now()
+// CheckedNowDelta returns NowDelta, or an error wrapping
+// uidgen.ErrTimeExhausted once that no longer fits the time bits.
+func (s *Scheme) CheckedNowDelta() (int64, error) {
+	delta := s.NowDelta()
 	if err := s.CheckDelta(delta); err != nil {
 		return 0, err
 	}
 	return delta, nil
 }
 
-// Now returns the clock's current second as delta seconds since the epoch,
-// whether it fits the time bits or not.
-func (s *Scheme) Now() int64 { return s.clock.Now().Unix() - s.epochSec }
+// NowDelta returns the clock's current second as delta seconds since the
+// epoch, whether it fits the time bits or not.
+func (s *Scheme) NowDelta() int64 { return s.clock.Now().Unix() - s.epochSec }
 
 // CheckDelta returns an error wrapping uidgen.ErrTimeExhausted if delta
 // seconds since the epoch do not fit the time bits.

@@ -24,7 +24,7 @@ import (
 	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/cached"
 	"github.com/seed4d941b13/uidgen/defaultgen"
-	"github.com/seed4d941b13/uidgen/internal/floor"
+	"github.com/seed4d941b13/uidgen/internal/baseline"
 	"github.com/seed4d941b13/uidgen/internal/hammer"
 )
 
@@ -39,8 +39,8 @@ type contender struct {
 
 var contenders = []contender{
 	{name: "atomic", open: func() (func() (int64, error), func() string, func(), error) {
-		// The floor: what timing a call costs when the call costs nothing.
-		return floor.Atomic(), nil, func() {}, nil
+		// The baseline: what timing a call costs when the call costs nothing.
+		return baseline.Atomic(), nil, func() {}, nil
 	}},
 	{name: "cached", histogram: true, open: func() (func() (int64, error), func() string, func(), error) {
 		g, err := cached.New(context.Background(), cached.Config{Assigner: uidgen.Static(1)})

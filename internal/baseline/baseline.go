@@ -1,8 +1,8 @@
-// Package floor holds the baselines every uidgen benchmark runs beside the
+// Package baseline holds the baselines every uidgen benchmark runs beside the
 // generators: the cheapest shared counters there are. A UID generator
 // cannot beat a bare atomic add, and a lock-based one pays at least a
 // mutex; the targets are ratios to these, measured in the same run.
-package floor
+package baseline
 
 import (
 	"sync"
