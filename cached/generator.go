@@ -13,6 +13,7 @@
 package cached
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -155,59 +156,81 @@ type Generator struct {
 //   - uidgen.ErrWorkerIDRange: the worker ID is below 0 or above the layout's
 //     maximum.
 func New(ctx context.Context, cfg Config) (*Generator, error) {
-	s, err := scheme.New(scheme.Params{
-		TimeBits: cfg.TimeBits, WorkerBits: cfg.WorkerBits, SeqBits: cfg.SeqBits, GeneBits: cfg.GeneBits,
-		Epoch: cfg.Epoch, Assigner: cfg.Assigner, Clock: cfg.Clock,
-	})
+	c, err := cfg.check()
 	if err != nil {
 		return nil, fmt.Errorf("cached: %w", err)
 	}
-	boost := cfg.BoostPower
-	if boost == 0 {
-		boost = DefaultBoostPower
-	}
-	seqBits := s.Bits().SeqBits()
-	if maxBits := bits.Len(ringbuffer.MaxSize) - 1; boost < 1 || seqBits+boost > maxBits {
-		return nil, fmt.Errorf("cached: %w: %d with %d sequence bits makes a ring of 2^%d slots; want a boost power of at least 1 and a ring of at most 2^%d (ringbuffer.MaxSize)",
-			ErrBoostPower, boost, seqBits, seqBits+boost, maxBits)
-	}
-	if cfg.MaxAhead < 0 {
-		return nil, fmt.Errorf("cached: %w: %v, want 0 (unbounded) or more", ErrMaxAhead, cfg.MaxAhead)
-	}
-	maxLag := cfg.MaxLag
-	if maxLag == 0 {
-		maxLag = DefaultMaxLag
-	}
-	if maxLag > 0 && maxLag < time.Second {
-		return nil, fmt.Errorf("cached: %w: %v, want a second or more, or below 0 for no bound", ErrMaxLag, maxLag)
-	}
-	if cfg.ScheduleInterval < 0 {
-		return nil, fmt.Errorf("cached: %w: ScheduleInterval %v, want 0 (off) or more", padding.ErrInterval, cfg.ScheduleInterval)
-	}
-	interval := cfg.ScheduleInterval
-	if maxLag > 0 && (interval == 0 || interval > time.Second) {
-		interval = time.Second // the stale bound moves once a second
-	}
 	// The ring checks PaddingFactor before it allocates a slot.
 	ring, err := ringbuffer.New(ringbuffer.Config{
-		Size:          1 << (seqBits + boost),
+		Size:          c.ringSize,
 		PaddingFactor: cfg.PaddingFactor,
 		RejectedTake:  cfg.RejectedTake,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("cached: %w", err)
 	}
-	if err := s.Assign(ctx); err != nil {
+	if err := c.s.Assign(ctx); err != nil {
 		return nil, fmt.Errorf("cached: %w", err)
 	}
-	src := newSeconds(s, ring, cfg.MaxAhead, maxLag)
-	padder, err := padding.New(padding.Config{Ring: ring, Source: src, Interval: interval})
+	g, err := start(c, ring)
 	if err != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), scheme.ReleaseTimeout)
 		defer cancel()
-		return nil, fmt.Errorf("cached: %w", errors.Join(err, s.Release(ctx, -1)))
+		return nil, fmt.Errorf("cached: %w", errors.Join(err, c.s.Release(ctx, -1)))
 	}
-	return &Generator{s: s, ring: ring, src: src, padder: padder}, nil
+	return g, nil
+}
+
+// checked is a Config with every field checked and every default filled
+// in, and the scheme without its worker ID yet.
+type checked struct {
+	s                *scheme.Scheme
+	ringSize         int
+	maxAhead, maxLag time.Duration
+	interval         time.Duration // between the padder's scheduled fills; 0: none
+}
+
+// check checks every field of cfg but PaddingFactor, which the ring checks,
+// without I/O, and fills in the defaults. Its errors are New's, unprefixed.
+func (cfg Config) check() (checked, error) {
+	s, err := scheme.New(scheme.Params{
+		TimeBits: cfg.TimeBits, WorkerBits: cfg.WorkerBits, SeqBits: cfg.SeqBits, GeneBits: cfg.GeneBits,
+		Epoch: cfg.Epoch, Assigner: cfg.Assigner, Clock: cfg.Clock,
+	})
+	if err != nil {
+		return checked{}, err
+	}
+	c := checked{s: s, maxAhead: cfg.MaxAhead, maxLag: cmp.Or(cfg.MaxLag, DefaultMaxLag), interval: cfg.ScheduleInterval}
+	boost, seqBits := cmp.Or(cfg.BoostPower, DefaultBoostPower), s.Bits().SeqBits()
+	if maxBits := bits.Len(ringbuffer.MaxSize) - 1; boost < 1 || seqBits+boost > maxBits {
+		return checked{}, fmt.Errorf("%w: %d with %d sequence bits makes a ring of 2^%d slots; want a boost power of at least 1 and a ring of at most 2^%d (ringbuffer.MaxSize)",
+			ErrBoostPower, boost, seqBits, seqBits+boost, maxBits)
+	}
+	c.ringSize = 1 << (seqBits + boost)
+	if c.maxAhead < 0 {
+		return checked{}, fmt.Errorf("%w: %v, want 0 (unbounded) or more", ErrMaxAhead, c.maxAhead)
+	}
+	if c.maxLag > 0 && c.maxLag < time.Second {
+		return checked{}, fmt.Errorf("%w: %v, want a second or more, or below 0 for no bound", ErrMaxLag, c.maxLag)
+	}
+	if c.interval < 0 {
+		return checked{}, fmt.Errorf("%w: ScheduleInterval %v, want 0 (off) or more", padding.ErrInterval, c.interval)
+	}
+	if c.maxLag > 0 && (c.interval == 0 || c.interval > time.Second) {
+		c.interval = time.Second // the stale bound moves once a second
+	}
+	return c, nil
+}
+
+// start fills ring with whole seconds and starts the padder that keeps it
+// full.
+func start(c checked, ring *ringbuffer.Ring) (*Generator, error) {
+	src := newSeconds(c.s, ring, c.maxAhead, c.maxLag)
+	padder, err := padding.New(padding.Config{Ring: ring, Source: src, Interval: c.interval})
+	if err != nil {
+		return nil, err
+	}
+	return &Generator{s: c.s, ring: ring, src: src, padder: padder}, nil
 }
 
 // NextID returns a new UID. IDs from one goroutine increase (on a layout
