@@ -1,8 +1,8 @@
 // Package metrics exports a uidgen generator's Stats to Prometheus.
 //
-// It is a module of its own, so that the uidgen module needs no Prometheus
-// client: a program that imports cached or defaultgen alone links neither
-// it nor any database driver. A Collector reads the generator's Stats once
+// Only a program that imports this package links the Prometheus client: one
+// that imports cached or defaultgen alone links neither it nor any database
+// driver (the module's dependency test checks). A Collector reads the generator's Stats once
 // per scrape and costs the generator nothing between scrapes.
 //
 // The metrics, all prefixed uidgen_:
