@@ -17,6 +17,7 @@ import (
 	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/cached"
 	"github.com/seed4d941b13/uidgen/defaultgen"
+	"github.com/seed4d941b13/uidgen/internal/baseline"
 	"github.com/seed4d941b13/uidgen/internal/hammer"
 	"github.com/seed4d941b13/uidgen/metrics"
 )
@@ -84,6 +85,14 @@ var contenders = []contender{
 	}},
 }
 
+// atomicContender is the baseline `uidgen bench` runs first, with the same
+// goroutines and harness as the generators: a bare atomic counter, the
+// cheapest unique number there is. Each generator's ns/ID divided by its
+// ns/ID is a ratio that means the same on any machine, where IDs/s do not.
+var atomicContender = contender{"atomic", func(context.Context, defaultgen.Config) (benchee, error) {
+	return benchee{next: baseline.Atomic(), close: func() error { return nil }}, nil
+}}
+
 // oneByOne makes NextIDs of next, for a generator that has no batch take:
 // it fills dst from the front and stops at the first error.
 func oneByOne(next func() (int64, error)) func(dst []int64) (int, error) {
@@ -146,8 +155,8 @@ func segmentContender(sf *segmentFlags, dsn string) contender {
 type benchRow struct {
 	name  string
 	r     hammer.Result
-	ahead int64
-	ring  string
+	ahead string // seconds borrowed beyond the clock, or "-"
+	ring  string // the ring's statistics, or "-"
 }
 
 func runBench(args []string, stdout, stderr io.Writer) error {
@@ -196,6 +205,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		list = []contender{contenders[0], segmentContender(&sf, mf.worker.dsn)}
 	}
 
+	list = append([]contender{atomicContender}, list...)
 	rows := make([]benchRow, 0, len(list))
 	for _, c := range list {
 		row, err := benchOne(c, cfg, *goroutines, *d, stderr)
@@ -245,7 +255,10 @@ func benchOne(c contender, cfg defaultgen.Config, goroutines int, d time.Duratio
 	if r.Err != nil {
 		return benchRow{}, fmt.Errorf("%s: %w", c.name, r.Err)
 	}
-	row := benchRow{name: c.name, r: r, ahead: b.ahead()}
+	row := benchRow{name: c.name, r: r, ahead: "-", ring: "-"}
+	if b.ahead != nil {
+		row.ahead = fmt.Sprintf("%ds", b.ahead())
+	}
 	if b.ring != nil {
 		row.ring = b.ring()
 	}
@@ -253,23 +266,22 @@ func benchOne(c contender, cfg defaultgen.Config, goroutines int, d time.Duratio
 }
 
 // printBench writes the table a person reads, aligned, and what it means.
+// rows[0] is the atomic baseline.
 func printBench(w io.Writer, rows []benchRow, goroutines int, cfg defaultgen.Config) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "generator\tIDs/s\tns/ID\tp50\tp99\tmax\tahead\tring")
+	fmt.Fprintln(tw, "generator\t×atomic\tIDs/s\tns/ID\tp50\tp99\tmax\tahead\tring")
 	for _, r := range rows {
 		h := &r.r.Latency
-		ring := r.ring
-		if ring == "" {
-			ring = "-"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%v\t%v\t%v\t%ds\t%s\n", r.name, group(int64(r.r.PerSecond())), nsPerID(r.r.NsPerID()),
-			hammer.Round(h.Quantile(0.5)), hammer.Round(h.Quantile(0.99)), hammer.Round(h.Max()), r.ahead, ring)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%v\t%v\t%v\t%s\t%s\n", r.name, ratio(r.r.NsPerID()/rows[0].r.NsPerID()),
+			group(int64(r.r.PerSecond())), nsPerID(r.r.NsPerID()),
+			hammer.Round(h.Quantile(0.5)), hammer.Round(h.Quantile(0.99)), hammer.Round(h.Max()), r.ahead, r.ring)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "\n%d goroutines; ns/ID is wall time per ID across them all; latencies from one call in %d.\n",
 		goroutines, benchSampleEvery)
+	fmt.Fprintln(w, "×atomic is ns/ID over the bare atomic counter's in this run: the ratio means the same on any machine, IDs/s do not.")
 	if slices.ContainsFunc(rows, func(r benchRow) bool { return r.name == "default" }) {
 		perSecond := int64(1) << cfg.SeqBits // the layout flags always set all three widths
 		fmt.Fprintf(w, "default makes at most %s IDs a second (its sequence bits); past that, callers sleep to the next second.\n",
@@ -284,6 +296,14 @@ func printBench(w io.Writer, rows []benchRow, goroutines int, cfg defaultgen.Con
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// ratio formats a ratio to the baseline: two decimals where they matter.
+func ratio(x float64) string {
+	if x < 100 {
+		return fmt.Sprintf("%.2fx", x)
+	}
+	return group(int64(math.Round(x))) + "x"
 }
 
 // nsPerID formats nanoseconds per ID: one decimal where it matters.

@@ -18,24 +18,31 @@ func TestBenchPrintsATableRowPerGenerator(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
 	lines := strings.Split(out, "\n")
-	if !strings.HasPrefix(lines[0], "generator  IDs/s") || !strings.Contains(lines[0], "  p99  ") {
+	if !strings.HasPrefix(lines[0], "generator  ×atomic  IDs/s") || !strings.Contains(lines[0], "  p99  ") {
 		t.Fatalf("header %q", lines[0])
 	}
-	for i, c := range contenders {
+	for i, c := range benchRows() {
 		fields := strings.Fields(lines[1+i])
-		if len(fields) < 8 || fields[0] != c.name {
-			t.Errorf("row %d = %q, want 8 columns or more for %s", i, lines[1+i], c.name)
+		if len(fields) < 9 || fields[0] != c.name {
+			t.Errorf("row %d = %q, want 9 columns or more for %s", i, lines[1+i], c.name)
+			continue
+		}
+		// The ratio is to the atomic counter of the same run, so its own
+		// row says 1.00x; a generator costs at least as much.
+		if x, err := strconv.ParseFloat(strings.TrimSuffix(strings.ReplaceAll(fields[1], ",", ""), "x"), 64); err != nil ||
+			i == 0 && fields[1] != "1.00x" || i > 0 && x < 0.5 {
+			t.Errorf("row %q: ratio %q, want 1.00x for the atomic counter and a ratio to it for the others", lines[1+i], fields[1])
 		}
 		// The header's columns line up with the row's, in runes: µs is
 		// two bytes wide in UTF-8 and one on the screen.
-		if head, row := starts(lines[0]), starts(lines[1+i]); head[6] != row[6] || head[7] != row[7] {
+		if head, row := starts(lines[0]), starts(lines[1+i]); head[7] != row[7] || head[8] != row[8] {
 			t.Errorf("row %q is not aligned under %q", lines[1+i], lines[0])
 		}
 		if !strings.Contains(stderr, c.name+"   ") {
 			t.Errorf("no progress line for %s in %q", c.name, stderr)
 		}
 	}
-	if !strings.Contains(out, "3 goroutines;") || !strings.Contains(out, "at most 8,192 IDs a second") {
+	if !strings.Contains(out, "3 goroutines;") || !strings.Contains(out, "at most 8,192 IDs a second") || !strings.Contains(out, "×atomic is ns/ID over") {
 		t.Errorf("no legend:\n%s", out)
 	}
 }
@@ -98,14 +105,18 @@ func TestBenchProgress(t *testing.T) {
 	})
 }
 
+// benchRows are the rows bench prints without -segment: the baseline, then
+// every contender.
+func benchRows() []contender { return append([]contender{atomicContender}, contenders...) }
+
 // checkTable fails t unless out is bench's table and legend, and only that.
 func checkTable(t *testing.T, out string) {
 	t.Helper()
 	lines := strings.Split(out, "\n")
-	if !strings.HasPrefix(lines[0], "generator  IDs/s") || len(lines) < 1+len(contenders) {
+	if !strings.HasPrefix(lines[0], "generator  ×atomic") || len(lines) < 1+len(benchRows()) {
 		t.Fatalf("stdout does not start with the table:\n%s", out)
 	}
-	for i, c := range contenders {
+	for i, c := range benchRows() {
 		if !strings.HasPrefix(lines[1+i], c.name+" ") {
 			t.Errorf("row %d = %q, want %s's", i, lines[1+i], c.name)
 		}

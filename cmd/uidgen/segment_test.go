@@ -114,11 +114,11 @@ func TestBenchSegment(t *testing.T) {
 		code, out, stderr := runCLI(t, "bench", "-segment", "bench", "-segment-table", table, "-dsn", s.DSN, "-d", "200ms")
 		var names []string
 		for _, line := range strings.Split(out, "\n")[1:] {
-			if f := strings.Fields(line); len(f) > 0 && (f[0] == "cached" || f[0] == "segment" || f[0] == "default") {
+			if f := strings.Fields(line); len(f) > 0 && (f[0] == "atomic" || f[0] == "cached" || f[0] == "segment" || f[0] == "default") {
 				names = append(names, f[0])
 			}
 		}
-		if code != 0 || !slices.Equal(names, []string{"cached", "segment"}) || !strings.Contains(out, " claims of up to ") {
+		if code != 0 || !slices.Equal(names, []string{"atomic", "cached", "segment"}) || !strings.Contains(out, " claims of up to ") {
 			t.Fatalf("exit %d, stderr %q, rows %v, printed\n%s", code, stderr, names, out)
 		}
 	})
