@@ -279,8 +279,12 @@ func printBench(w io.Writer, rows []benchRow, goroutines int, cfg defaultgen.Con
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "\n%d goroutines; ns/ID is wall time per ID across them all; latencies from one call in %d.\n",
-		goroutines, benchSampleEvery)
+	plural := "s"
+	if goroutines == 1 {
+		plural = ""
+	}
+	fmt.Fprintf(w, "\n%d goroutine%s; ns/ID is wall time per ID across them all; latencies from one call in %d.\n",
+		goroutines, plural, benchSampleEvery)
 	fmt.Fprintln(w, "×atomic is ns/ID over the bare atomic counter's in this run: the ratio means the same on any machine, IDs/s do not.")
 	if slices.ContainsFunc(rows, func(r benchRow) bool { return r.name == "default" }) {
 		perSecond := int64(1) << cfg.SeqBits // the layout flags always set all three widths
