@@ -75,7 +75,7 @@ func leasedDB(b *testing.B, kind, env, dsn string) (db *sql.DB, table string, st
 		b.Skipf("needs %s (set %s): %v", kind, env, err)
 	}
 	table = "WORKER_NODE_bench_" + rand.Text()
-	if err := worker.EnsureSchema(ctx, db, worker.WithTable(table)); err != nil {
+	if err := worker.EnsureSchema(ctx, worker.Config{DB: db, Table: table}); err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() {
@@ -91,7 +91,7 @@ func leasedDB(b *testing.B, kind, env, dsn string) (db *sql.DB, table string, st
 // benchmark ends, and the count of statements sent to the database.
 func openLeased(b *testing.B, kind, env, dsn string) (*cached.Generator, *atomic.Int64) {
 	db, table, statements := leasedDB(b, kind, env, dsn)
-	l, err := worker.NewLeased(db, worker.WithTable(table))
+	l, err := worker.NewLeased(worker.Config{DB: db, Table: table})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -53,10 +53,10 @@ func testLeaseDatabaseDown(t *testing.T, kind string) {
 	db := srv.Server().Open(t)
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
-	if err := worker.EnsureSchema(ctx, db); err != nil {
+	if err := worker.EnsureSchema(ctx, worker.Config{DB: db}); err != nil {
 		t.Fatal(err)
 	}
-	l, err := worker.NewLeased(db, worker.WithLeaseTTL(ttl))
+	l, err := worker.NewLeased(worker.Config{DB: db, LeaseTTL: ttl})
 	if err != nil {
 		t.Fatal(err)
 	}

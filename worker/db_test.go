@@ -60,7 +60,7 @@ func testContext(t testing.TB) context.Context {
 	return ctx
 }
 
-// envOf returns a WithLookupEnv function that reads only vars.
+// envOf returns a Config.LookupEnv that reads only vars.
 func envOf(vars map[string]string) func(string) (string, bool) {
 	return func(name string) (string, bool) {
 		v, ok := vars[name]
@@ -72,10 +72,10 @@ func envOf(vars map[string]string) func(string) (string, bool) {
 // empty environment, for tests that do not look at the row.
 func newTestDisposable(t testing.TB, db *sql.DB, table string) *Disposable {
 	t.Helper()
-	if err := EnsureSchema(testContext(t), db, WithTable(table)); err != nil {
+	if err := EnsureSchema(testContext(t), Config{DB: db, Table: table}); err != nil {
 		t.Fatalf("EnsureSchema: %v", err)
 	}
-	d, err := NewDisposable(db, WithTable(table), WithLookupEnv(envOf(nil)))
+	d, err := NewDisposable(Config{DB: db, Table: table, LookupEnv: envOf(nil)})
 	if err != nil {
 		t.Fatal(err)
 	}

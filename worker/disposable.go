@@ -48,32 +48,16 @@ type Disposable struct {
 	now    func() time.Time // replaced by tests
 }
 
-// NewDisposable returns a Disposable that inserts into db: a MySQL (or
-// MariaDB) database opened with go-sql-driver/mysql (sql.Open("mysql",
-// dsn)), or a PostgreSQL one opened with pgx's stdlib (sql.Open("pgx",
-// dsn)). It sends nothing yet. It fails, with an error that names the
-// value, on a nil db (ErrNilDB), another driver (ErrDialect) or a table
-// name that is not a plain identifier (ErrBadTable).
-func NewDisposable(db *sql.DB, opts ...Option) (*Disposable, error) {
-	o := newOptions(opts)
-	d, err := checkDB(db, o)
+// NewDisposable returns a Disposable that inserts into cfg.Table of cfg.DB.
+// It sends nothing yet. It fails, with an error that names the value, on a
+// nil DB (ErrNilDB), another driver or an unknown Dialect (ErrDialect) or
+// a table name that is not a plain identifier (ErrBadTable).
+func NewDisposable(cfg Config) (*Disposable, error) {
+	c, err := cfg.check()
 	if err != nil {
 		return nil, err
 	}
-	return &Disposable{db: db, d: d, table: o.table, logger: o.logger, host: systemHost(o.lookupEnv), now: time.Now}, nil
-}
-
-// checkDB returns db's dialect if db and o's table can be used, and
-// otherwise the error the constructors return.
-func checkDB(db *sql.DB, o options) (*dialect.Dialect, error) {
-	d, err := dialect.For(db, o.dialect)
-	if err == nil {
-		err = d.CheckTable(o.table)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("worker: %w", err)
-	}
-	return d, nil
+	return &Disposable{db: c.DB, d: c.d, table: c.Table, logger: c.Logger, host: systemHost(c.LookupEnv), now: time.Now}, nil
 }
 
 // AssignWorkerID inserts one row describing this process into the table and

@@ -83,13 +83,13 @@ func TestAssignWorkerIDRow(t *testing.T) {
 	each(t, func(t *testing.T, s dbtest.Server, db *sql.DB) {
 		table := testTable(t, db)
 		ctx := testContext(t)
-		if err := EnsureSchema(ctx, db, WithTable(table)); err != nil {
+		if err := EnsureSchema(ctx, Config{DB: db, Table: table}); err != nil {
 			t.Fatalf("EnsureSchema: %v", err)
 		}
 		for _, tt := range nodeCases {
 			t.Run(tt.name, func(t *testing.T) {
 				var log bytes.Buffer
-				d, err := NewDisposable(db, WithTable(table), WithLogger(slog.New(slog.NewTextHandler(&log, nil))))
+				d, err := NewDisposable(Config{DB: db, Table: table, Logger: slog.New(slog.NewTextHandler(&log, nil))})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -120,7 +120,7 @@ func TestAssignWorkerIDRow(t *testing.T) {
 	})
 }
 
-// TestQuietByDefault: without WithLogger, creating a table and assigning an
+// TestQuietByDefault: without Config.Logger, creating a table and assigning an
 // ID log nothing, not even to slog's default logger.
 func TestQuietByDefault(t *testing.T) {
 	each(t, func(t *testing.T, s dbtest.Server, db *sql.DB) {
@@ -131,10 +131,10 @@ func TestQuietByDefault(t *testing.T) {
 
 		table := testTable(t, db)
 		ctx := testContext(t)
-		if err := EnsureSchema(ctx, db, WithTable(table)); err != nil {
+		if err := EnsureSchema(ctx, Config{DB: db, Table: table}); err != nil {
 			t.Fatal(err)
 		}
-		d, err := NewDisposable(db, WithTable(table))
+		d, err := NewDisposable(Config{DB: db, Table: table})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -201,7 +201,7 @@ func testServerErrors(t *testing.T, missing string, tests []struct {
 }) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d, err := NewDisposable(tt.db, WithTable(missing), WithLookupEnv(envOf(nil)))
+			d, err := NewDisposable(Config{DB: tt.db, Table: missing, LookupEnv: envOf(nil)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -210,7 +210,7 @@ func testServerErrors(t *testing.T, missing string, tests []struct {
 			if tt.want == ErrNoTable {
 				return // EnsureSchema makes the table, as it should
 			}
-			err = EnsureSchema(testContext(t), tt.db, WithTable(missing))
+			err = EnsureSchema(testContext(t), Config{DB: tt.db, Table: missing})
 			checkErr(t, "EnsureSchema", err, tt.want, append(tt.text, "create table "+missing))
 		})
 	}
@@ -305,7 +305,7 @@ func TestAssignWorkerIDNoAutoIncrement(t *testing.T) {
 		if _, err := db.ExecContext(ctx, ddl); err != nil {
 			t.Fatalf("%s: %v", ddl, err)
 		}
-		d, err := NewDisposable(db, WithTable(table), WithLookupEnv(envOf(nil)))
+		d, err := NewDisposable(Config{DB: db, Table: table, LookupEnv: envOf(nil)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -326,33 +326,35 @@ func TestFailsBeforeSQL(t *testing.T) {
 
 	for _, tt := range []struct {
 		name string
-		db   *sql.DB
-		opts []Option
+		cfg  Config
 		want error
 		text string
 	}{
-		{"nil db", nil, nil, ErrNilDB, "nil *sql.DB"},
-		{"bad table", nowhere, []Option{WithTable("WORKER NODE")}, ErrBadTable, `"WORKER NODE"`},
-		{"table too long", nowhere, []Option{WithTable(strings.Repeat("w", 65))}, ErrBadTable, "65 characters, want 1 to 64"},
-		{"unknown driver", sql.OpenDB(fakeConnector{}), nil, ErrDialect, "worker.fakeDriver"},
+		{"nil db", Config{}, ErrNilDB, "nil *sql.DB"},
+		{"bad table", Config{DB: nowhere, Table: "WORKER NODE"}, ErrBadTable, `"WORKER NODE"`},
+		{"table too long", Config{DB: nowhere, Table: strings.Repeat("w", 65)}, ErrBadTable, "65 characters, want 1 to 64"},
+		{"unknown driver", Config{DB: sql.OpenDB(fakeConnector{})}, ErrDialect, "worker.fakeDriver"},
+		{"unknown dialect", Config{DB: nowhere, Dialect: "sqlite"}, ErrDialect, `"sqlite"`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			d, err := NewDisposable(tt.db, tt.opts...)
+			d, err := NewDisposable(tt.cfg)
 			checkErr(t, "NewDisposable", err, tt.want, []string{"worker: ", tt.text})
 			if d != nil {
 				t.Errorf("NewDisposable = %v with an error, want nil", d)
 			}
-			l, err := NewLeased(tt.db, tt.opts...)
+			l, err := NewLeased(tt.cfg)
 			checkErr(t, "NewLeased", err, tt.want, []string{"worker: ", tt.text})
 			if l != nil {
 				t.Errorf("NewLeased = %v with an error, want nil", l)
 			}
-			err = EnsureSchema(t.Context(), tt.db, tt.opts...)
+			err = EnsureSchema(t.Context(), tt.cfg)
 			checkErr(t, "EnsureSchema", err, tt.want, []string{"worker: ", tt.text})
+			_, err = List(t.Context(), tt.cfg)
+			checkErr(t, "List", err, tt.want, []string{"worker: ", tt.text})
 		})
 	}
 
-	d, err := NewDisposable(nowhere, WithLookupEnv(envOf(map[string]string{"JPAAS_HOST": "h"})))
+	d, err := NewDisposable(Config{DB: nowhere, LookupEnv: envOf(map[string]string{"JPAAS_HOST": "h"})})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -361,23 +363,23 @@ func TestFailsBeforeSQL(t *testing.T) {
 }
 
 // TestWrappedDriver: a driver wrapped by another package's (as an
-// instrumenting driver does) hides the dialect; WithDialect names it.
+// instrumenting driver does) hides the dialect; Config.Dialect names it.
 func TestWrappedDriver(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, s dbtest.Server) {
 		db := s.Wrapped(t)
 		table := testTable(t, db)
-		_, err := NewDisposable(db, WithTable(table))
+		_, err := NewDisposable(Config{DB: db, Table: table})
 		checkErr(t, "NewDisposable on a wrapped driver", err, ErrDialect, []string{"dbtest.wrappedDriver"})
-		opts := []Option{WithTable(table), WithDialect(s.Kind), WithLookupEnv(envOf(nil))}
-		if err := EnsureSchema(testContext(t), db, opts...); err != nil {
+		cfg := Config{DB: db, Table: table, Dialect: s.Kind, LookupEnv: envOf(nil)}
+		if err := EnsureSchema(testContext(t), cfg); err != nil {
 			t.Fatal(err)
 		}
-		d, err := NewDisposable(db, opts...)
+		d, err := NewDisposable(cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if id, err := d.AssignWorkerID(testContext(t)); err != nil || id != 1 {
-			t.Fatalf("AssignWorkerID with WithDialect(%q) = %d, %v; want 1", s.Kind, id, err)
+			t.Fatalf("AssignWorkerID with Dialect %q = %d, %v; want 1", s.Kind, id, err)
 		}
 	})
 }
@@ -398,7 +400,7 @@ func TestJavaInterop(t *testing.T) {
 	// Baidu's Java assigner speaks MySQL only.
 	db := testDatabase(t, dbtest.Shared(t, "mysql"))
 	ctx := testContext(t)
-	if err := EnsureSchema(ctx, db); err != nil {
+	if err := EnsureSchema(ctx, Config{DB: db}); err != nil {
 		t.Fatalf("EnsureSchema: %v", err)
 	}
 
@@ -415,7 +417,7 @@ func TestJavaInterop(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	d, err := NewDisposable(db, WithLookupEnv(envOf(nil)))
+	d, err := NewDisposable(Config{DB: db, LookupEnv: envOf(nil)})
 	if err != nil {
 		t.Fatal(err)
 	}

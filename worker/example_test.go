@@ -71,10 +71,10 @@ func ExampleNewDisposable() {
 
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	if err := worker.EnsureSchema(ctx, db); err != nil {
+	if err := worker.EnsureSchema(ctx, worker.Config{DB: db}); err != nil {
 		log.Fatal(err)
 	}
-	assigner, err := worker.NewDisposable(db)
+	assigner, err := worker.NewDisposable(worker.Config{DB: db})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -67,23 +67,20 @@ type Leased struct {
 	every time.Duration // between renewals: a third of ttl
 }
 
-// NewLeased returns a Leased that keeps its leases in db, opened as for
-// NewDisposable, in a table with the lease columns (EnsureSchema adds them).
-// It sends nothing yet. It fails, with an error that names the value, on a
-// nil db (ErrNilDB), another driver (ErrDialect), a table name that is not
-// a plain identifier (ErrBadTable) or a lease TTL outside [MinLeaseTTL,
-// MaxLeaseTTL] (ErrLeaseTTL).
-func NewLeased(db *sql.DB, opts ...Option) (*Leased, error) {
-	o := newOptions(opts)
-	d, err := checkDB(db, o)
+// NewLeased returns a Leased that keeps its leases in cfg.Table of cfg.DB, a
+// table with the lease columns (EnsureSchema adds them). It sends nothing
+// yet. It fails, with an error that names the value, as NewDisposable does,
+// and on a LeaseTTL outside [MinLeaseTTL, MaxLeaseTTL] (ErrLeaseTTL).
+func NewLeased(cfg Config) (*Leased, error) {
+	c, err := cfg.check()
 	if err != nil {
 		return nil, err
 	}
-	if o.leaseTTL < MinLeaseTTL || o.leaseTTL > MaxLeaseTTL {
-		return nil, fmt.Errorf("worker: %w: %v, want %v to %v", ErrLeaseTTL, o.leaseTTL, MinLeaseTTL, MaxLeaseTTL)
+	if c.LeaseTTL < MinLeaseTTL || c.LeaseTTL > MaxLeaseTTL {
+		return nil, fmt.Errorf("worker: %w: %v, want %v to %v", ErrLeaseTTL, c.LeaseTTL, MinLeaseTTL, MaxLeaseTTL)
 	}
-	return &Leased{db: db, d: d, table: o.table, ttl: o.leaseTTL, logger: o.logger,
-		host: systemHost(o.lookupEnv), now: time.Now, poll: freePoll, every: o.leaseTTL / 3}, nil
+	return &Leased{db: c.DB, d: c.d, table: c.Table, ttl: c.LeaseTTL, logger: c.Logger,
+		host: systemHost(c.LookupEnv), now: time.Now, poll: freePoll, every: c.LeaseTTL / 3}, nil
 }
 
 var _ uidgen.Leaser = (*Leased)(nil)

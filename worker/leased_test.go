@@ -20,14 +20,18 @@ import (
 // renewer is the function of a lease's goroutine, for leak.Running.
 const renewer = "github.com/seed4d941b13/uidgen/worker.(*lease).renew"
 
-// newTestLeased returns a Leased on table, created with the lease columns,
-// that sees an empty environment.
-func newTestLeased(t testing.TB, db *sql.DB, table string, opts ...Option) *Leased {
+// newTestLeased returns a Leased of cfg on table of db, created with the
+// lease columns, that sees an empty environment unless cfg says otherwise.
+func newTestLeased(t testing.TB, db *sql.DB, table string, cfg Config) *Leased {
 	t.Helper()
-	if err := EnsureSchema(testContext(t), db, WithTable(table)); err != nil {
+	if err := EnsureSchema(testContext(t), Config{DB: db, Table: table}); err != nil {
 		t.Fatalf("EnsureSchema: %v", err)
 	}
-	l, err := NewLeased(db, append([]Option{WithTable(table), WithLookupEnv(envOf(nil))}, opts...)...)
+	cfg.DB, cfg.Table = db, table
+	if cfg.LookupEnv == nil {
+		cfg.LookupEnv = envOf(nil)
+	}
+	l, err := NewLeased(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,7 +97,7 @@ func clockAt(d time.Duration) func() time.Time {
 func TestLeaseLowestFreeFirst(t *testing.T) {
 	each(t, func(t *testing.T, srv dbtest.Server, db *sql.DB) {
 		table := testTable(t, db)
-		l := newTestLeased(t, db, table)
+		l := newTestLeased(t, db, table, Config{})
 		ctx := testContext(t)
 
 		var held []*lease
@@ -121,16 +125,16 @@ func TestLeaseLowestFreeFirst(t *testing.T) {
 func TestLeaseExpiresByServerClock(t *testing.T) {
 	each(t, func(t *testing.T, srv dbtest.Server, db *sql.DB) {
 		table := testTable(t, db)
-		a := mustLease(t, newTestLeased(t, db, table), 7)
+		a := mustLease(t, newTestLeased(t, db, table, Config{}), 7)
 
-		ahead := newTestLeased(t, db, table)
+		ahead := newTestLeased(t, db, table, Config{})
 		ahead.now = clockAt(2 * time.Hour)
 		if b := mustLease(t, ahead, 7); b.WorkerID() == a.WorkerID() {
 			t.Fatalf("a client two hours ahead took worker ID %d while its lease was live", a.WorkerID())
 		}
 
 		expire(t, db, table, a.WorkerID())
-		behind := newTestLeased(t, db, table)
+		behind := newTestLeased(t, db, table, Config{})
 		behind.now = clockAt(-2 * time.Hour)
 		c := mustLease(t, behind, 7)
 		if c.WorkerID() != a.WorkerID() {
@@ -147,7 +151,7 @@ func TestLeaseExpiresByServerClock(t *testing.T) {
 func TestLeaseStartsAboveReservation(t *testing.T) {
 	each(t, func(t *testing.T, srv dbtest.Server, db *sql.DB) {
 		table := testTable(t, db)
-		l := newTestLeased(t, db, table)
+		l := newTestLeased(t, db, table, Config{})
 		id := mustLease(t, l, 7).WorkerID()
 		for _, tt := range []struct {
 			name   string
@@ -186,13 +190,13 @@ func TestLeaseStartsAboveReservation(t *testing.T) {
 func TestLeaseLost(t *testing.T) {
 	each(t, func(t *testing.T, srv dbtest.Server, db *sql.DB) {
 		table := testTable(t, db)
-		l := newTestLeased(t, db, table)
+		l := newTestLeased(t, db, table, Config{})
 		l.every = time.Hour // only Need and Wait make it renew
 		a := mustLease(t, l, 7)
 		reserved := a.Reserved()
 
 		expire(t, db, table, a.WorkerID())
-		b := mustLease(t, newTestLeased(t, db, table), 7)
+		b := mustLease(t, newTestLeased(t, db, table, Config{}), 7)
 		if b.WorkerID() != a.WorkerID() || b.Start() <= reserved {
 			t.Fatalf("takeover: worker ID %d from %d, want %d from above %d", b.WorkerID(), b.Start(), a.WorkerID(), reserved)
 		}
@@ -227,7 +231,7 @@ func TestLeaseLost(t *testing.T) {
 func TestLeaseRelease(t *testing.T) {
 	each(t, func(t *testing.T, srv dbtest.Server, db *sql.DB) {
 		table := testTable(t, db)
-		l := newTestLeased(t, db, table)
+		l := newTestLeased(t, db, table, Config{})
 		ctx := testContext(t)
 
 		a := mustLease(t, l, 7)
@@ -270,7 +274,7 @@ func TestLeaseRelease(t *testing.T) {
 func TestLeaseRenewsAtPace(t *testing.T) {
 	each(t, func(t *testing.T, srv dbtest.Server, db *sql.DB) {
 		table := testTable(t, db)
-		l := newTestLeased(t, db, table, WithLeaseTTL(3*time.Second))
+		l := newTestLeased(t, db, table, Config{LeaseTTL: 3 * time.Second})
 		var now atomic.Int64
 		now.Store(time.Now().Unix())
 		l.now = func() time.Time { return time.Unix(now.Load(), 0) }
@@ -316,7 +320,7 @@ func TestLeaseRenewsAtPace(t *testing.T) {
 func TestLeaseStartBurst(t *testing.T) {
 	each(t, func(t *testing.T, srv dbtest.Server, db *sql.DB) {
 		table := testTable(t, db)
-		l := newTestLeased(t, db, table, WithLeaseTTL(2*time.Second))
+		l := newTestLeased(t, db, table, Config{LeaseTTL: 2 * time.Second})
 		s := mustLease(t, l, 7)
 		need := s.Start() + 8 // the default ring: 8 seconds in a few milliseconds
 		s.Need(need)
@@ -352,7 +356,7 @@ func renewNow(t testing.TB, s *lease) {
 func TestLeaseNoFreeID(t *testing.T) {
 	each(t, func(t *testing.T, srv dbtest.Server, db *sql.DB) {
 		table := testTable(t, db)
-		l := newTestLeased(t, db, table)
+		l := newTestLeased(t, db, table, Config{})
 		l.poll = 10 * time.Millisecond
 		javaInsert(t, db, table)
 		a := mustLease(t, l, 3)
@@ -387,7 +391,7 @@ func TestLeaseNoFreeID(t *testing.T) {
 func TestLeaseJavaInterop(t *testing.T) {
 	each(t, func(t *testing.T, srv dbtest.Server, db *sql.DB) {
 		table := testTable(t, db)
-		l := newTestLeased(t, db, table)
+		l := newTestLeased(t, db, table, Config{})
 		java := javaInsert(t, db, table)
 		disposable, err := newTestDisposable(t, db, table).AssignWorkerID(testContext(t))
 		if err != nil {
@@ -433,7 +437,7 @@ func TestLeaseConcurrent(t *testing.T) {
 		}
 		const maxID = 1<<3 - 1
 		table := testTable(t, db)
-		l := newTestLeased(t, db, table)
+		l := newTestLeased(t, db, table, Config{})
 		l.poll = 5 * time.Millisecond
 
 		var mu sync.Mutex
@@ -490,7 +494,7 @@ func TestLeasedErrors(t *testing.T) {
 			{-time.Second, "-1s, want 1s to 1h0m0s"},
 			{time.Hour + time.Second, "1h0m1s, want 1s to 1h0m0s"},
 		} {
-			l, err := NewLeased(db, WithLeaseTTL(tt.ttl))
+			l, err := NewLeased(Config{DB: db, LeaseTTL: tt.ttl})
 			checkErr(t, "NewLeased", err, ErrLeaseTTL, []string{"worker: lease TTL out of range: " + tt.text})
 			if l != nil {
 				t.Errorf("NewLeased = %v with an error, want nil", l)
@@ -502,7 +506,7 @@ func TestLeasedErrors(t *testing.T) {
 		if _, err := db.ExecContext(ctx, schemaFor(srv.Dialect(), table)); err != nil { // Baidu's columns only
 			t.Fatal(err)
 		}
-		l, err := NewLeased(db, WithTable(table), WithLookupEnv(envOf(nil)))
+		l, err := NewLeased(Config{DB: db, Table: table, LookupEnv: envOf(nil)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -533,7 +537,7 @@ func TestLeaseOutage(t *testing.T) {
 func testLeaseOutage(t *testing.T, kind string) {
 	srv := dbtest.Start(t, kind)
 	db := srv.Server().Open(t)
-	l := newTestLeased(t, db, DefaultTable, WithLeaseTTL(3*time.Second))
+	l := newTestLeased(t, db, DefaultTable, Config{LeaseTTL: 3 * time.Second})
 	s := mustLease(t, l, 7)
 	ctx := testContext(t)
 
@@ -588,7 +592,7 @@ func testLeaseOutage(t *testing.T, kind string) {
 func TestList(t *testing.T) {
 	each(t, func(t *testing.T, srv dbtest.Server, db *sql.DB) {
 		table := testTable(t, db)
-		l := newTestLeased(t, db, table, WithLookupEnv(envOf(map[string]string{"JPAAS_HOST": "10.0.0.9", "JPAAS_HTTP_PORT": "8080"})))
+		l := newTestLeased(t, db, table, Config{LookupEnv: envOf(map[string]string{"JPAAS_HOST": "10.0.0.9", "JPAAS_HTTP_PORT": "8080"})})
 		java := javaInsert(t, db, table)
 		held := mustLease(t, l, 7)
 		free := mustLease(t, l, 7)
@@ -596,7 +600,7 @@ func TestList(t *testing.T) {
 			t.Fatal(err)
 		}
 
-		rows, err := List(testContext(t), db, WithTable(table))
+		rows, err := List(testContext(t), Config{DB: db, Table: table})
 		if err != nil {
 			t.Fatalf("List: %v", err)
 		}
@@ -624,7 +628,7 @@ func TestList(t *testing.T) {
 func TestLeaseExpiresEarly(t *testing.T) {
 	each(t, func(t *testing.T, _ dbtest.Server, db *sql.DB) {
 		table := testTable(t, db)
-		l := newTestLeased(t, db, table, WithLeaseTTL(3*time.Second))
+		l := newTestLeased(t, db, table, Config{LeaseTTL: 3 * time.Second})
 		l.every = time.Hour // only renewNow renews
 		s := mustLease(t, l, 7)
 		before := s.Expires()

@@ -2,7 +2,6 @@ package worker
 
 import (
 	"context"
-	"database/sql"
 	"time"
 )
 
@@ -26,21 +25,20 @@ type Row struct {
 	ReservedUntil int64
 }
 
-// List returns the rows of the worker table in db, by ID: by default
-// DefaultTable (WithTable names another). It reads the whole table, so a
-// table that Baidu's Java assigner has filled for years is a long answer.
+// List returns the rows of cfg.Table in cfg.DB, by ID. It reads the whole
+// table, so a table that Baidu's Java assigner has filled for years is a
+// long answer.
 //
 // It fails with an error wrapping ErrNilDB or ErrBadTable before sending
 // anything, and otherwise as LeaseWorkerID does (ctx.Err(), ErrUnreachable,
 // ErrAccessDenied, ErrNoTable, ErrNoLeaseColumns), with the operation named
 // "list the rows of".
-func List(ctx context.Context, db *sql.DB, opts ...Option) ([]Row, error) {
-	o := newOptions(opts)
-	d, err := checkDB(db, o)
+func List(ctx context.Context, cfg Config) ([]Row, error) {
+	c, err := cfg.check()
 	if err != nil {
 		return nil, err
 	}
-	table := o.table
+	db, d, table := c.DB, c.d, c.Table
 	op := "list the rows of " + table
 	rows, err := db.QueryContext(ctx,
 		"SELECT ID, LEASED, TYPE, HOST_NAME, PORT, COALESCE(LEASE_UNTIL - "+d.NowMillis()+", 0), COALESCE(RESERVED_UNTIL, 0)"+

@@ -125,10 +125,9 @@ func addColumn(d *dialect.Dialect, table string, i int) string {
 	return "ALTER TABLE " + table + " ADD COLUMN " + c.name + " " + def
 }
 
-// EnsureSchema creates the worker table in db unless it exists, and adds
-// the lease columns it lacks (LeaseSchema): by default DefaultTable
-// (WithTable names another). The table is created with Schema's DDL for
-// db's driver, and the columns are added one ALTER TABLE each, so a table
+// EnsureSchema creates cfg.Table in cfg.DB unless it exists, and adds the
+// lease columns it lacks (LeaseSchema). The table is created with Schema's
+// DDL for the dialect, and the columns are added one ALTER TABLE each, so a table
 // that Baidu's Java project made is brought up to date in place and its
 // rows stay as they are. The server's "table exists" and "duplicate column"
 // answers count as success, so many processes may call it at once, and
@@ -138,22 +137,21 @@ func addColumn(d *dialect.Dialect, table string, i int) string {
 // before sending anything, and otherwise as Disposable.AssignWorkerID does
 // (ctx.Err(), ErrUnreachable, ErrAccessDenied), naming the operation:
 // "create table", "read the columns of" or "add column".
-func EnsureSchema(ctx context.Context, db *sql.DB, opts ...Option) error {
-	o := newOptions(opts)
-	d, err := checkDB(db, o)
+func EnsureSchema(ctx context.Context, cfg Config) error {
+	c, err := cfg.check()
 	if err != nil {
 		return err
 	}
-	table := o.table
+	db, d, table := c.DB, c.d, c.Table
 	_, err = db.ExecContext(ctx, schemaFor(d, table))
 	switch {
 	case d.TableExisted(err):
 	case err != nil:
 		return fail(ctx, d, "create table "+table, err)
-	case o.logger != nil:
-		o.logger.InfoContext(ctx, "worker: created table", "table", table)
+	case c.Logger != nil:
+		c.Logger.InfoContext(ctx, "worker: created table", "table", table)
 	}
-	return addLeaseColumns(ctx, db, d, table, o.logger)
+	return addLeaseColumns(ctx, db, d, table, c.Logger)
 }
 
 // addLeaseColumns adds the lease columns that table lacks. Another process

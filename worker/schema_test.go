@@ -90,9 +90,9 @@ func TestEnsureSchema(t *testing.T) {
 func ensureConcurrently(t *testing.T, db *sql.DB, table string) {
 	t.Helper()
 	ctx := testContext(t)
-	err := atOnce(8, func(int) error { return EnsureSchema(ctx, db, WithTable(table)) })
+	err := atOnce(8, func(int) error { return EnsureSchema(ctx, Config{DB: db, Table: table}) })
 	if err == nil {
-		err = EnsureSchema(ctx, db, WithTable(table))
+		err = EnsureSchema(ctx, Config{DB: db, Table: table})
 	}
 	if err != nil {
 		t.Fatalf("EnsureSchema: %v", err)
@@ -105,7 +105,7 @@ func TestEnsureSchemaDefault(t *testing.T) {
 	each(t, func(t *testing.T, s dbtest.Server, db *sql.DB) {
 		db = testDatabase(t, s)
 		for range 2 {
-			if err := EnsureSchema(testContext(t), db); err != nil {
+			if err := EnsureSchema(testContext(t), Config{DB: db}); err != nil {
 				t.Fatalf("EnsureSchema: %v", err)
 			}
 		}

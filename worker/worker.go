@@ -93,11 +93,14 @@
 // github.com/jackc/pgx/v5/stdlib (sql.Open("pgx", dsn)). The package imports
 // neither: the program imports the driver it uses, as database/sql's
 // convention is, and links no other; the dialect is read off the driver.
-// It logs nothing unless given a logger (WithLogger).
+// It logs nothing unless given a logger (Config.Logger).
 package worker
 
 import (
+	"cmp"
+	"database/sql"
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"time"
@@ -114,7 +117,7 @@ var (
 	// ErrNilDB: a constructor was given a nil *sql.DB.
 	ErrNilDB = dialect.ErrNilDB
 
-	// ErrBadTable: the table name given to WithTable or Schema is not a
+	// ErrBadTable: Config.Table, or the table given to Schema, is not a
 	// plain SQL identifier.
 	ErrBadTable = dialect.ErrBadTable
 
@@ -153,8 +156,7 @@ var (
 	// `uidgen schema` prints.
 	ErrNoLeaseColumns = errors.New("worker table lacks the lease columns")
 
-	// ErrLeaseTTL: WithLeaseTTL was given a duration outside
-	// [MinLeaseTTL, MaxLeaseTTL].
+	// ErrLeaseTTL: Config.LeaseTTL is outside [MinLeaseTTL, MaxLeaseTTL].
 	ErrLeaseTTL = errors.New("lease TTL out of range")
 
 	// ErrMaxWorkerID: LeaseWorkerID was given a largest worker ID below 1.
@@ -173,76 +175,68 @@ var (
 	ErrReleased = errors.New("lease released")
 )
 
-// Option configures NewDisposable, NewLeased and EnsureSchema. Each reads
-// the options that concern it.
-type Option func(*options)
+// Config says where the worker table is and how to reach it. NewDisposable,
+// NewLeased, EnsureSchema and List take one; each reads the fields that
+// concern it. Its zero value, but for DB, means the defaults.
+type Config struct {
+	// DB is the worker table's database. Required: a MySQL (or MariaDB)
+	// database opened with go-sql-driver/mysql (sql.Open("mysql", dsn)),
+	// or a PostgreSQL one opened with pgx's stdlib (sql.Open("pgx", dsn)).
+	DB *sql.DB
 
-// options are what the Options set, with their defaults.
-type options struct {
-	table     string // unchecked until the constructor reads it
-	logger    *slog.Logger
-	lookupEnv func(string) (string, bool)
-	leaseTTL  time.Duration // unchecked until NewLeased reads it
-	dialect   string        // "" for the driver's
+	// Table is the worker table, a plain identifier (see Schema). Empty
+	// means DefaultTable.
+	Table string
+
+	// Dialect names the SQL dialect, "mysql" or "postgres", where DB's
+	// driver does not tell it: go-sql-driver/mysql or pgx's stdlib wrapped
+	// in an instrumenting driver of another package. Empty means the
+	// dialect is read off the driver, and any driver but those two is an
+	// error wrapping ErrDialect.
+	Dialect string
+
+	// LeaseTTL is how long a lease of NewLeased lasts without renewal, in
+	// [MinLeaseTTL, MaxLeaseTTL]; zero means DefaultLeaseTTL. The renewer
+	// renews every third of it, so a holder keeps its lease through a
+	// database outage of about two thirds of it, and a holder that died
+	// keeps its ID from the fleet for at most this long. Only NewLeased
+	// reads it.
+	LeaseTTL time.Duration
+
+	// Logger is where each assigned or leased worker ID, each created table
+	// or added column, and each release are logged, at level Info, and lost
+	// leases and failing renewals, at level Warn. Nil means nothing is
+	// logged.
+	Logger *slog.Logger
+
+	// LookupEnv reads the environment variables that describe a container
+	// (see the package doc); nil means os.LookupEnv. Tests and services that
+	// describe their node from configuration supply their own.
+	LookupEnv func(name string) (string, bool)
 }
 
-func newOptions(opts []Option) options {
-	o := options{table: DefaultTable, lookupEnv: os.LookupEnv, leaseTTL: DefaultLeaseTTL}
-	for _, opt := range opts {
-		opt(&o)
+// checked is a Config with its defaults filled in, and DB's dialect.
+type checked struct {
+	Config
+	d *dialect.Dialect
+}
+
+// check fills in cfg's defaults and finds DB's dialect, without I/O. It
+// fails, with an error that names the value, on a nil DB (ErrNilDB),
+// another driver or an unknown Dialect (ErrDialect) and a table name that
+// is not a plain identifier (ErrBadTable).
+func (cfg Config) check() (checked, error) {
+	cfg.Table = cmp.Or(cfg.Table, DefaultTable)
+	cfg.LeaseTTL = cmp.Or(cfg.LeaseTTL, DefaultLeaseTTL)
+	if cfg.LookupEnv == nil {
+		cfg.LookupEnv = os.LookupEnv
 	}
-	return o
-}
-
-// WithTable sets the worker table, DefaultTable by default (also for ""). The
-// name must be a plain identifier, as Schema says; the constructor refuses
-// any other with an error wrapping ErrBadTable.
-func WithTable(name string) Option {
-	return func(o *options) {
-		if name != "" {
-			o.table = name
-		}
+	d, err := dialect.For(cfg.DB, cfg.Dialect)
+	if err == nil {
+		err = d.CheckTable(cfg.Table)
 	}
-}
-
-// WithDialect names the SQL dialect, "mysql" or "postgres", where the
-// *sql.DB's driver does not tell it: go-sql-driver/mysql or pgx's stdlib
-// wrapped in an instrumenting driver of another package. By default (and
-// for "") it is read off the driver, and any driver but those two is an
-// error wrapping ErrDialect.
-func WithDialect(name string) Option {
-	return func(o *options) { o.dialect = name }
-}
-
-// WithLeaseTTL sets how long a lease of NewLeased lasts without renewal,
-// DefaultLeaseTTL by default (also for 0). The renewer renews every third
-// of it, so a holder survives a database outage of about two thirds of it
-// with its lease intact, and a holder that died leaves its ID unusable for
-// at most this long. NewLeased refuses a duration outside [MinLeaseTTL,
-// MaxLeaseTTL] with an error wrapping ErrLeaseTTL.
-func WithLeaseTTL(d time.Duration) Option {
-	return func(o *options) {
-		if d != 0 {
-			o.leaseTTL = d
-		}
+	if err != nil {
+		return checked{}, fmt.Errorf("worker: %w", err)
 	}
-}
-
-// WithLogger sets where each assigned or leased worker ID, each created
-// table or added column, and each release are logged, at level Info, and
-// lost leases and failing renewals, at level Warn. By default (and for nil)
-// nothing is logged.
-func WithLogger(l *slog.Logger) Option {
-	return func(o *options) { o.logger = l }
-}
-
-// WithLookupEnv sets how environment variables are read, os.LookupEnv by
-// default (also for nil). Tests and services that describe their node from
-// configuration rather than the process environment supply their own.
-func WithLookupEnv(lookup func(name string) (string, bool)) Option {
-	return func(o *options) {
-		if lookup != nil {
-			o.lookupEnv = lookup
-		}
-	}
+	return checked{cfg, d}, nil
 }

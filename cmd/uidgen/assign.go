@@ -117,14 +117,14 @@ func (w *workerFlags) assigner() (uidgen.Assigner, func(), error) {
 	release := func() { db.Close() }
 	schema := ensuring{db, w.table}
 	if w.lease {
-		l, err := worker.NewLeased(db, worker.WithTable(w.table), worker.WithLeaseTTL(w.ttl))
+		l, err := worker.NewLeased(worker.Config{DB: db, Table: w.table, LeaseTTL: w.ttl})
 		if err != nil {
 			db.Close()
 			return nil, nil, callerError{err}
 		}
 		return ensuringLeaser{l, schema}, release, nil
 	}
-	d, err := worker.NewDisposable(db, worker.WithTable(w.table))
+	d, err := worker.NewDisposable(worker.Config{DB: db, Table: w.table})
 	if err != nil {
 		db.Close()
 		return nil, nil, callerError{err}
@@ -154,7 +154,7 @@ func (e ensuring) again(ctx context.Context, do func() error) error {
 	if !errors.Is(err, worker.ErrNoTable) && !errors.Is(err, worker.ErrNoLeaseColumns) {
 		return err
 	}
-	if err := worker.EnsureSchema(ctx, e.db, worker.WithTable(e.table)); err != nil {
+	if err := worker.EnsureSchema(ctx, worker.Config{DB: e.db, Table: e.table}); err != nil {
 		return err
 	}
 	return do()

@@ -310,7 +310,7 @@ func TestLeaseCrash(t *testing.T) {
 		if err := dead.finish(); !errors.As(err, &exit) || exit.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
 			t.Fatalf("the holder ended with %v, want killed: %s", err, &dead.stderr)
 		}
-		rows, err := worker.List(f.ctx, f.db, worker.WithTable(f.table))
+		rows, err := worker.List(f.ctx, worker.Config{DB: f.db, Table: f.table})
 		if err != nil || len(rows) != 1 || !rows[0].Held {
 			t.Fatalf("after the kill the worker table holds %+v, %v; want worker ID 1 still held: the dead never release", rows, err)
 		}
@@ -423,7 +423,7 @@ func testLeasePause(t *testing.T, s dbtest.Server, generator string, pausedN, be
 func (f *fleet) waitReserved(t *testing.T, sec int64) {
 	t.Helper()
 	for {
-		rows, err := worker.List(f.ctx, f.db, worker.WithTable(f.table))
+		rows, err := worker.List(f.ctx, worker.Config{DB: f.db, Table: f.table})
 		if err != nil {
 			t.Fatal(err)
 		}

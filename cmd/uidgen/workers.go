@@ -16,7 +16,7 @@ func runWorkers(args []string, stdout, stderr io.Writer) error {
 		"uidgen workers -dsn 'root@tcp(127.0.0.1:3306)/test'", stderr)
 	table := fs.String("table", worker.DefaultTable, "worker table")
 	return runLister(fs, args, "the worker table's database", func(ctx context.Context, db *sql.DB) error {
-		rows, err := worker.List(ctx, db, worker.WithTable(*table))
+		rows, err := worker.List(ctx, worker.Config{DB: db, Table: *table})
 		if err != nil {
 			return usageIf(err)
 		}
