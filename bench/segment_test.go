@@ -43,7 +43,7 @@ func openSegment(b *testing.B, kind, env, dsn string) (*segment.Generator, *atom
 	ctx, cancel := context.WithTimeout(b.Context(), 10*time.Second)
 	defer cancel()
 	table := "leaf_alloc_bench_" + rand.Text()
-	if err := segment.EnsureSchema(ctx, db, table); err != nil {
+	if err := segment.EnsureSchema(ctx, segment.Config{DB: db, Table: table}); err != nil {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() {

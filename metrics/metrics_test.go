@@ -245,7 +245,7 @@ func TestSegment(t *testing.T) {
 		table := dbtest.Table(t, db, "leaf_alloc_")
 		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 		defer cancel()
-		if err := segment.EnsureSchema(ctx, db, table); err != nil {
+		if err := segment.EnsureSchema(ctx, segment.Config{DB: db, Table: table}); err != nil {
 			t.Fatal(err)
 		}
 		g, err := segment.New(ctx, segment.Config{DB: db, Table: table, Tag: "metrics", Step: 100, MaxStep: 100, RingSize: 64})

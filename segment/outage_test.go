@@ -40,7 +40,7 @@ func testDatabaseDown(t *testing.T, kind string) {
 	)
 	srv := dbtest.Start(t, kind)
 	db := srv.Server().Open(t)
-	if err := EnsureSchema(testContext(t), db, ""); err != nil {
+	if err := EnsureSchema(testContext(t), Config{DB: db}); err != nil {
 		t.Fatal(err)
 	}
 	const tag = "outage"
@@ -80,7 +80,7 @@ func testDatabaseDown(t *testing.T, kind string) {
 	// maxID reads the tag's max_id: the first number not claimed.
 	maxID := func(t *testing.T) int64 {
 		t.Helper()
-		list, err := List(testContext(t), db, "")
+		list, err := List(testContext(t), Config{DB: db})
 		if err != nil {
 			t.Fatal(err)
 		}

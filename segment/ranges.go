@@ -137,12 +137,8 @@ func (r *ranges) prepare(ctx context.Context) (int64, error) {
 		}
 		// Start is above max_id: move max_id up to it, unless a claim
 		// moved it meanwhile, in which case look again.
-		res, err := r.db.ExecContext(ctx, d.Rebind("UPDATE "+r.table+" SET max_id = ?, update_time = CURRENT_TIMESTAMP"+
-			" WHERE biz_tag = ? AND max_id = ?"), r.c.Start, r.tag, maxID)
-		var n int64
-		if err == nil {
-			n, err = res.RowsAffected()
-		}
+		n, err := d.Exec(ctx, r.db, "UPDATE "+r.table+" SET max_id = ?, update_time = CURRENT_TIMESTAMP"+
+			" WHERE biz_tag = ? AND max_id = ?", r.c.Start, r.tag, maxID)
 		if err != nil {
 			return 0, fmt.Errorf("move tag %q in %s up to %d: %w", r.tag, r.table, r.c.Start, cause(ctx, d, err))
 		}
@@ -358,12 +354,8 @@ func (r *ranges) giveBack(lowest, next int64) error {
 	ctx, cancel := context.WithTimeout(context.Background(), giveBackTimeout)
 	defer cancel()
 	d := r.c.d
-	res, err := r.db.ExecContext(ctx, d.Rebind("UPDATE "+r.table+" SET max_id = ?, update_time = CURRENT_TIMESTAMP"+
-		" WHERE biz_tag = ? AND max_id = ?"), from, r.tag, r.runEnd)
-	var n int64
-	if err == nil {
-		n, err = res.RowsAffected()
-	}
+	n, err := d.Exec(ctx, r.db, "UPDATE "+r.table+" SET max_id = ?, update_time = CURRENT_TIMESTAMP"+
+		" WHERE biz_tag = ? AND max_id = ?", from, r.tag, r.runEnd)
 	if err != nil {
 		return fmt.Errorf("give back %d numbers of tag %q to %s: %w", r.runEnd-from, r.tag, r.table, cause(ctx, d, err))
 	}

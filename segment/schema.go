@@ -2,7 +2,6 @@ package segment
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"strings"
 	"time"
@@ -62,48 +61,32 @@ func schemaFor(d *dialect.Dialect, table string) string {
 	return strings.Replace(ddl, DefaultTable, table, 1)
 }
 
-// EnsureSchema creates the tag table in db (table, or DefaultTable for "")
-// unless it exists. The server's "table exists" answer counts as success,
-// so many processes may call it at once. It fails as New does before
-// sending anything (ErrNilDB, ErrDialect, ErrBadTable), and otherwise with
-// the server's error, wrapping ErrUnreachable or ErrAccessDenied where it
-// says so.
-func EnsureSchema(ctx context.Context, db *sql.DB, table string) error {
-	if table == "" {
-		table = DefaultTable
-	}
-	d, err := checkDB(db, table)
+// EnsureSchema creates cfg.Table in cfg.DB unless it exists; it reads only
+// DB, Dialect and Table. The server's "table exists" answer counts as
+// success, so many processes may call it at once. It fails as New does
+// before sending anything (ErrNilDB, ErrDialect, ErrBadTable), and
+// otherwise with the server's error, wrapping ErrUnreachable or
+// ErrAccessDenied where it says so.
+func EnsureSchema(ctx context.Context, cfg Config) error {
+	t, err := cfg.checkTable()
 	if err != nil {
-		return err
+		return fmt.Errorf("segment: %w", err)
 	}
-	_, err = db.ExecContext(ctx, schemaFor(d, table))
-	if err != nil && !d.TableExisted(err) {
-		return fmt.Errorf("segment: create table %s: %w", table, cause(ctx, d, err))
+	if _, err := t.d.CreateTable(ctx, t.DB, schemaFor(t.d, t.Table)); err != nil {
+		return fmt.Errorf("segment: create table %s: %w", t.Table, cause(ctx, t.d, err))
 	}
 	return nil
-}
-
-// checkDB returns db's dialect if db and table can be used.
-func checkDB(db *sql.DB, table string) (*dialect.Dialect, error) {
-	d, err := dialect.Of(db)
-	if err == nil {
-		err = d.CheckTable(table)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("segment: %w", err)
-	}
-	return d, nil
 }
 
 // cause wraps err, the driver's answer to a statement sent under ctx, with
 // the sentinel that names its cause.
 func cause(ctx context.Context, d *dialect.Dialect, err error) error {
-	err = d.Cause(ctx, err)
-	if ctx.Err() == nil && d.Kind(err) == dialect.NoTable {
-		return fmt.Errorf("%w: %w (create it with segment.EnsureSchema or the DDL that `uidgen schema -segment [-dialect postgres]` prints)",
-			ErrNoTable, err)
-	}
-	return err
+	return d.Explain(ctx, err, hints)
+}
+
+// hints are the failures of the tag table that this package names.
+var hints = map[dialect.Kind]dialect.Hint{
+	dialect.NoTable: {Err: ErrNoTable, Fix: "create it with segment.EnsureSchema or the DDL that `uidgen schema -segment [-dialect postgres]` prints"},
 }
 
 // maxTag is the width of biz_tag.
@@ -133,17 +116,15 @@ type Row struct {
 	LastClaim   time.Time // update_time: the last claim or return, in UTC
 }
 
-// List returns the tags of the table in db (table, or DefaultTable for ""),
-// by tag. It fails as EnsureSchema does, and with ErrNoTable when the
-// table is missing.
-func List(ctx context.Context, db *sql.DB, table string) ([]Row, error) {
-	if table == "" {
-		table = DefaultTable
-	}
-	d, err := checkDB(db, table)
+// List returns the tags of cfg.Table in cfg.DB, by tag; it reads only DB,
+// Dialect and Table. It fails as EnsureSchema does, and with ErrNoTable
+// when the table is missing.
+func List(ctx context.Context, cfg Config) ([]Row, error) {
+	t, err := cfg.checkTable()
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("segment: %w", err)
 	}
+	db, d, table := t.DB, t.d, t.Table
 	rows, err := db.QueryContext(ctx, "SELECT biz_tag, max_id, step, COALESCE(description, ''), "+
 		d.UnixSeconds("update_time")+" FROM "+table+" ORDER BY biz_tag")
 	if err != nil {

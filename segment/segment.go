@@ -84,6 +84,7 @@
 package segment
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
@@ -278,17 +279,18 @@ type config struct {
 	ringSize int
 }
 
+// checkTable fills in cfg's Table and finds DB's dialect, checking the
+// fields that every call touching the table reads: DB, Dialect and Table.
+func (cfg Config) checkTable() (config, error) {
+	cfg.Table = cmp.Or(cfg.Table, DefaultTable)
+	d, err := dialect.ForTable(cfg.DB, cfg.Dialect, cfg.Table)
+	return config{Config: cfg, d: d}, err
+}
+
 // check returns cfg with its defaults, or the first thing wrong with it.
 func check(cfg Config) (config, error) {
-	c := config{Config: cfg}
-	if c.Table == "" {
-		c.Table = DefaultTable
-	}
-	var err error
-	if c.d, err = dialect.For(c.DB, c.Dialect); err != nil {
-		return c, err
-	}
-	if err := c.d.CheckTable(c.Table); err != nil {
+	c, err := cfg.checkTable()
+	if err != nil {
 		return c, err
 	}
 	if err := checkTag(c.Tag); err != nil {

@@ -34,7 +34,7 @@ func each(t *testing.T, f func(t *testing.T, s dbtest.Server, db *sql.DB, table 
 	dbtest.Each(t, func(t *testing.T, s dbtest.Server) {
 		db := s.Open(t)
 		table := dbtest.Table(t, db, "leaf_alloc_")
-		if err := EnsureSchema(testContext(t), db, table); err != nil {
+		if err := EnsureSchema(testContext(t), Config{DB: db, Table: table}); err != nil {
 			t.Fatalf("EnsureSchema: %v", err)
 		}
 		f(t, s, db, table)
@@ -284,10 +284,10 @@ func TestEnsureSchemaConcurrently(t *testing.T) {
 		errs := make([]error, 8)
 		var wg sync.WaitGroup
 		for i := range errs {
-			wg.Go(func() { errs[i] = EnsureSchema(testContext(t), db, table) })
+			wg.Go(func() { errs[i] = EnsureSchema(testContext(t), Config{DB: db, Table: table}) })
 		}
 		wg.Wait()
-		if err := errors.Join(append(errs, EnsureSchema(testContext(t), db, table))...); err != nil {
+		if err := errors.Join(append(errs, EnsureSchema(testContext(t), Config{DB: db, Table: table}))...); err != nil {
 			t.Fatal(err)
 		}
 		if got := rows(t, db, table); len(got) != 0 {
@@ -371,16 +371,30 @@ func TestTagRowGone(t *testing.T) {
 }
 
 // TestWrappedDriver: Config.Dialect names the dialect a wrapped driver
-// hides.
+// hides, to every call that touches the table.
 func TestWrappedDriver(t *testing.T) {
 	each(t, func(t *testing.T, s dbtest.Server, _ *sql.DB, table string) {
 		db := s.Wrapped(t)
-		if _, err := New(testContext(t), Config{DB: db, Table: table, Tag: "wrapped"}); !errors.Is(err, ErrDialect) {
+		ctx := testContext(t)
+		if _, err := New(ctx, Config{DB: db, Table: table, Tag: "wrapped"}); !errors.Is(err, ErrDialect) {
 			t.Fatalf("New on a wrapped driver: %v, want an error wrapping %q", err, ErrDialect)
 		}
-		g := open(t, Config{DB: db, Dialect: s.Kind, Table: table, Tag: "wrapped"})
+		if err := EnsureSchema(ctx, Config{DB: db, Table: table}); !errors.Is(err, ErrDialect) {
+			t.Fatalf("EnsureSchema on a wrapped driver: %v, want an error wrapping %q", err, ErrDialect)
+		}
+		if _, err := List(ctx, Config{DB: db, Table: table}); !errors.Is(err, ErrDialect) {
+			t.Fatalf("List on a wrapped driver: %v, want an error wrapping %q", err, ErrDialect)
+		}
+		cfg := Config{DB: db, Dialect: s.Kind, Table: table, Tag: "wrapped"}
+		if err := EnsureSchema(ctx, cfg); err != nil {
+			t.Fatalf("EnsureSchema with Dialect %q: %v", s.Kind, err)
+		}
+		g := open(t, cfg)
 		if n, err := g.NextID(); err != nil || n != 1 {
 			t.Fatalf("NextID with Dialect %q = %d, %v; want 1", s.Kind, n, err)
+		}
+		if list, err := List(ctx, cfg); err != nil || len(list) != 1 || list[0].Tag != "wrapped" {
+			t.Fatalf("List with Dialect %q = %+v, %v; want the one tag", s.Kind, list, err)
 		}
 	})
 }
@@ -433,7 +447,7 @@ func TestBadConfig(t *testing.T) {
 // rows returns the table's tags with their max_id and step.
 func rows(t *testing.T, db *sql.DB, table string) []string {
 	t.Helper()
-	list, err := List(testContext(t), db, table)
+	list, err := List(testContext(t), Config{DB: db, Table: table})
 	if err != nil {
 		t.Fatal(err)
 	}

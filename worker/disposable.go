@@ -149,19 +149,12 @@ func fail(ctx context.Context, d *dialect.Dialect, op string, err error) error {
 // cause wraps err, the driver's answer to a statement sent under ctx, with
 // the sentinel that names its cause, unprefixed.
 func cause(ctx context.Context, d *dialect.Dialect, err error) error {
-	err = d.Cause(ctx, err)
-	if ctx.Err() != nil {
-		return err
-	}
-	switch d.Kind(err) {
-	case dialect.NoTable:
-		return fmt.Errorf("%w: %w (create the table with worker.EnsureSchema or the DDL that `uidgen schema` prints)",
-			ErrNoTable, err)
-	case dialect.NoColumn:
-		return fmt.Errorf("%w: %w (add them with worker.EnsureSchema or the ALTER TABLE statements that `uidgen schema` prints)",
-			ErrNoLeaseColumns, err)
-	case dialect.NullColumn:
-		return fmt.Errorf("%w: %w (want the ID column that Schema has)", ErrNoAutoIncrement, err)
-	}
-	return err
+	return d.Explain(ctx, err, hints)
+}
+
+// hints are the failures of the worker table that this package names.
+var hints = map[dialect.Kind]dialect.Hint{
+	dialect.NoTable:    {Err: ErrNoTable, Fix: "create the table with worker.EnsureSchema or the DDL that `uidgen schema` prints"},
+	dialect.NoColumn:   {Err: ErrNoLeaseColumns, Fix: "add them with worker.EnsureSchema or the ALTER TABLE statements that `uidgen schema` prints"},
+	dialect.NullColumn: {Err: ErrNoAutoIncrement, Fix: "want the ID column that Schema has"},
 }

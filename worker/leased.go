@@ -172,16 +172,12 @@ func (l *Leased) take(ctx context.Context, n node, now time.Time, maxID int64) (
 		start = max(dbNow, reserved.Int64+1)
 	}
 	s = l.newLease(id, start, now)
-	res, err := l.db.ExecContext(ctx, l.d.Rebind(
+	took, err := l.d.Exec(ctx, l.db,
 		"UPDATE "+l.table+" SET OWNER = ?, LEASE_UNTIL = "+l.d.NowMillis()+" + ?, RESERVED_UNTIL = ?,"+
 			" HOST_NAME = ?, PORT = ?, TYPE = ?, LAUNCH_DATE = ?, MODIFIED = NOW()"+
-			" WHERE ID = ? AND LEASED = 1 AND LEASE_UNTIL <= "+l.d.NowMillis()+" AND "+l.d.NullSafeEqual("RESERVED_UNTIL", "?")),
+			" WHERE ID = ? AND LEASED = 1 AND LEASE_UNTIL <= "+l.d.NowMillis()+" AND "+l.d.NullSafeEqual("RESERVED_UNTIL", "?"),
 		s.token, l.ttl.Milliseconds(), s.Reserved(), n.host, n.port, int(n.typ), now.Format(time.DateOnly),
 		id, reserved)
-	var took int64
-	if err == nil {
-		took, err = res.RowsAffected()
-	}
 	if err != nil || took == 0 {
 		return nil, true, err
 	}
@@ -439,14 +435,10 @@ func (s *lease) extend(ctx context.Context, target int64, timeout time.Duration)
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	sent := s.l.now()
-	res, err := s.l.db.ExecContext(ctx, s.l.d.Rebind(
+	n, err := s.l.d.Exec(ctx, s.l.db,
 		"UPDATE "+s.l.table+" SET LEASE_UNTIL = GREATEST(LEASE_UNTIL + 1, "+s.l.d.NowMillis()+" + ?),"+
-			" RESERVED_UNTIL = GREATEST(RESERVED_UNTIL, ?) WHERE ID = ? AND OWNER = ?"),
+			" RESERVED_UNTIL = GREATEST(RESERVED_UNTIL, ?) WHERE ID = ? AND OWNER = ?",
 		s.l.ttl.Milliseconds(), target, s.id, s.token)
-	var n int64
-	if err == nil {
-		n, err = res.RowsAffected()
-	}
 	if err != nil {
 		return fmt.Errorf("extend the lease of worker ID %d in %s: %w", s.id, s.l.table, cause(ctx, s.l.d, err))
 	}
@@ -499,14 +491,10 @@ func (s *lease) Release(ctx context.Context, lastUsed int64) error {
 			return
 		}
 		op := fmt.Sprintf("release worker ID %d in %s", s.id, s.l.table)
-		res, err := s.l.db.ExecContext(ctx, s.l.d.Rebind(
+		n, err := s.l.d.Exec(ctx, s.l.db,
 			"UPDATE "+s.l.table+" SET OWNER = NULL, LEASE_UNTIL = "+s.l.d.NowMillis()+", RESERVED_UNTIL = ?, MODIFIED = NOW()"+
-				" WHERE ID = ? AND OWNER = ?"),
+				" WHERE ID = ? AND OWNER = ?",
 			max(lastUsed, s.start-1), s.id, s.token)
-		var n int64
-		if err == nil {
-			n, err = res.RowsAffected()
-		}
 		switch {
 		case err != nil:
 			s.releaseErr = fail(ctx, s.l.d, op, err)

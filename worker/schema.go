@@ -143,12 +143,11 @@ func EnsureSchema(ctx context.Context, cfg Config) error {
 		return err
 	}
 	db, d, table := c.DB, c.d, c.Table
-	_, err = db.ExecContext(ctx, schemaFor(d, table))
+	created, err := d.CreateTable(ctx, db, schemaFor(d, table))
 	switch {
-	case d.TableExisted(err):
 	case err != nil:
 		return fail(ctx, d, "create table "+table, err)
-	case c.Logger != nil:
+	case created && c.Logger != nil:
 		c.Logger.InfoContext(ctx, "worker: created table", "table", table)
 	}
 	return addLeaseColumns(ctx, db, d, table, c.Logger)

@@ -231,10 +231,7 @@ func (cfg Config) check() (checked, error) {
 	if cfg.LookupEnv == nil {
 		cfg.LookupEnv = os.LookupEnv
 	}
-	d, err := dialect.For(cfg.DB, cfg.Dialect)
-	if err == nil {
-		err = d.CheckTable(cfg.Table)
-	}
+	d, err := dialect.ForTable(cfg.DB, cfg.Dialect, cfg.Table)
 	if err != nil {
 		return checked{}, fmt.Errorf("worker: %w", err)
 	}

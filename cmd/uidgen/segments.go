@@ -49,7 +49,7 @@ func (s *segmentFlags) open(dsn string) (*segment.Generator, func() error, error
 	cfg := segment.Config{DB: db, Tag: s.tag, Table: s.table, Start: s.start, Step: s.step, Description: "made by uidgen"}
 	g, err := segment.New(ctx, cfg)
 	if errors.Is(err, segment.ErrNoTable) {
-		if err = segment.EnsureSchema(ctx, db, s.table); err == nil {
+		if err = segment.EnsureSchema(ctx, cfg); err == nil {
 			g, err = segment.New(ctx, cfg)
 		}
 	}
@@ -98,7 +98,7 @@ func runSegments(args []string, stdout, stderr io.Writer) error {
 		"uidgen segments -dsn 'postgres://postgres@127.0.0.1:5432/test'", stderr)
 	table := fs.String("segment-table", segment.DefaultTable, "the tag table")
 	return runLister(fs, args, "the tag table's database", func(ctx context.Context, db *sql.DB) error {
-		rows, err := segment.List(ctx, db, *table)
+		rows, err := segment.List(ctx, segment.Config{DB: db, Table: *table})
 		if err != nil {
 			return segmentUsage(err)
 		}

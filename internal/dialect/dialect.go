@@ -140,6 +140,20 @@ func For(db *sql.DB, name string) (*Dialect, error) {
 	return Named(name)
 }
 
+// ForTable is For, then CheckTable of table: the checks that a package
+// keeping a table makes of its DB, dialect and table name before it sends
+// anything.
+func ForTable(db *sql.DB, name, table string) (*Dialect, error) {
+	d, err := For(db, name)
+	if err != nil {
+		return nil, err
+	}
+	if err := d.CheckTable(table); err != nil {
+		return nil, err
+	}
+	return d, nil
+}
+
 // Named returns the dialect called name: "mysql", or "postgres" (also
 // "postgresql" and "pgx"), in any case.
 func Named(name string) (*Dialect, error) {
@@ -222,6 +236,28 @@ func (d *Dialect) CheckTable(name string) error {
 	return nil
 }
 
+// CreateTable runs ddl, a CREATE TABLE, and reports whether it created the
+// table: an answer that the table exists (TableExisted) is no error, so
+// that many processes may create one table at once.
+func (d *Dialect) CreateTable(ctx context.Context, db *sql.DB, ddl string) (created bool, err error) {
+	_, err = db.ExecContext(ctx, ddl)
+	if d.TableExisted(err) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// Exec runs query, with ? placeholders (Rebind), and returns how many rows
+// it affected: the conditional updates the packages' proofs rest on are
+// judged by that count.
+func (d *Dialect) Exec(ctx context.Context, db *sql.DB, query string, args ...any) (int64, error) {
+	res, err := db.ExecContext(ctx, d.Rebind(query), args...)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
 // Columns returns the names, in upper case, of the columns of table in the
 // database (for PostgreSQL, the schema) db's connections use. PostgreSQL
 // folds an unquoted name to lower case, so the table is looked up so.
@@ -284,6 +320,26 @@ func (d *Dialect) Cause(ctx context.Context, err error) error {
 	if errors.As(err, &ne) || errors.Is(err, driver.ErrBadConn) || errors.Is(err, io.ErrUnexpectedEOF) ||
 		d == Postgres && connectionLost(err) {
 		return fmt.Errorf("%w: %w", ErrUnreachable, err)
+	}
+	return err
+}
+
+// Hint is how a package names one Kind of failure: the sentinel it wraps
+// the error in, and what to do about it.
+type Hint struct {
+	Err error
+	Fix string
+}
+
+// Explain is Cause, and then, unless ctx is done, wraps an error of a Kind
+// that hints name in its sentinel, saying the fix.
+func (d *Dialect) Explain(ctx context.Context, err error, hints map[Kind]Hint) error {
+	err = d.Cause(ctx, err)
+	if ctx.Err() != nil {
+		return err
+	}
+	if h, ok := hints[d.Kind(err)]; ok {
+		return fmt.Errorf("%w: %w (%s)", h.Err, err, h.Fix)
 	}
 	return err
 }

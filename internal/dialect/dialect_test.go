@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strings"
 	"testing"
 
 	"github.com/go-sql-driver/mysql"
@@ -106,5 +107,54 @@ func TestCause(t *testing.T) {
 	cancel()
 	if got := MySQL.Cause(done, dial); !errors.Is(got, context.Canceled) || errors.Is(got, ErrUnreachable) {
 		t.Errorf("Cause after cancel = %v, want it wrapping context.Canceled and not %q", got, ErrUnreachable)
+	}
+}
+
+// TestForTable: the checks made before anything is sent, in order: the
+// DB, then the dialect, then the table name.
+func TestForTable(t *testing.T) {
+	db, err := sql.Open("mysql", "root@tcp(127.0.0.1:1)/x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, tt := range []struct {
+		db      *sql.DB
+		dialect string
+		table   string
+		want    error
+		d       *Dialect
+	}{
+		{nil, "", "T", ErrNilDB, nil},
+		{db, "sqlite", "T", ErrDialect, nil},
+		{db, "", "A B", ErrBadTable, nil},
+		{db, "postgres", strings.Repeat("t", 64), ErrBadTable, nil},
+		{db, "", strings.Repeat("t", 64), nil, MySQL},
+		{db, "postgres", "T", nil, Postgres},
+	} {
+		d, err := ForTable(tt.db, tt.dialect, tt.table)
+		if !errors.Is(err, tt.want) || d != tt.d {
+			t.Errorf("ForTable(%v, %q, %q) = %v, %v; want %v, %v", tt.db != nil, tt.dialect, tt.table, d, err, tt.d, tt.want)
+		}
+	}
+}
+
+// TestExplain: a Kind that the hints name is wrapped in its sentinel with
+// the fix; others are Cause's answer; a done context comes first.
+func TestExplain(t *testing.T) {
+	errMissing := errors.New("missing")
+	hints := map[Kind]Hint{NoTable: {Err: errMissing, Fix: "make it"}}
+	noTable := &mysql.MySQLError{Number: 1146, Message: "Table 'x' doesn't exist"}
+	err := MySQL.Explain(t.Context(), noTable, hints)
+	if !errors.Is(err, errMissing) || !errors.Is(err, noTable) || !strings.HasSuffix(err.Error(), "(make it)") {
+		t.Errorf("Explain(no table) = %v, want it wrapped in the hint's sentinel, with the fix", err)
+	}
+	if err := MySQL.Explain(t.Context(), &mysql.MySQLError{Number: 1045}, hints); !errors.Is(err, ErrAccessDenied) || errors.Is(err, errMissing) {
+		t.Errorf("Explain(access denied) = %v, want ErrAccessDenied alone", err)
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	if err := MySQL.Explain(ctx, noTable, hints); !errors.Is(err, context.Canceled) || errors.Is(err, errMissing) {
+		t.Errorf("Explain under a done context = %v, want context.Canceled and no hint", err)
 	}
 }
