@@ -252,8 +252,8 @@ func (r *ranges) Next(room int) ([]int64, error) {
 	return b, nil
 }
 
-// claimer claims a range each time Next asks, retrying a failing claim
-// with a growing delay, until stop.
+// claimer claims a range each time Next asks, until stop or until the tag
+// is gone.
 func (r *ranges) claimer() {
 	defer close(r.done)
 	for {
@@ -262,55 +262,96 @@ func (r *ranges) claimer() {
 			return
 		case <-r.wake:
 		}
-		for delay := failedWait; ; delay = min(2*delay, maxBackoff) {
-			r.mu.Lock()
-			now := r.c.Clock.Now()
-			cursor := r.ring.Stats().Taken - 1
-			size := r.nextSize(now, cursor)
-			r.mu.Unlock()
-			ctx, cancel := context.WithTimeout(r.ctx, claimTimeout)
-			s, err := r.claim(ctx, size)
-			cancel()
-			if r.ctx.Err() != nil {
-				return
-			}
-			if err == nil && s.start < r.runEnd {
-				err = fmt.Errorf("%w: claimed [%d, %d) of tag %q in %s, below the %d this generator claimed up to",
-					ErrTagGone, s.start, s.end, r.tag, r.table, r.runEnd)
-			}
-			if errors.Is(err, context.DeadlineExceeded) {
-				// The claim's own timeout: a server that does not answer.
-				err = fmt.Errorf("%w: no answer in %v: %w", ErrUnreachable, claimTimeout, err)
-			}
-			r.mu.Lock()
-			if errors.Is(err, ErrTagGone) {
-				r.fatal, r.claiming = err, false
-				r.mu.Unlock()
-				if r.c.Logger != nil {
-					r.c.Logger.Error("segment: claiming stopped", "tag", r.tag, "table", r.table, "error", err)
-				}
-				return
-			}
-			if err == nil {
-				r.took(s, size)
-				r.lastAt, r.lastCursor = now, cursor
-				r.spare, r.claiming = &s, false
-				r.mu.Unlock()
-				break
-			}
-			r.claimErr = err
-			r.claimsFailed++
-			r.mu.Unlock()
-			if r.c.Logger != nil {
-				r.c.Logger.Warn("segment: claim failed; retrying", "tag", r.tag, "table", r.table, "in", delay, "error", err)
-			}
-			select {
-			case <-r.quit:
-				return
-			case <-time.After(delay):
-			}
+		if !r.claimNext() {
+			return
 		}
 	}
+}
+
+// claimNext claims the next range and hands it to Next, retrying a failing
+// claim with a growing delay. It returns false when claiming stops: at
+// stop, or once the tag is gone.
+func (r *ranges) claimNext() bool {
+	for delay := failedWait; ; delay = min(2*delay, maxBackoff) {
+		now, cursor, size := r.sizeNext()
+		ctx, cancel := context.WithTimeout(r.ctx, claimTimeout)
+		s, err := r.claim(ctx, size)
+		cancel()
+		if r.ctx.Err() != nil {
+			return false
+		}
+		switch err = r.judge(s, err); {
+		case err == nil:
+			r.landed(s, size, now, cursor)
+			return true
+		case errors.Is(err, ErrTagGone):
+			r.setFatal(err)
+			if r.c.Logger != nil {
+				r.c.Logger.Error("segment: claiming stopped", "tag", r.tag, "table", r.table, "error", err)
+			}
+			return false
+		}
+		r.setFailed(err)
+		if r.c.Logger != nil {
+			r.c.Logger.Warn("segment: claim failed; retrying", "tag", r.tag, "table", r.table, "in", delay, "error", err)
+		}
+		select {
+		case <-r.quit:
+			return false
+		case <-time.After(delay):
+		}
+	}
+}
+
+// sizeNext returns the time and the ring's cursor the next claim is sized
+// at, and its size.
+func (r *ranges) sizeNext() (now time.Time, cursor, size int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	now, cursor = r.c.Clock.Now(), r.ring.Stats().Taken-1
+	return now, cursor, r.nextSize(now, cursor)
+}
+
+// judge returns the error a claim of s counts as: err, said as the
+// generator says it, or ErrTagGone for a range below what this generator
+// claimed before (the row was deleted or moved back). Only the claimer
+// writes runEnd once start has returned, so it reads it without mu.
+func (r *ranges) judge(s span, err error) error {
+	if err == nil && s.start < r.runEnd {
+		return fmt.Errorf("%w: claimed [%d, %d) of tag %q in %s, below the %d this generator claimed up to",
+			ErrTagGone, s.start, s.end, r.tag, r.table, r.runEnd)
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		// The claim's own timeout: a server that does not answer.
+		return fmt.Errorf("%w: no answer in %v: %w", ErrUnreachable, claimTimeout, err)
+	}
+	return err
+}
+
+// landed records the claim of s, sized at now and cursor, as the spare
+// range Next takes next.
+func (r *ranges) landed(s span, size int64, now time.Time, cursor int64) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.took(s, size)
+	r.lastAt, r.lastCursor = now, cursor
+	r.spare, r.claiming = &s, false
+}
+
+// setFailed records a failed claim, for Next to say and Stats to count.
+func (r *ranges) setFailed(err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.claimErr = err
+	r.claimsFailed++
+}
+
+// setFatal stops claiming for good: Next seals the ring with err once what
+// is in hand is handed out.
+func (r *ranges) setFatal(err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.fatal, r.claiming = err, false
 }
 
 // stop ends the claimer and waits for it. A claim on its way gets
