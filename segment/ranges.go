@@ -133,7 +133,7 @@ func (r *ranges) prepare(ctx context.Context) (int64, error) {
 		case err != nil:
 			return 0, fmt.Errorf("read tag %q from %s: %w", r.tag, r.table, cause(ctx, d, err))
 		case r.c.Start <= maxID:
-			return step, nil // Start is a floor, and the tag is above it
+			return step, nil // the tag is at or above Start already
 		}
 		// Start is above max_id: move max_id up to it, unless a claim
 		// moved it meanwhile, in which case look again.

@@ -183,7 +183,7 @@ type Config struct {
 	// Table is the tag table, DefaultTable by default.
 	Table string
 
-	// Start is a floor for the tag's numbers: a tag that New creates
+	// Start is the least number the tag hands out: a tag that New creates
 	// starts there (1 by default), and a tag whose max_id is below it is
 	// moved up to it; a tag at or above it is left as it is. Set it to move
 	// a table off AUTO_INCREMENT: above its current maximum. It may stay in

@@ -296,10 +296,10 @@ func TestEnsureSchemaConcurrently(t *testing.T) {
 	})
 }
 
-// TestStartIsAFloor: Start makes a new tag start there and moves a tag
+// TestStartIsTheLeast: Start makes a new tag start there and moves a tag
 // below it up, leaves a tag above it as it is, and many processes starting
 // at once with one Start all succeed.
-func TestStartIsAFloor(t *testing.T) {
+func TestStartIsTheLeast(t *testing.T) {
 	each(t, func(t *testing.T, s dbtest.Server, db *sql.DB, table string) {
 		const start = 1_000_000
 		gens := make([]*Generator, 8)
@@ -307,7 +307,7 @@ func TestStartIsAFloor(t *testing.T) {
 		var wg sync.WaitGroup
 		for i := range gens {
 			wg.Go(func() {
-				gens[i], errs[i] = New(testContext(t), Config{DB: db, Table: table, Tag: "floor", Start: start, Step: 10})
+				gens[i], errs[i] = New(testContext(t), Config{DB: db, Table: table, Tag: "least", Start: start, Step: 10})
 			})
 		}
 		wg.Wait()
@@ -321,7 +321,7 @@ func TestStartIsAFloor(t *testing.T) {
 			g.Close()
 		}
 		for _, tt := range []struct{ start, atLeast int64 }{{20, start}, {5_000_000, 5_000_000}} {
-			g := open(t, Config{DB: db, Table: table, Tag: "floor", Start: tt.start})
+			g := open(t, Config{DB: db, Table: table, Tag: "least", Start: tt.start})
 			if n, err := g.NextID(); err != nil || n < tt.atLeast {
 				t.Errorf("Start %d: NextID = %d, %v; want %d or more", tt.start, n, err, tt.atLeast)
 			}
