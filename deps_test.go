@@ -24,7 +24,7 @@ func TestLibraryLinksNoDriver(t *testing.T) {
 			t.Fatalf("go list -deps %s: %v\n%s", pkg, err, out)
 		}
 		for _, dep := range strings.Fields(string(out)) {
-			for _, banned := range []string{"github.com/go-sql-driver/", "github.com/jackc/", "github.com/prometheus/", "golang.org/x/term"} {
+			for _, banned := range []string{"github.com/go-sql-driver/", "github.com/jackc/", "github.com/prometheus/", "golang.org/x/term", "github.com/HdrHistogram/"} {
 				if strings.HasPrefix(dep, banned) || dep == "testing" {
 					t.Errorf("%s links %s", pkg, dep)
 				}

@@ -271,10 +271,10 @@ func printBench(w io.Writer, rows []benchRow, goroutines int, cfg defaultgen.Con
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "generator\t×atomic\tIDs/s\tns/ID\tp50\tp99\tmax\tahead\tring")
 	for _, r := range rows {
-		h := &r.r.Latency
+		h := r.r.Latency
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%v\t%v\t%v\t%s\t%s\n", r.name, ratio(r.r.NsPerID()/rows[0].r.NsPerID()),
 			group(int64(r.r.PerSecond())), nsPerID(r.r.NsPerID()),
-			hammer.Round(h.Quantile(0.5)), hammer.Round(h.Quantile(0.99)), hammer.Round(h.Max()), r.ahead, r.ring)
+			hammer.Round(hammer.Quantile(h, 0.5)), hammer.Round(hammer.Quantile(h, 0.99)), hammer.Round(hammer.Max(h)), r.ahead, r.ring)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -7,6 +7,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 )
 
 // Config says how hard and how long to hammer. Its zero value but for
@@ -34,10 +36,10 @@ type Config struct {
 
 // Result is what a Run measured.
 type Result struct {
-	IDs     int64         // calls that returned an ID
-	Elapsed time.Duration // from the gate opening to the last goroutine done
-	Latency Histogram     // the timed calls, successful or not
-	Err     error         // the first error next returned; its goroutine stopped there
+	IDs     int64                   // calls that returned an ID
+	Elapsed time.Duration           // from the gate opening to the last goroutine done
+	Latency *hdrhistogram.Histogram // the timed calls, successful or not (NewHistogram's)
+	Err     error                   // the first error next returned; its goroutine stopped there
 }
 
 // PerSecond returns the IDs handed out per second of Elapsed.
@@ -78,12 +80,13 @@ func Run(cfg Config, next func() (int64, error)) Result {
 		stop  atomic.Bool  // set once by Run when Duration is up
 		gate  = make(chan struct{})
 		wg    sync.WaitGroup
-		hists = make([]Histogram, goroutines)
+		hists = make([]*hdrhistogram.Histogram, goroutines)
 		errs  = make([]error, goroutines)
 	)
 	for i := range goroutines {
+		hists[i] = NewHistogram()
 		wg.Go(func() {
-			h := &hists[i]
+			h := hists[i]
 			var n int64
 			defer func() { total.Add(n % flushEvery) }()
 			<-gate
@@ -92,7 +95,7 @@ func Run(cfg Config, next func() (int64, error)) Result {
 				if n%int64(every) == 0 {
 					t := time.Now()
 					_, err = next()
-					h.Record(time.Since(t))
+					Record(h, time.Since(t))
 				} else {
 					_, err = next()
 				}
@@ -136,9 +139,9 @@ loop:
 		}
 	}
 
-	r := Result{IDs: total.Load(), Elapsed: time.Since(start)}
+	r := Result{IDs: total.Load(), Elapsed: time.Since(start), Latency: NewHistogram()}
 	for i := range hists {
-		r.Latency.Merge(&hists[i])
+		r.Latency.Merge(hists[i])
 		if r.Err == nil {
 			r.Err = errs[i]
 		}

@@ -24,7 +24,7 @@ func TestRunCountsEveryID(t *testing.T) {
 		t.Fatalf("counted %d IDs, next handed out %d", r.IDs, issued.Load())
 	}
 	// Every goroutine times its calls 0, 3, 6, ...: about a third in all.
-	if got, want := r.Latency.Count(), uint64(r.IDs)/3; got < want || got > want+4 {
+	if got, want := r.Latency.TotalCount(), r.IDs/3; got < want || got > want+4 {
 		t.Errorf("timed %d calls of %d, want about %d", got, r.IDs, want)
 	}
 	if r.Elapsed < 50*time.Millisecond || progressed.Load() == 0 {
@@ -61,5 +61,36 @@ func TestRunStopsASlowGenerator(t *testing.T) {
 	})
 	if r.Elapsed > time.Second || r.IDs == 0 {
 		t.Fatalf("elapsed %v for %d IDs", r.Elapsed, r.IDs)
+	}
+}
+
+// TestLatency: quantiles within the histogram's 1%, and durations outside
+// its range clamped to it rather than lost.
+func TestLatency(t *testing.T) {
+	h := NewHistogram()
+	for d := range time.Duration(1000) {
+		Record(h, d+1) // 1ns .. 1000ns
+	}
+	Record(h, -time.Second)
+	Record(h, 2*time.Minute)
+	if n := h.TotalCount(); n != 1002 {
+		t.Fatalf("%d recorded, want 1002: none dropped", n)
+	}
+	for _, tt := range []struct {
+		q    float64
+		want time.Duration
+	}{{0.5, 500}, {0.99, 990}} {
+		if got := Quantile(h, tt.q); got < tt.want*99/100 || got > tt.want*101/100 {
+			t.Errorf("Quantile(%v) = %v, want %v within 1%%", tt.q, got, tt.want)
+		}
+	}
+	if got := Max(h); got < time.Minute*99/100 || got > time.Minute*101/100 {
+		t.Errorf("Max = %v, want the 2 minutes clamped to a minute", got)
+	}
+	if got := h.Min(); got != 1 {
+		t.Errorf("Min = %d ns, want the negative duration clamped to 1", got)
+	}
+	if got := Round(1234567 * time.Nanosecond); got != 1230*time.Microsecond {
+		t.Errorf("Round(1.234567ms) = %v, want 1.23ms", got)
 	}
 }

@@ -14,12 +14,15 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"math/bits"
 	"os"
 	"runtime"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/cached"
@@ -114,10 +117,10 @@ func measure(w io.Writer, d time.Duration, levels []int) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "implementation\tgoroutines\tIDs/s\tp50\tp99\tp99.9\tmax\t")
 	for _, rw := range rows {
-		h := &rw.r.Latency
+		h := rw.r.Latency
 		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%v\t%v\t%v\t%v\t\n", rw.c.name, rw.g, rw.r.PerSecond(),
-			hammer.Round(h.Quantile(0.5)), hammer.Round(h.Quantile(0.99)),
-			hammer.Round(h.Quantile(0.999)), hammer.Round(h.Max()))
+			hammer.Round(hammer.Quantile(h, 0.5)), hammer.Round(hammer.Quantile(h, 0.99)),
+			hammer.Round(hammer.Quantile(h, 0.999)), hammer.Round(hammer.Max(h)))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -128,41 +131,63 @@ func measure(w io.Writer, d time.Duration, levels []int) error {
 		}
 		if rw.c.histogram {
 			fmt.Fprintf(w, "\n%s, %d goroutines: calls by latency\n", rw.c.name, rw.g)
-			printHistogram(w, &rw.r.Latency)
+			printHistogram(w, rw.r.Latency)
 		}
 	}
 	return nil
 }
 
-// printHistogram prints h in power-of-two ranges, runs of empty ones
-// folded into one, each with a bar of up to 50 characters on a log scale so
-// that a handful of slow calls still shows.
-func printHistogram(w io.Writer, h *hammer.Histogram) {
-	var bars []hammer.Bar
-	for _, b := range h.PowersOfTwo() {
-		if n := len(bars); n > 0 && b.Count == 0 && bars[n-1].Count == 0 {
-			bars[n-1].To = b.To
+// bar is the calls whose latency fell in [from, to).
+type bar struct {
+	from, to time.Duration
+	count    int64
+}
+
+// powersOfTwo folds h's buckets into power-of-two ranges of nanoseconds,
+// from the one holding the fastest call to the one holding the slowest,
+// runs of empty ranges folded into one: a view short enough to print.
+func powersOfTwo(h *hdrhistogram.Histogram) []bar {
+	var bars []bar
+	for _, b := range h.Distribution() {
+		if b.Count == 0 {
 			continue
 		}
-		bars = append(bars, b)
+		l := bits.Len64(uint64(b.From))
+		from, to := time.Duration(1)<<l>>1, time.Duration(1)<<l
+		switch n := len(bars); {
+		case n > 0 && bars[n-1].from == from:
+			bars[n-1].count += b.Count
+			continue
+		case n > 0 && bars[n-1].to < from:
+			bars = append(bars, bar{from: bars[n-1].to, to: from})
+		}
+		bars = append(bars, bar{from: from, to: to, count: b.Count})
 	}
-	var most uint64
+	return bars
+}
+
+// printHistogram prints h in power-of-two ranges (powersOfTwo), each with a
+// bar of up to 50 characters on a log scale so that a handful of slow calls
+// still shows.
+func printHistogram(w io.Writer, h *hdrhistogram.Histogram) {
+	bars := powersOfTwo(h)
+	var most int64
 	for _, b := range bars {
-		most = max(most, b.Count)
+		most = max(most, b.count)
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 1, ' ', tabwriter.AlignRight)
 	for _, b := range bars {
 		width := 0
-		if b.Count > 0 {
-			width = 1 + int(49*logRatio(b.Count, most))
+		if b.count > 0 {
+			width = 1 + int(49*logRatio(b.count, most))
 		}
-		fmt.Fprintf(tw, "  [%v,\t%v)\t%d\t %s\n", hammer.Round(b.From), hammer.Round(b.To), b.Count, strings.Repeat("#", width))
+		fmt.Fprintf(tw, "  [%v,\t%v)\t%d\t %s\n", hammer.Round(b.from), hammer.Round(b.to), b.count, strings.Repeat("#", width))
 	}
 	tw.Flush()
 }
 
 // logRatio is log(n)/log(most), 0 for n <= 1.
-func logRatio(n, most uint64) float64 {
+func logRatio(n, most int64) float64 {
 	if n <= 1 || most <= 1 {
 		return 0
 	}

@@ -2,67 +2,36 @@ package main
 
 import (
 	"fmt"
-	"image"
 	"image/color"
-	"image/draw"
-	"image/png"
 	"io"
 	"math"
 	"strings"
 
-	"golang.org/x/image/font"
-	"golang.org/x/image/font/basicfont"
-	"golang.org/x/image/math/fixed"
+	"gonum.org/v1/plot"
+	"gonum.org/v1/plot/text"
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
 
 	"github.com/seed4d941b13/uidgen/bench/internal/resultsmd"
 )
 
 // The plot: one group of bars per implementation, one bar per goroutine
 // count, IDs/s on a log scale since the implementations span five decades.
+// plotW and plotH are pixels at plotDPI.
 const (
 	plotW, plotH = 1100, 580
-	marginLeft   = 70
-	marginRight  = 20
-	marginTop    = 60
-	marginBottom = 70
+	plotDPI      = 96
 )
 
-var (
-	white = color.RGBA{255, 255, 255, 255}
-	black = color.RGBA{30, 30, 30, 255}
-	grey  = color.RGBA{215, 215, 215, 255}
-	// Colour-blind-safe (Okabe-Ito) fills for the goroutine counts.
-	barColours = []color.RGBA{{0, 114, 178, 255}, {230, 159, 0, 255}, {0, 158, 115, 255}, {204, 121, 167, 255}}
-)
-
-// canvas is an RGBA image with the few drawing operations the plot needs.
-type canvas struct{ img *image.RGBA }
-
-func (c canvas) rect(x0, y0, x1, y1 int, col color.Color) {
-	draw.Draw(c.img, image.Rect(x0, y0, x1, y1), image.NewUniform(col), image.Point{}, draw.Src)
-}
-
-// text draws s with its baseline at y, starting at x, or centred on x when
-// centre is set.
-func (c canvas) text(x, y int, s string, col color.Color, centre bool) {
-	d := font.Drawer{Dst: c.img, Src: image.NewUniform(col), Face: basicfont.Face7x13}
-	if centre {
-		x -= d.MeasureString(s).Round() / 2
-	}
-	d.Dot = fixed.P(x, y)
-	d.DrawString(s)
-}
+// Colour-blind-safe (Okabe-Ito) fills for the goroutine counts.
+var barColours = []color.RGBA{{0, 114, 178, 255}, {230, 159, 0, 255}, {0, 158, 115, 255}, {204, 121, 167, 255}}
 
 // writePlot draws the median IDs/s of res as a grouped bar chart in PNG.
 func writePlot(w io.Writer, res *results, title string) error {
-	c := canvas{image.NewRGBA(image.Rect(0, 0, plotW, plotH))}
-	c.rect(0, 0, plotW, plotH, white)
-	c.text(plotW/2, 24, title, black, true)
-	c.text(plotW/2, 42, "IDs per second, log scale (median); higher is better", black, true)
-
-	// The decades the medians span.
+	groups := res.present()
 	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, im := range res.present() {
+	for _, im := range groups {
 		for _, g := range res.levels {
 			if v, ok := res.median(im.bench, g); ok && v > 0 {
 				lo, hi = min(lo, v), max(hi, v)
@@ -76,61 +45,132 @@ func writePlot(w io.Writer, res *results, title string) error {
 	if dHi == dLo {
 		dHi++
 	}
-	x0, x1 := marginLeft, plotW-marginRight
-	y0, y1 := plotH-marginBottom, marginTop // y0 is the axis, y1 the top
-	y := func(v float64) int {
-		f := (math.Log10(v) - dLo) / (dHi - dLo)
-		return y0 - int(math.Round(f*float64(y0-y1)))
-	}
-	for d := dLo; d <= dHi; d++ {
-		yy := y(math.Pow(10, d))
-		label := decade(int(d))
-		c.rect(x0, yy, x1, yy+1, grey)
-		c.text(x0-8-7*len(label), yy+4, label, black, false)
-	}
-	c.rect(x0, y1, x0+1, y0+1, black)
-	c.rect(x0, y0, x1, y0+1, black)
 
-	groups := res.present()
-	groupW := float64(x1-x0) / float64(len(groups))
-	barW := int(groupW * 0.8 / float64(len(res.levels)))
+	p := plot.New()
+	p.Title.Text = title + "\nIDs per second, log scale (median); higher is better"
+	p.Y.Scale = plot.LogScale{}
+	p.Y.Tick.Marker = decadeTicks{}
+	p.Y.Label.Text = "IDs/s"
+	p.Legend.Top = true
+	p.Legend.Left = true
+	labels := make([]string, len(groups))
 	for i, im := range groups {
-		gx := x0 + int(float64(i)*groupW+groupW*0.1)
-		for j, g := range res.levels {
-			bx := gx + j*barW
+		labels[i] = im.label
+	}
+	p.NominalX(labels...)
+	p.Add(plotterGrid{})
+
+	groupW := vg.Points(float64(plotW) * 72 / plotDPI * 0.8 / float64(len(groups)))
+	barW := groupW / vg.Length(len(res.levels))
+	for j, g := range res.levels {
+		b := &logBars{
+			values: make([]float64, len(groups)),
+			labels: make([]string, len(groups)),
+			offset: -groupW/2 + barW*vg.Length(j) + barW/2,
+			width:  barW,
+			color:  barColours[j%len(barColours)],
+			raise:  vg.Points(11 * float64(j%2)), // neighbours of one height do not overwrite each other
+		}
+		for i, im := range groups {
 			v, ok := res.median(im.bench, g)
 			failed := res.failures[im.bench][g] != nil
-			if !ok && failed {
-				c.text(bx+barW/2, y0-4, "fails", barColours[j%len(barColours)], true)
+			switch {
+			case ok && v > 0:
+				b.values[i], b.labels[i] = v, resultsmd.SI(v)
+				if failed {
+					b.labels[i] += "*" // some runs failed: see RESULTS.md
+				}
+			case failed:
+				b.labels[i] = "fails"
 			}
-			if !ok || v <= 0 {
-				continue
-			}
-			by := y(v)
-			label := resultsmd.SI(v)
-			if failed {
-				label += "*" // some runs failed: see RESULTS.md
-			}
-			c.rect(bx+1, by, bx+barW-1, y0, barColours[j%len(barColours)])
-			// Every other label a line higher, so neighbours of one height
-			// do not overwrite each other.
-			c.text(bx+barW/2, by-4-13*(j%2), label, black, true)
 		}
-		c.text(x0+int((float64(i)+0.5)*groupW), y0+18, im.label, black, true)
-	}
-
-	// The legend, along the bottom.
-	lx := x0
-	for j, g := range res.levels {
-		label := fmt.Sprintf("%d goroutine%s", g, plural(g))
-		c.rect(lx, plotH-30, lx+12, plotH-18, barColours[j%len(barColours)])
-		c.text(lx+18, plotH-19, label, black, false)
-		lx += 18 + 7*len(label) + 30
+		p.Add(b)
+		p.Legend.Add(fmt.Sprintf("%d goroutine%s", g, plural(g)), b)
 	}
 	if len(res.failures) > 0 {
-		c.text(lx, plotH-19, "* or fails: some runs stopped at an error (RESULTS.md says which)", black, false)
+		p.X.Label.Text = "* or fails: some runs stopped at an error (RESULTS.md says which)"
 	}
-	return png.Encode(w, c.img)
+	p.Y.Min, p.Y.Max = math.Pow(10, dLo), math.Pow(10, dHi)
+
+	c := vgimg.NewWith(vgimg.UseWH(vg.Points(plotW*72/plotDPI), vg.Points(plotH*72/plotDPI)), vgimg.UseDPI(plotDPI))
+	p.Draw(draw.New(c))
+	_, err := vgimg.PngCanvas{Canvas: c}.WriteTo(w)
+	return err
+}
+
+// logBars is the bars of one goroutine count, one per implementation. It
+// draws each bar up from the foot of the axis: gonum's BarChart draws from
+// zero, which a log scale does not have.
+type logBars struct {
+	values        []float64 // IDs/s by implementation; 0 draws no bar
+	labels        []string  // written above each bar, or at the foot where there is none
+	offset, width vg.Length // of each bar, from its implementation's tick
+	raise         vg.Length // how far above the bar its label sits
+	color         color.Color
+}
+
+// Plot implements plot.Plotter.
+func (b *logBars) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	foot := trY(p.Y.Min)
+	style := p.X.Tick.Label
+	style.XAlign, style.YAlign = text.XCenter, text.YBottom
+	for i, v := range b.values {
+		x := trX(float64(i)) + b.offset
+		top := foot
+		if v > 0 {
+			top = trY(v)
+			c.FillPolygon(b.color, c.ClipPolygonY([]vg.Point{
+				{X: x - b.width/2, Y: foot}, {X: x - b.width/2, Y: top},
+				{X: x + b.width/2, Y: top}, {X: x + b.width/2, Y: foot},
+			}))
+		}
+		if b.labels[i] != "" {
+			c.FillText(style, vg.Point{X: x, Y: top + vg.Points(2) + b.raise}, b.labels[i])
+		}
+	}
+}
+
+// DataRange implements plot.DataRanger: the implementations' ticks, and
+// the IDs/s drawn.
+func (b *logBars) DataRange() (xmin, xmax, ymin, ymax float64) {
+	ymin, ymax = math.Inf(1), math.Inf(-1)
+	for _, v := range b.values {
+		if v > 0 {
+			ymin, ymax = min(ymin, v), max(ymax, v)
+		}
+	}
+	return -0.5, float64(len(b.values)) - 0.5, ymin, ymax
+}
+
+// Thumbnail implements plot.Thumbnailer, for the legend.
+func (b *logBars) Thumbnail(c *draw.Canvas) {
+	c.FillPolygon(b.color, []vg.Point{{X: c.Min.X, Y: c.Min.Y}, {X: c.Min.X, Y: c.Max.Y}, {X: c.Max.X, Y: c.Max.Y}, {X: c.Max.X, Y: c.Min.Y}})
+}
+
+// plotterGrid draws a light line at each decade behind the bars.
+type plotterGrid struct{}
+
+// Plot implements plot.Plotter.
+func (plotterGrid) Plot(c draw.Canvas, p *plot.Plot) {
+	_, trY := p.Transforms(&c)
+	line := draw.LineStyle{Color: color.Gray{Y: 215}, Width: vg.Points(0.5)}
+	for _, t := range p.Y.Tick.Marker.Ticks(p.Y.Min, p.Y.Max) {
+		y := trY(t.Value)
+		c.StrokeLine2(line, c.Min.X, y, c.Max.X, y)
+	}
+}
+
+// decadeTicks marks each power of ten, named as decade names it.
+type decadeTicks struct{}
+
+// Ticks implements plot.Ticker.
+func (decadeTicks) Ticks(lo, hi float64) []plot.Tick {
+	var ticks []plot.Tick
+	for d := math.Floor(math.Log10(lo)); d <= math.Ceil(math.Log10(hi)); d++ {
+		ticks = append(ticks, plot.Tick{Value: math.Pow(10, d), Label: decade(int(d))})
+	}
+	return ticks
 }
 
 // decade names 10^d for an axis: 1, 10, 100, 1k, 10k, ... 100G.
