@@ -26,6 +26,16 @@ const (
 	MaxLeaseTTL     = time.Hour
 )
 
+// The lease horizon's default and limits. Managed failovers take one to two
+// minutes, and a primary restarting after a crash can take longer: ten
+// minutes rides out both. Past a day, a crash keeps its ID hot for longer
+// than a fleet should go without a database anyway.
+const (
+	DefaultLeaseHorizon = 10 * time.Minute
+	MinLeaseHorizon     = time.Second
+	MaxLeaseHorizon     = 24 * time.Hour
+)
+
 // freePoll is how often LeaseWorkerID looks again when every ID is held: a
 // released ID is free at once, an abandoned one after its TTL.
 const freePoll = time.Second
@@ -57,7 +67,8 @@ type Leased struct {
 	d      *dialect.Dialect
 	table  string
 	ttl    time.Duration
-	logger *slog.Logger // nil: quiet
+	ahead  time.Duration // the horizon and a third of the TTL: what a renewal reserves, at pace
+	logger *slog.Logger  // nil: quiet
 	host   host
 
 	// Replaced by tests. now sizes reservations and names the day in
@@ -70,7 +81,8 @@ type Leased struct {
 // NewLeased returns a Leased that keeps its leases in cfg.Table of cfg.DB, a
 // table with the lease columns (EnsureSchema adds them). It sends nothing
 // yet. It fails, with an error that names the value, as NewDisposable does,
-// and on a LeaseTTL outside [MinLeaseTTL, MaxLeaseTTL] (ErrLeaseTTL).
+// on a LeaseTTL outside [MinLeaseTTL, MaxLeaseTTL] (ErrLeaseTTL) and on a
+// LeaseHorizon outside [MinLeaseHorizon, MaxLeaseHorizon] (ErrLeaseHorizon).
 func NewLeased(cfg Config) (*Leased, error) {
 	c, err := cfg.check()
 	if err != nil {
@@ -79,7 +91,13 @@ func NewLeased(cfg Config) (*Leased, error) {
 	if c.LeaseTTL < MinLeaseTTL || c.LeaseTTL > MaxLeaseTTL {
 		return nil, fmt.Errorf("worker: %w: %v, want %v to %v", ErrLeaseTTL, c.LeaseTTL, MinLeaseTTL, MaxLeaseTTL)
 	}
-	return &Leased{db: c.DB, d: c.d, table: c.Table, ttl: c.LeaseTTL, logger: c.Logger,
+	if c.LeaseHorizon < MinLeaseHorizon || c.LeaseHorizon > MaxLeaseHorizon {
+		return nil, fmt.Errorf("worker: %w: %v, want %v to %v", ErrLeaseHorizon, c.LeaseHorizon, MinLeaseHorizon, MaxLeaseHorizon)
+	}
+	// A renewal lands at most a third of the TTL after the last one, so
+	// reserving that much past the horizon keeps a whole horizon reserved
+	// at the instant the database stops answering.
+	return &Leased{db: c.DB, d: c.d, table: c.Table, ttl: c.LeaseTTL, ahead: c.LeaseHorizon + c.LeaseTTL/3, logger: c.Logger,
 		host: systemHost(c.LookupEnv), now: time.Now, poll: freePoll, every: c.LeaseTTL / 3}, nil
 }
 
@@ -120,25 +138,15 @@ func (l *Leased) LeaseWorkerID(ctx context.Context, maxWorkerID int64) (uidgen.L
 	}
 	for {
 		now := l.now() // a lease waited for starts from the time it is taken
-		s, found, err := l.take(ctx, n, now, maxWorkerID)
+		s, again, full, err := l.leaseOnce(ctx, n, now, maxWorkerID)
 		switch {
 		case err != nil:
 			return nil, failed(err)
 		case s != nil:
 			l.started(ctx, s, n)
 			return s, nil
-		case found:
-			continue // another process took it over first
-		}
-		s, full, err := l.insert(ctx, n, now, maxWorkerID)
-		switch {
-		case l.d.Kind(err) == dialect.DupKey:
-			continue // another process took that ID first
-		case err != nil:
-			return nil, failed(err)
-		case s != nil:
-			l.started(ctx, s, n)
-			return s, nil
+		case again:
+			continue // another process took the ID first
 		}
 		held = &full
 		select {
@@ -149,17 +157,45 @@ func (l *Leased) LeaseWorkerID(ctx context.Context, maxWorkerID int64) (uidgen.L
 	}
 }
 
-// take takes over the lowest leased row up to maxID whose lease has expired
-// and returns its lease. It returns nil and found when another process took
-// that row first, and nil alone when no row is free. The update succeeds
-// only if RESERVED_UNTIL still holds the value read, so the lease starts
-// above the reservation as it stood at the takeover.
-func (l *Leased) take(ctx context.Context, n node, now time.Time, maxID int64) (s *lease, found bool, err error) {
+// leaseOnce leases a free ID up to maxID, if there is one: a free ID whose
+// reservation has passed first, lowest first, then a new row, which has
+// none: both start at the clock. Only when every free ID is still reserved
+// ahead, by a holder that died, the one whose reservation ends soonest: it
+// starts above that reservation. It returns again when another process took
+// the ID it chose first, and what holds the IDs when none is free.
+func (l *Leased) leaseOnce(ctx context.Context, n node, now time.Time, maxID int64) (s *lease, again bool, full heldIDs, err error) {
+	if s, found, err := l.take(ctx, n, now, maxID, true); err != nil || s != nil || found {
+		return s, found, full, err
+	}
+	s, full, err = l.insert(ctx, n, now, maxID)
+	if l.d.Kind(err) == dialect.DupKey {
+		return nil, true, full, nil
+	}
+	if err != nil || s != nil {
+		return s, false, full, err
+	}
+	s, again, err = l.take(ctx, n, now, maxID, false)
+	return s, again, full, err
+}
+
+// take takes over a leased row up to maxID whose lease has expired and
+// returns its lease: with cold, the lowest whose reservation has passed by
+// the database's clock, or passes within a second, as a clean release's
+// does; otherwise the one whose reservation ends soonest. It returns nil and
+// found when another process took that row first, and nil alone when no row
+// is free. The update succeeds only if RESERVED_UNTIL still holds the value
+// read, so the lease starts above the reservation as it stood at the
+// takeover: which row is chosen changes nothing of that.
+func (l *Leased) take(ctx context.Context, n node, now time.Time, maxID int64, cold bool) (s *lease, found bool, err error) {
 	var id, dbNow int64
 	var reserved sql.NullInt64
+	which := " ORDER BY RESERVED_UNTIL, ID LIMIT 1"
+	if cold {
+		which = " AND (RESERVED_UNTIL IS NULL OR RESERVED_UNTIL <= " + l.d.NowSeconds() + " + 1) ORDER BY ID LIMIT 1"
+	}
 	err = l.db.QueryRowContext(ctx, l.d.Rebind(
 		"SELECT ID, RESERVED_UNTIL, "+l.d.NowSeconds()+" FROM "+l.table+
-			" WHERE LEASED = 1 AND ID BETWEEN 1 AND ? AND LEASE_UNTIL <= "+l.d.NowMillis()+" ORDER BY ID LIMIT 1"), maxID).
+			" WHERE LEASED = 1 AND ID BETWEEN 1 AND ? AND LEASE_UNTIL <= "+l.d.NowMillis()+which), maxID).
 		Scan(&id, &reserved, &dbNow)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, false, nil
@@ -219,12 +255,12 @@ func (l *Leased) insert(ctx context.Context, n node, now time.Time, maxID int64)
 }
 
 // newLease returns the lease of worker ID id from second start, with a fresh
-// token and a first reservation of one TTL ahead of start or now, whichever
-// is later. Its renewer is not yet running.
+// token and a first reservation of the horizon and a third of the TTL ahead
+// of start or now, whichever is later. Its renewer is not yet running.
 func (l *Leased) newLease(id, start int64, now time.Time) *lease {
 	s := &lease{l: l, id: id, token: rand.Text(), start: start, leasedAt: now, wake: make(chan struct{}, 1),
 		changed: make(chan struct{}), done: make(chan struct{})}
-	lead := ttlSeconds(l.ttl)
+	lead := seconds(l.ahead)
 	s.reserved.Store(max(start, now.Unix()) + lead)
 	s.need.Store(start - 1)
 	s.wakeAt.Store(s.reserved.Load() - lead/2)
@@ -241,9 +277,9 @@ func (l *Leased) started(ctx context.Context, s *lease, n node) {
 	go s.renew(ctx)
 }
 
-// ttlSeconds returns ttl in whole seconds, rounded up.
-func ttlSeconds(ttl time.Duration) int64 {
-	return int64((ttl + time.Second - 1) / time.Second)
+// seconds returns d in whole seconds, rounded up.
+func seconds(d time.Duration) int64 {
+	return int64((d + time.Second - 1) / time.Second)
 }
 
 // lease is the uidgen.Lease of one worker ID. A lease must not be copied.
@@ -366,11 +402,13 @@ func (s *lease) Err() error {
 
 // renew extends the lease every third of the TTL, and sooner when Need
 // wakes it, until the lease is lost or Release stops it. Each renewal is one
-// statement that extends the lease and reserves ahead of need by one TTL's
-// worth of seconds at the pace need grew since the last renewal (measured
-// over a third of the TTL at least), and at least one TTL: so a holder
-// borrowing seconds flat out finds them reserved before it asks, and a
-// holder that dies wastes about one TTL of seconds at its pace.
+// statement that extends the lease and reserves ahead of need the seconds
+// of the horizon and a third of the TTL at the pace need grew since the last
+// renewal (measured over a third of the TTL at least), and at least that
+// much wall time: so a holder borrowing seconds flat out finds them
+// reserved before it asks, a holder cut off from the database goes on for
+// the horizon, and a holder that dies leaves its ID reserved about a
+// horizon ahead at its pace.
 func (s *lease) renew(ctx context.Context) {
 	defer close(s.done)
 	interval := s.l.every
@@ -386,13 +424,13 @@ func (s *lease) renew(ctx context.Context) {
 		case <-s.wake:
 		}
 		now, need := s.l.now(), s.need.Load()
-		lead := ttlSeconds(s.l.ttl)
+		lead := seconds(s.l.ahead)
 		// The pace is measured over a third of the TTL at least: a holder
 		// that asks for many seconds at once (a cached generator filling its
 		// ring at start-up, within milliseconds) has not shown a pace, and
 		// over a shorter span it would reserve hours ahead.
 		if dt := max(now.Sub(lastAt), s.l.ttl/3).Seconds(); dt > 0 {
-			lead = max(lead, int64(math.Ceil(float64(need-lastNeed)/dt*s.l.ttl.Seconds())))
+			lead = max(lead, int64(math.Ceil(float64(need-lastNeed)/dt*s.l.ahead.Seconds())))
 		}
 		lastAt, lastNeed = now, need
 		target := max(need, now.Unix()) + lead

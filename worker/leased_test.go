@@ -125,18 +125,18 @@ func TestLeaseLowestFreeFirst(t *testing.T) {
 func TestLeaseExpiresByServerClock(t *testing.T) {
 	each(t, func(t *testing.T, srv dbtest.Server, db *sql.DB) {
 		table := testTable(t, db)
-		a := mustLease(t, newTestLeased(t, db, table, Config{}), 7)
+		a := mustLease(t, newTestLeased(t, db, table, Config{}), 2)
 
 		ahead := newTestLeased(t, db, table, Config{})
 		ahead.now = clockAt(2 * time.Hour)
-		if b := mustLease(t, ahead, 7); b.WorkerID() == a.WorkerID() {
+		if b := mustLease(t, ahead, 2); b.WorkerID() == a.WorkerID() {
 			t.Fatalf("a client two hours ahead took worker ID %d while its lease was live", a.WorkerID())
 		}
 
 		expire(t, db, table, a.WorkerID())
 		behind := newTestLeased(t, db, table, Config{})
 		behind.now = clockAt(-2 * time.Hour)
-		c := mustLease(t, behind, 7)
+		c := mustLease(t, behind, 2) // the other ID is held: only a's is free
 		if c.WorkerID() != a.WorkerID() {
 			t.Fatalf("a client two hours behind leased worker ID %d, want %d, whose lease expired", c.WorkerID(), a.WorkerID())
 		}
@@ -152,7 +152,7 @@ func TestLeaseStartsAboveReservation(t *testing.T) {
 	each(t, func(t *testing.T, srv dbtest.Server, db *sql.DB) {
 		table := testTable(t, db)
 		l := newTestLeased(t, db, table, Config{})
-		id := mustLease(t, l, 7).WorkerID()
+		id := mustLease(t, l, 1).WorkerID()
 		for _, tt := range []struct {
 			name   string
 			offset int64 // RESERVED_UNTIL, from the server's now
@@ -167,7 +167,7 @@ func TestLeaseStartsAboveReservation(t *testing.T) {
 					t.Fatal(err)
 				}
 				expire(t, db, table, id)
-				s := mustLease(t, l, 7)
+				s := mustLease(t, l, 1)
 				after := dbNow(t, db)
 				if s.WorkerID() != id {
 					t.Fatalf("worker ID %d, want %d", s.WorkerID(), id)
@@ -192,11 +192,11 @@ func TestLeaseLost(t *testing.T) {
 		table := testTable(t, db)
 		l := newTestLeased(t, db, table, Config{})
 		l.every = time.Hour // only Need and Wait make it renew
-		a := mustLease(t, l, 7)
+		a := mustLease(t, l, 1)
 		reserved := a.Reserved()
 
 		expire(t, db, table, a.WorkerID())
-		b := mustLease(t, newTestLeased(t, db, table, Config{}), 7)
+		b := mustLease(t, newTestLeased(t, db, table, Config{}), 1)
 		if b.WorkerID() != a.WorkerID() || b.Start() <= reserved {
 			t.Fatalf("takeover: worker ID %d from %d, want %d from above %d", b.WorkerID(), b.Start(), a.WorkerID(), reserved)
 		}
@@ -234,7 +234,7 @@ func TestLeaseRelease(t *testing.T) {
 		l := newTestLeased(t, db, table, Config{})
 		ctx := testContext(t)
 
-		a := mustLease(t, l, 7)
+		a := mustLease(t, l, 1)
 		lastUsed := a.Start() + 100
 		for range 2 {
 			if err := a.Release(ctx, lastUsed); err != nil {
@@ -255,15 +255,83 @@ func TestLeaseRelease(t *testing.T) {
 			t.Errorf("extend after Release: %v, want %q", err, uidgen.ErrLeaseLost)
 		}
 
-		b := mustLease(t, l, 7)
+		b := mustLease(t, l, 1)
 		if b.WorkerID() != a.WorkerID() || b.Start() != lastUsed+1 {
 			t.Fatalf("after Release: worker ID %d from %d, want %d from %d", b.WorkerID(), b.Start(), a.WorkerID(), lastUsed+1)
 		}
 		if err := b.Release(ctx, 0); err != nil { // used nothing
 			t.Fatal(err)
 		}
-		if c := mustLease(t, l, 7); c.Start() != lastUsed+1 {
+		if c := mustLease(t, l, 1); c.Start() != lastUsed+1 {
 			t.Errorf("after a holder that used nothing: Start %d, want %d", c.Start(), lastUsed+1)
+		}
+	})
+}
+
+// TestLeaseHorizon: with the defaults a lease reserves ten minutes and a
+// third of the TTL ahead of the clock from the start, and every renewal at
+// idle keeps that much reserved: a holder cut off from the database right
+// after a renewal goes on for the whole horizon, and right before the next
+// one for the horizon still.
+func TestLeaseHorizon(t *testing.T) {
+	each(t, func(t *testing.T, srv dbtest.Server, db *sql.DB) {
+		table := testTable(t, db)
+		l := newTestLeased(t, db, table, Config{})
+		var now atomic.Int64
+		now.Store(time.Now().Unix())
+		l.now = func() time.Time { return time.Unix(now.Load(), 0) }
+		l.every = time.Hour // only Need, Wait and renewNow make it renew
+		s := mustLease(t, l, 7)
+		ahead := int64((DefaultLeaseHorizon + DefaultLeaseTTL/3) / time.Second)
+		if want := max(s.Start(), now.Load()) + ahead; s.Reserved() != want {
+			t.Fatalf("first reservation to %d, want %d: %d s ahead", s.Reserved(), want, ahead)
+		}
+		for range 3 {
+			now.Add(int64(DefaultLeaseTTL / 3 / time.Second)) // a renewal's period, used at idle
+			s.Need(now.Load())
+			renewNow(t, s)
+			if left := s.Reserved() - now.Load(); left < ahead {
+				t.Fatalf("after a renewal at idle: %d s reserved ahead of the clock, want %d", left, ahead)
+			}
+		}
+		if r := readRow(t, db, table, s.WorkerID()); r.reservedUntil.Int64 != s.Reserved() {
+			t.Errorf("RESERVED_UNTIL %v, want the holder's %d", r.reservedUntil, s.Reserved())
+		}
+	})
+}
+
+// TestLeaseColdFirst: a holder that died leaves its ID reserved up to a
+// horizon ahead. The next holder takes the lowest free ID whose reservation
+// has passed, then a new row, both from the clock; only when every free ID
+// is reserved ahead, the one whose reservation ends soonest, above it.
+func TestLeaseColdFirst(t *testing.T) {
+	each(t, func(t *testing.T, srv dbtest.Server, db *sql.DB) {
+		table := testTable(t, db)
+		l := newTestLeased(t, db, table, Config{})
+		for range 3 {
+			mustLease(t, l, 7) // 1, 2 and 3
+		}
+		now := dbNow(t, db)
+		for id, reserved := range map[int64]int64{1: now + 600, 2: now - 10, 3: now + 300} {
+			if _, err := db.Exec(q(t, db, "UPDATE "+table+" SET RESERVED_UNTIL = ? WHERE ID = ?"), reserved, id); err != nil {
+				t.Fatal(err)
+			}
+			expire(t, db, table, id) // as if its holder died
+		}
+		for _, tt := range []struct {
+			maxID, want int64
+			from, to    int64 // the range Start must lie in
+		}{
+			{7, 2, now, now + 5},         // cold, the lowest
+			{7, 4, now, now + 5},         // a new row before a hot one
+			{4, 3, now + 301, now + 301}, // only hot ones free: the soonest over
+			{4, 1, now + 601, now + 601},
+		} {
+			s := mustLease(t, l, tt.maxID)
+			if s.WorkerID() != tt.want || s.Start() < tt.from || s.Start() > tt.to {
+				t.Errorf("up to %d: worker ID %d from %d, want %d from %d to %d (the database's now is %d)",
+					tt.maxID, s.WorkerID(), s.Start(), tt.want, tt.from, tt.to, now)
+			}
 		}
 	})
 }
@@ -274,14 +342,15 @@ func TestLeaseRelease(t *testing.T) {
 func TestLeaseRenewsAtPace(t *testing.T) {
 	each(t, func(t *testing.T, srv dbtest.Server, db *sql.DB) {
 		table := testTable(t, db)
-		l := newTestLeased(t, db, table, Config{LeaseTTL: 3 * time.Second})
+		// Reservations run the horizon and a third of the TTL ahead: 3 s.
+		l := newTestLeased(t, db, table, Config{LeaseTTL: 3 * time.Second, LeaseHorizon: 2 * time.Second})
 		var now atomic.Int64
 		now.Store(time.Now().Unix())
 		l.now = func() time.Time { return time.Unix(now.Load(), 0) }
 		l.every = time.Hour // only Need and Wait make it renew
 		s := mustLease(t, l, 7)
 		if want := max(s.Start(), now.Load()) + 3; s.Reserved() != want {
-			t.Fatalf("first reservation to %d, want %d: one TTL ahead", s.Reserved(), want)
+			t.Fatalf("first reservation to %d, want %d: the horizon and a third of the TTL ahead", s.Reserved(), want)
 		}
 
 		// 100 seconds of IDs in one second of the clock.
@@ -292,7 +361,7 @@ func TestLeaseRenewsAtPace(t *testing.T) {
 			t.Fatal(err)
 		}
 		if want := need + 300; s.Reserved() != want {
-			t.Errorf("at 100 s/s with a 3 s TTL: reserved to %d, want %d", s.Reserved(), want)
+			t.Errorf("at 100 s/s, 3 s ahead: reserved to %d, want %d", s.Reserved(), want)
 		}
 
 		// A renewal at a slower pace reserves less far ahead, and must not
@@ -320,7 +389,7 @@ func TestLeaseRenewsAtPace(t *testing.T) {
 func TestLeaseStartBurst(t *testing.T) {
 	each(t, func(t *testing.T, srv dbtest.Server, db *sql.DB) {
 		table := testTable(t, db)
-		l := newTestLeased(t, db, table, Config{LeaseTTL: 2 * time.Second})
+		l := newTestLeased(t, db, table, Config{LeaseTTL: 2 * time.Second, LeaseHorizon: 2 * time.Second})
 		s := mustLease(t, l, 7)
 		need := s.Start() + 8 // the default ring: 8 seconds in a few milliseconds
 		s.Need(need)
@@ -328,9 +397,9 @@ func TestLeaseStartBurst(t *testing.T) {
 			t.Fatal(err)
 		}
 		// 9 seconds (Start-1 to need) over a third of the 2 s TTL is 13.5 s/s,
-		// two seconds of which are 27 s ahead.
-		if ahead := s.Reserved() - need; ahead > 28 {
-			t.Fatalf("reserved %d s past the %d asked for, want at most 28", ahead, need)
+		// and the 2 s horizon and a third of the TTL of them are 36 s ahead.
+		if ahead := s.Reserved() - need; ahead > 37 {
+			t.Fatalf("reserved %d s past the %d asked for, want at most 37", ahead, need)
 		}
 	})
 }
@@ -496,6 +565,20 @@ func TestLeasedErrors(t *testing.T) {
 		} {
 			l, err := NewLeased(Config{DB: db, LeaseTTL: tt.ttl})
 			checkErr(t, "NewLeased", err, ErrLeaseTTL, []string{"worker: lease TTL out of range: " + tt.text})
+			if l != nil {
+				t.Errorf("NewLeased = %v with an error, want nil", l)
+			}
+		}
+		for _, tt := range []struct {
+			horizon time.Duration
+			text    string
+		}{
+			{999 * time.Millisecond, "999ms, want 1s to 24h0m0s"},
+			{-time.Minute, "-1m0s, want 1s to 24h0m0s"},
+			{25 * time.Hour, "25h0m0s, want 1s to 24h0m0s"},
+		} {
+			l, err := NewLeased(Config{DB: db, LeaseHorizon: tt.horizon})
+			checkErr(t, "NewLeased", err, ErrLeaseHorizon, []string{"worker: lease horizon out of range: " + tt.text})
 			if l != nil {
 				t.Errorf("NewLeased = %v with an error, want nil", l)
 			}

@@ -87,6 +87,33 @@
 // database's error, but keeps its lease, and renews again once the database
 // answers (TestLeaseOutage).
 //
+// Which free row step 3 takes, and how far ahead step 1 reserves, change
+// none of the above: the conditional updates alone keep holders apart.
+// They decide what the guarantee costs. Each renewal reserves the seconds a
+// holder will use over Config.LeaseHorizon and a third of the TTL, at its
+// pace, so a holder cut off from the database, or whose database fails
+// over, goes on for the horizon (TestLeaseHorizon, TestLeaseOutage). A
+// holder that dies leaves its row reserved up to that far ahead, and a
+// takeover starts above it: so a new holder takes the lowest free row whose
+// reservation has passed, then a new row, and a row still reserved ahead
+// only when no other is free, the one whose reservation ends soonest
+// (TestLeaseColdFirst).
+//
+// # What the database must keep
+//
+// The proof needs the database to keep every UPDATE it acknowledged. A
+// failover that keeps every acknowledged write keeps the guarantee through
+// it: PostgreSQL with a synchronous standby (synchronous_commit on), MySQL
+// with semi-synchronous replication or Galera, Aurora, Cloud SQL's HA. One
+// that may lose acknowledged writes, asynchronous replication, may roll a
+// reservation or a takeover back, and then two holders of one ID may use
+// the same seconds: their IDs may repeat. Point a fleet at the primary
+// through a name that moves with it (pgx takes several hosts in one URL,
+// postgres://h1:5432,h2:5432/db?target_session_attrs=read-write); for
+// MySQL, set the DSN's timeout, readTimeout and writeTimeout to a few
+// seconds, so that a primary that died behind a proxy is noticed in
+// seconds rather than at the TCP keepalive's minutes.
+//
 // The package talks to MySQL (or MariaDB) and to PostgreSQL through
 // database/sql, with the same guarantees on both: open the *sql.DB with
 // github.com/go-sql-driver/mysql (sql.Open("mysql", dsn)) or with
@@ -159,6 +186,10 @@ var (
 	// ErrLeaseTTL: Config.LeaseTTL is outside [MinLeaseTTL, MaxLeaseTTL].
 	ErrLeaseTTL = errors.New("lease TTL out of range")
 
+	// ErrLeaseHorizon: Config.LeaseHorizon is outside [MinLeaseHorizon,
+	// MaxLeaseHorizon].
+	ErrLeaseHorizon = errors.New("lease horizon out of range")
+
 	// ErrMaxWorkerID: LeaseWorkerID was given a largest worker ID below 1.
 	ErrMaxWorkerID = errors.New("largest worker ID out of range")
 
@@ -197,11 +228,21 @@ type Config struct {
 
 	// LeaseTTL is how long a lease of NewLeased lasts without renewal, in
 	// [MinLeaseTTL, MaxLeaseTTL]; zero means DefaultLeaseTTL. The renewer
-	// renews every third of it, so a holder keeps its lease through a
-	// database outage of about two thirds of it, and a holder that died
-	// keeps its ID from the fleet for at most this long. Only NewLeased
-	// reads it.
+	// renews every third of it, and a holder that died keeps its ID from
+	// the fleet for at most this long. Only NewLeased reads it.
 	LeaseTTL time.Duration
+
+	// LeaseHorizon is how long a leased holder can go on without the
+	// database: every renewal reserves the seconds the holder will use over
+	// the horizon and a third of the TTL at its current pace, so a database
+	// that does not answer for the whole horizon (a failover, a restart)
+	// fails no take. It is in [MinLeaseHorizon, MaxLeaseHorizon]; zero means
+	// DefaultLeaseHorizon. The cost is what a crash leaves: the dead
+	// holder's ID stays reserved up to a horizon ahead, so the next holder
+	// of that ID would start there; LeaseWorkerID takes an ID whose
+	// reservation has passed whenever one is free. Reserving does not spend
+	// time bits: only seconds handed out do. Only NewLeased reads it.
+	LeaseHorizon time.Duration
 
 	// Logger is where each assigned or leased worker ID, each created table
 	// or added column, and each release are logged, at level Info, and lost
@@ -228,6 +269,7 @@ type checked struct {
 func (cfg Config) check() (checked, error) {
 	cfg.Table = cmp.Or(cfg.Table, DefaultTable)
 	cfg.LeaseTTL = cmp.Or(cfg.LeaseTTL, DefaultLeaseTTL)
+	cfg.LeaseHorizon = cmp.Or(cfg.LeaseHorizon, DefaultLeaseHorizon)
 	if cfg.LookupEnv == nil {
 		cfg.LookupEnv = os.LookupEnv
 	}

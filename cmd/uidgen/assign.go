@@ -74,12 +74,13 @@ func (m *makerFlags) open(name string) (benchee, defaultgen.Config, error) {
 // -dsn or $UIDGEN_DSN, a fresh one per run, or with -lease one that comes
 // back.
 type workerFlags struct {
-	fs    *flag.FlagSet
-	id    int64
-	dsn   string
-	table string
-	lease bool
-	ttl   time.Duration
+	fs      *flag.FlagSet
+	id      int64
+	dsn     string
+	table   string
+	lease   bool
+	ttl     time.Duration
+	horizon time.Duration
 }
 
 func (w *workerFlags) register(fs *flag.FlagSet) {
@@ -93,13 +94,18 @@ func (w *workerFlags) register(fs *flag.FlagSet) {
 	fs.DurationVar(&w.ttl, "lease-ttl", 0, fmt.Sprintf(
 		"with -lease: how long the lease lasts unrenewed, so how soon a crashed process's ID comes back, %v to %v (0: %v)",
 		worker.MinLeaseTTL, worker.MaxLeaseTTL, worker.DefaultLeaseTTL))
+	fs.DurationVar(&w.horizon, "lease-horizon", 0, fmt.Sprintf(
+		"with -lease: how long the process goes on without the database (a failover), %v to %v (0: %v); a crashed process leaves its ID reserved this far ahead",
+		worker.MinLeaseHorizon, worker.MaxLeaseHorizon, worker.DefaultLeaseHorizon))
 }
 
 // assigner returns the Assigner the flags ask for and a func that releases
 // what it holds.
 func (w *workerFlags) assigner() (uidgen.Assigner, func(), error) {
-	if w.set("lease-ttl") && !w.lease {
-		return nil, nil, fmt.Errorf("%w: -lease-ttl needs -lease: only a leased worker ID expires", errUsage)
+	for _, name := range []string{"lease-ttl", "lease-horizon"} {
+		if w.set(name) && !w.lease {
+			return nil, nil, fmt.Errorf("%w: -%s needs -lease: only a leased worker ID expires and reserves ahead", errUsage, name)
+		}
 	}
 	if w.dsn == "" {
 		if w.lease {
@@ -117,7 +123,7 @@ func (w *workerFlags) assigner() (uidgen.Assigner, func(), error) {
 	release := func() { db.Close() }
 	schema := ensuring{db, w.table}
 	if w.lease {
-		l, err := worker.NewLeased(worker.Config{DB: db, Table: w.table, LeaseTTL: w.ttl})
+		l, err := worker.NewLeased(worker.Config{DB: db, Table: w.table, LeaseTTL: w.ttl, LeaseHorizon: w.horizon})
 		if err != nil {
 			db.Close()
 			return nil, nil, callerError{err}

@@ -97,7 +97,7 @@ func (f *fleet) args(n int, extra ...string) []string {
 // extra; the test's end ends it.
 func (f *fleet) start(t *testing.T, n int, extra ...string) *genProcess {
 	t.Helper()
-	p, err := startGen(f.ctx, f.args(n, append([]string{"-lease-ttl", leaseTTL.String()}, extra...)...))
+	p, err := startGen(f.ctx, f.args(n, append([]string{"-lease-ttl", leaseTTL.String(), "-lease-horizon", leaseHorizon.String()}, extra...)...))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -288,8 +288,14 @@ func TestLeaseReuse(t *testing.T) {
 
 // leaseTTL is the TTL of the crash and pause tests: short, so that the
 // newcomer waits little, and long enough for a loaded machine, -race
-// included, to renew every third of it.
-const leaseTTL = 2 * time.Second
+// included, to renew every third of it. leaseHorizon is as short: these
+// tests are about holders that churn, and a holder that lost its lease
+// goes on to the end of its reservation, which the default horizon puts
+// ten minutes ahead.
+const (
+	leaseTTL     = 2 * time.Second
+	leaseHorizon = 2 * time.Second
+)
 
 // TestLeaseCrash kills the holder of the only worker ID mid-run, so that
 // it never releases its lease: the ID comes back to a new process once the

@@ -35,7 +35,7 @@ var (
 	jsonType  = []string{"application/json"}
 )
 
-const serveSynopsis = `serve [-addr HOST:PORT] [-generator cached|default] [-shutdown-timeout D] [-worker ID | -dsn DSN [-lease [-lease-ttl D]]] [layout flags]
+const serveSynopsis = `serve [-addr HOST:PORT] [-generator cached|default] [-shutdown-timeout D] [-worker ID | -dsn DSN [-lease [-lease-ttl D] [-lease-horizon D]]] [layout flags]
 
 Serves IDs over HTTP, for services in any language:
 
