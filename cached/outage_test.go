@@ -11,6 +11,7 @@ import (
 	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/internal/dbtest"
 	"github.com/seed4d941b13/uidgen/internal/idcheck"
+	"github.com/seed4d941b13/uidgen/internal/testsize"
 	"github.com/seed4d941b13/uidgen/ringbuffer"
 	"github.com/seed4d941b13/uidgen/worker"
 )
@@ -44,7 +45,9 @@ func TestLeaseDatabaseDown(t *testing.T) {
 
 func testLeaseDatabaseDown(t *testing.T, kind string) {
 	const (
-		ttl = 3 * time.Second // reservations reach at least 2 s past the clock
+		// Reservations reach the horizon and a third of the TTL past the
+		// clock, 3 s: short enough to drain flat out.
+		ttl, horizon = 3 * time.Second, 2 * time.Second
 		// short is an outage well within that lead, taken at a pace the
 		// clock keeps up with: 100 IDs a second, of 256 a second.
 		short, pace = time.Second, 10 * time.Millisecond
@@ -56,7 +59,7 @@ func testLeaseDatabaseDown(t *testing.T, kind string) {
 	if err := worker.EnsureSchema(ctx, worker.Config{DB: db}); err != nil {
 		t.Fatal(err)
 	}
-	l, err := worker.NewLeased(worker.Config{DB: db, LeaseTTL: ttl})
+	l, err := worker.NewLeased(worker.Config{DB: db, LeaseTTL: ttl, LeaseHorizon: horizon})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,4 +150,72 @@ func testLeaseDatabaseDown(t *testing.T, kind string) {
 	if err := g.Close(); err != nil {
 		t.Errorf("Close after the outages: %v", err)
 	}
+}
+
+// TestLeaseRidesOutOutage: with the default lease TTL and horizon, a
+// generator taking IDs at a steady pace on a leased worker ID fails no take
+// while its database does not answer for three minutes, longer than a
+// managed failover, and renews within seconds of it answering again. It
+// waits out the real three minutes, so it runs only at full size, and on
+// both servers at once.
+func TestLeaseRidesOutOutage(t *testing.T) {
+	if testsize.Small() {
+		t.Skip("waits out a three-minute outage: full size only (not under -race or -short)")
+	}
+	for _, kind := range dbtest.Kinds {
+		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
+			testLeaseRidesOutOutage(t, kind, 3*time.Minute)
+		})
+	}
+}
+
+func testLeaseRidesOutOutage(t *testing.T, kind string, outage time.Duration) {
+	const pace = 10 * time.Millisecond // 100 IDs a second: a steady load the clock keeps up with
+	srv := dbtest.Start(t, kind)
+	db := srv.Server().Open(t)
+	ctx, cancel := context.WithTimeout(t.Context(), outage+time.Minute)
+	defer cancel()
+	if err := worker.EnsureSchema(ctx, worker.Config{DB: db}); err != nil {
+		t.Fatal(err)
+	}
+	l, err := worker.NewLeased(worker.Config{DB: db})
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaser := &watchedLeaser{Leased: l}
+	g := newGenerator(t, Config{Assigner: leaser})
+	lease := *leaser.lease.Load()
+
+	var ids []int64
+	take := func(until time.Time) {
+		t.Helper()
+		for time.Now().Before(until) {
+			id, err := g.NextID()
+			if err != nil {
+				t.Fatalf("%v: %v", time.Now().Format(time.TimeOnly), err)
+			}
+			ids = append(ids, id)
+			time.Sleep(pace)
+		}
+	}
+	take(time.Now().Add(time.Second))
+	srv.Pause()
+	down := time.Now()
+	take(down.Add(outage))
+	reserved := lease.Reserved()
+	srv.Resume()
+	back := time.Now()
+	for lease.Reserved() == reserved {
+		if time.Since(back) > 10*time.Second {
+			t.Fatalf("the database back for %v, and the reservation has not moved from %d", time.Since(back), reserved)
+		}
+		take(time.Now().Add(100 * time.Millisecond))
+	}
+	t.Logf("%d IDs through a %v outage, none failed; the lease renewed %v after the database came back",
+		len(ids), outage, time.Since(back).Round(time.Millisecond))
+	if s := g.Stats(); s.TakesFailed != 0 || s.Lease.Lost {
+		t.Errorf("Stats %+v: want no failed take and the lease kept", s)
+	}
+	idcheck.Check(t, g, [][]int64{ids})
 }
