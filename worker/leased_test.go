@@ -693,6 +693,18 @@ func TestList(t *testing.T) {
 			if r.Held != (r.LeaseLeft > 0) || r.LeaseLeft > DefaultLeaseTTL {
 				t.Errorf("row %d: held %v with %v left, want held just when time is left, at most %v", r.ID, r.Held, r.LeaseLeft, DefaultLeaseTTL)
 			}
+			// The held lease reserves the horizon and a third of the TTL
+			// ahead; the released one reserves its last second, 5 s on.
+			lo, hi := time.Duration(0), time.Duration(0)
+			switch r.ID {
+			case held.WorkerID():
+				lo, hi = DefaultLeaseHorizon, DefaultLeaseHorizon+DefaultLeaseTTL/3+2*time.Second
+			case free.WorkerID():
+				lo, hi = time.Second, 6*time.Second
+			}
+			if r.ReservedAhead < lo || r.ReservedAhead > hi {
+				t.Errorf("row %d: reserved %v ahead of the database's clock, want %v to %v", r.ID, r.ReservedAhead, lo, hi)
+			}
 		}
 		want := []string{
 			fmt.Sprint(java, false, Actual, "10.1.2.3", false, 0),

@@ -23,6 +23,12 @@ type Row struct {
 	// ReservedUntil is the last Unix second reserved for the ID's holders;
 	// 0 for a disposable row.
 	ReservedUntil int64
+	// ReservedAhead is how far ReservedUntil runs ahead of the database's
+	// clock, never below 0. For a held ID it is how long its holder goes on
+	// without the database while it uses one second a second (less while
+	// it borrows faster); for a free one, how long the ID stays reserved
+	// ahead, so that a new holder would start above the clock.
+	ReservedAhead time.Duration
 }
 
 // List returns the rows of cfg.Table in cfg.DB, by ID. It reads the whole
@@ -41,7 +47,8 @@ func List(ctx context.Context, cfg Config) ([]Row, error) {
 	db, d, table := c.DB, c.d, c.Table
 	op := "list the rows of " + table
 	rows, err := db.QueryContext(ctx,
-		"SELECT ID, LEASED, TYPE, HOST_NAME, PORT, COALESCE(LEASE_UNTIL - "+d.NowMillis()+", 0), COALESCE(RESERVED_UNTIL, 0)"+
+		"SELECT ID, LEASED, TYPE, HOST_NAME, PORT, COALESCE(LEASE_UNTIL - "+d.NowMillis()+", 0), COALESCE(RESERVED_UNTIL, 0),"+
+			" COALESCE(RESERVED_UNTIL - "+d.NowSeconds()+", 0)"+
 			" FROM "+table+" ORDER BY ID")
 	if err != nil {
 		return nil, fail(ctx, d, op, err)
@@ -50,13 +57,14 @@ func List(ctx context.Context, cfg Config) ([]Row, error) {
 	var list []Row
 	for rows.Next() {
 		var r Row
-		var leftMillis int64
-		if err := rows.Scan(&r.ID, &r.Leased, &r.Type, &r.Host, &r.Port, &leftMillis, &r.ReservedUntil); err != nil {
+		var leftMillis, aheadSeconds int64
+		if err := rows.Scan(&r.ID, &r.Leased, &r.Type, &r.Host, &r.Port, &leftMillis, &r.ReservedUntil, &aheadSeconds); err != nil {
 			return nil, fail(ctx, d, op, err)
 		}
 		if r.Leased {
 			r.LeaseLeft = time.Duration(leftMillis) * time.Millisecond
 			r.Held = r.LeaseLeft > 0
+			r.ReservedAhead = time.Duration(max(aheadSeconds, 0)) * time.Second
 		} else {
 			r.LeaseLeft, r.ReservedUntil = 0, 0
 		}

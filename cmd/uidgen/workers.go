@@ -25,13 +25,16 @@ func runWorkers(args []string, stdout, stderr io.Writer) error {
 }
 
 // printWorkers writes rows as aligned columns and a summary line. A lease's
-// time left is the database's; a reservation is an instant in UTC.
+// time left is the database's; a reservation is an instant in UTC, and how
+// far it runs ahead of the database's clock: for a held ID, how long its
+// holder goes on without the database at one second a second; for a free
+// one, how long the ID stays hot.
 func printWorkers(w io.Writer, table string, rows []worker.Row) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tKIND\tTYPE\tHOST\tPORT\tSTATE\tLEASE LEFT\tRESERVED UNTIL (UTC)")
+	fmt.Fprintln(tw, "ID\tKIND\tTYPE\tHOST\tPORT\tSTATE\tLEASE LEFT\tRESERVED UNTIL (UTC)\tAHEAD")
 	var leased, held int
 	for _, r := range rows {
-		kind, state, left, reserved := "disposable", "spent", "-", "-"
+		kind, state, left, reserved, ahead := "disposable", "spent", "-", "-", "-"
 		if r.Leased {
 			leased++
 			kind, state = "leased", "free"
@@ -42,8 +45,11 @@ func printWorkers(w io.Writer, table string, rows []worker.Row) error {
 			if r.ReservedUntil > 0 {
 				reserved = time.Unix(r.ReservedUntil, 0).UTC().Format(time.DateTime)
 			}
+			if r.ReservedAhead > 0 {
+				ahead = r.ReservedAhead.String()
+			}
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%v\t%s\t%s\t%s\t%s\t%s\n", r.ID, kind, r.Type, r.Host, r.Port, state, left, reserved)
+		fmt.Fprintf(tw, "%d\t%s\t%v\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, kind, r.Type, r.Host, r.Port, state, left, reserved, ahead)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
