@@ -162,6 +162,7 @@ func TestLeaseRidesOutOutage(t *testing.T) {
 	if testsize.Small() {
 		t.Skip("waits out a three-minute outage: full size only (not under -race or -short)")
 	}
+	t.Parallel() // beside TestFailover, which also waits minutes
 	for _, kind := range dbtest.Kinds {
 		t.Run(kind, func(t *testing.T) {
 			t.Parallel()

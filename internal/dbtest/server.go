@@ -362,3 +362,81 @@ func (s *Throwaway) remove() {
 		s.t.Errorf("remove %s: %v", s.dir, err)
 	}
 }
+
+// StartStandby starts a synchronous standby of primary, a throwaway
+// PostgreSQL: a pg_basebackup -R copy of its data, streaming from it, and
+// named in the primary's synchronous_standby_names, so that the primary
+// acknowledges a commit only once the standby has it. Promote makes it the
+// primary: a failover that loses no acknowledged write. The test's end
+// kills it and removes its directory, as Start's.
+func StartStandby(t testing.TB, primary *Throwaway) *Throwaway {
+	t.Helper()
+	if primary.e.kind != "postgres" {
+		t.Fatalf("a standby needs a PostgreSQL primary, not %s", primary.e.kind)
+	}
+	dir, err := os.MkdirTemp("", "standby")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &Throwaway{t: t, e: primary.e, dir: dir}
+	t.Cleanup(s.remove)
+	if c := s.e.cred; c != nil {
+		if err := os.Chown(dir, int(c.Uid), int(c.Gid)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The server's own pg_basebackup, beside the real postgres binary: not
+	// Debian's wrapper on $PATH, which picks a version by the clusters it
+	// knows of.
+	server, err := filepath.EvalSymlinks(mustLook("postgres"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(filepath.Join(filepath.Dir(server), "pg_basebackup"),
+		"--host=127.0.0.1", "--port="+strconv.Itoa(primary.port), "--username=postgres",
+		"--pgdata="+filepath.Join(dir, "data"), "--write-recovery-conf", "--wal-method=stream", "--no-sync")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: s.e.cred}
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", cmd, err, out)
+	}
+	s.port = freePort(t)
+	s.start()
+
+	db := primary.Server().Open(t)
+	ctx, cancel := context.WithTimeout(context.Background(), serverUp)
+	defer cancel()
+	for _, q := range []string{"ALTER SYSTEM SET synchronous_standby_names = '*'", "SELECT pg_reload_conf()"} {
+		if _, err := db.ExecContext(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	for {
+		var sync int
+		err := db.QueryRowContext(ctx, "SELECT COUNT(*) FROM pg_stat_replication WHERE sync_state = 'sync'").Scan(&sync)
+		if err == nil && sync == 1 {
+			return s
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("the standby did not become synchronous within %v: %v\n%s", serverUp, err, s.logTail())
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// Promote makes a standby the primary (pg_promote), and waits until it
+// takes writes.
+func (s *Throwaway) Promote() {
+	s.t.Helper()
+	db := s.Server().Open(s.t)
+	ctx, cancel := context.WithTimeout(context.Background(), serverUp)
+	defer cancel()
+	var done bool
+	if err := db.QueryRowContext(ctx, "SELECT pg_promote(true, 60)").Scan(&done); err != nil || !done {
+		s.t.Fatalf("pg_promote: %v, %v\n%s", done, err, s.logTail())
+	}
+}
+
+// Port returns the port the server listens on, for a URL that names several
+// servers.
+func (s *Throwaway) Port() int { return s.port }
