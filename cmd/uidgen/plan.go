@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/seed4d941b13/uidgen/bits"
+	"github.com/seed4d941b13/uidgen/worker"
 )
 
 // secondsPerYear is a Julian year, 365.25 days.
@@ -78,11 +79,19 @@ type layoutPlan struct {
 	// PeakWorkers <= WorkerIDs, however often the processes restart. 0
 	// when not given.
 	PeakWorkers int64 `json:"peakWorkers"`
+	// CrashesPerHour is the fleet's crashes an hour planned for, and
+	// ReservedByCrashes the leased IDs they keep reserved at once: a
+	// crashed holder's ID stays reserved up to LeaseHorizonSeconds ahead,
+	// and new holders take other IDs meanwhile. The leased IDs needed are
+	// PeakWorkers + ReservedByCrashes.
+	CrashesPerHour      float64 `json:"crashesPerHour"`
+	LeaseHorizonSeconds float64 `json:"leaseHorizonSeconds"`
+	ReservedByCrashes   int64   `json:"reservedByCrashes"`
 }
 
 func runPlan(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("plan",
-		"plan [-time-bits T -worker-bits W -seq-bits S | -fit -years Y [-max-bits B]] [-gene-bits G] [-epoch DATE] [-qps Q] [-restarts-per-day R] [-peak-workers N] [-from DATE] [-json]",
+		"plan [-time-bits T -worker-bits W -seq-bits S | -fit -years Y [-max-bits B]] [-gene-bits G] [-epoch DATE] [-qps Q] [-restarts-per-day R] [-peak-workers N [-crashes-per-hour C] [-lease-horizon D]] [-from DATE] [-json]",
 		"uidgen plan -time-bits 29 -worker-bits 21 -seq-bits 13 -epoch 2026-01-01 -qps 100000 -restarts-per-day 500",
 		stderr)
 	var layout layoutFlags
@@ -90,6 +99,8 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	qps := fs.Float64("qps", 0, "IDs per second through one cached generator to plan for")
 	restarts := fs.Float64("restarts-per-day", 0, "process starts a day across the whole fleet (each takes a worker ID)")
 	peak := fs.Int64("peak-workers", 0, "most processes alive at once, with leased worker IDs (-lease), which come back")
+	crashes := fs.Float64("crashes-per-hour", 0, "with -peak-workers: processes that die an hour without releasing their leased ID,\nwhich stays reserved up to -lease-horizon ahead while others take new IDs")
+	horizon := fs.Duration("lease-horizon", worker.DefaultLeaseHorizon, "with -crashes-per-hour: the fleet's lease horizon (-lease-horizon of gen and serve)")
 	fit := fs.Bool("fit", false, "plan the layout with the most sequence bits whose worker bits hold -peak-workers\nand whose time bits last -years from the epoch")
 	lifetime := fs.Float64("years", 0, "with -fit: how many years from the epoch the layout must last")
 	maxBits := fs.Int("max-bits", 63, "with -fit: bits the IDs may use below the sign; 53 keeps every ID exact as a JavaScript number")
@@ -110,6 +121,14 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	if *peak < 0 {
 		return fmt.Errorf("%w: -peak-workers %d: must be 0 or more", errUsage, *peak)
 	}
+	if *crashes < 0 || math.IsInf(*crashes, 0) || math.IsNaN(*crashes) {
+		return fmt.Errorf("%w: -crashes-per-hour %v: must be 0 or more", errUsage, *crashes)
+	}
+	if *horizon < worker.MinLeaseHorizon || *horizon > worker.MaxLeaseHorizon {
+		return fmt.Errorf("%w: -lease-horizon %v: want %v to %v", errUsage, *horizon, worker.MinLeaseHorizon, worker.MaxLeaseHorizon)
+	}
+	// Crashes at a steady rate keep rate × horizon IDs reserved at once.
+	reserved := int64(math.Ceil(*crashes * horizon.Hours()))
 	if *fit {
 		set := false
 		fs.Visit(func(f *flag.Flag) {
@@ -119,7 +138,7 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("%w: -fit chooses the bits: give -peak-workers and -years, not -time-bits, -worker-bits or -seq-bits", errUsage)
 		}
 		var err error
-		if layout.timeBits, layout.workerBits, layout.seqBits, err = fitLayout(*peak, *lifetime, layout.geneBits, *maxBits); err != nil {
+		if layout.timeBits, layout.workerBits, layout.seqBits, err = fitLayout(*peak+reserved, *lifetime, layout.geneBits, *maxBits); err != nil {
 			return err
 		}
 	}
@@ -138,7 +157,7 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	p := makePlan(alloc, epoch.Truncate(time.Second), start, *qps, *restarts)
-	p.PeakWorkers = *peak
+	p.PeakWorkers, p.CrashesPerHour, p.LeaseHorizonSeconds, p.ReservedByCrashes = *peak, *crashes, horizon.Seconds(), reserved
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
@@ -249,14 +268,19 @@ func (p *layoutPlan) print(w io.Writer) error {
 	} else {
 		fmt.Fprintf(tw, "  at %v starts a day\tthey last %s years\n", p.RestartsPerDay, years(*p.RestartYears))
 	}
+	need := p.PeakWorkers + p.ReservedByCrashes
+	alive := group(p.PeakWorkers) + " processes alive at once"
+	if p.ReservedByCrashes > 0 {
+		alive += fmt.Sprintf(" and %s IDs that crashes keep reserved (%v an hour, each for a %v horizon)",
+			group(p.ReservedByCrashes), p.CrashesPerHour, time.Duration(p.LeaseHorizonSeconds*float64(time.Second)))
+	}
 	switch {
 	case p.PeakWorkers == 0:
 		fmt.Fprintf(tw, "  leased IDs\tgive -peak-workers: IDs leased with -lease come back, so they need only count processes alive at once\n")
-	case p.PeakWorkers <= p.WorkerIDs:
-		fmt.Fprintf(tw, "  leased IDs\t%s processes alive at once fit, however often they restart (-lease)\n", group(p.PeakWorkers))
+	case need <= p.WorkerIDs:
+		fmt.Fprintf(tw, "  leased IDs\t%s fit, however often they restart (-lease)\n", alive)
 	default:
-		fmt.Fprintf(tw, "  leased IDs\t%s processes alive at once need %d worker bits (-lease)\n",
-			group(p.PeakWorkers), mathbits.Len64(uint64(p.PeakWorkers)))
+		fmt.Fprintf(tw, "  leased IDs\t%s need %d worker bits (-lease)\n", alive, mathbits.Len64(uint64(need)))
 	}
 	return tw.Flush()
 }

@@ -31,7 +31,7 @@ func TestPlanJSON(t *testing.T) {
 		"qps": 100000.0, "borrowRate": 12.21, "cachedRunsOut": "2027-11-07T04:56:07Z", "cachedYearsLeft": 1.35,
 		// 2^21-1 starts at 500 a day, in 365.25-day years.
 		"workerIds": 2097151.0, "restartsPerDay": 500.0, "restartYears": 11.48,
-		"peakWorkers": 0.0,
+		"peakWorkers": 0.0, "crashesPerHour": 0.0, "leaseHorizonSeconds": 600.0, "reservedByCrashes": 0.0,
 	}
 	for k, v := range want {
 		if p[k] != v {
@@ -94,6 +94,16 @@ func TestPlanText(t *testing.T) {
 		{"too many peak workers", append(baidusLayout, "-peak-workers", "3000000"), []string{
 			"3,000,000 processes alive at once need 22 worker bits (-lease)\n",
 		}},
+		// A crashed holder's ID stays reserved a horizon ahead while new
+		// holders take other IDs: 30 crashes an hour, 10 minutes each,
+		// keep 5 more IDs in use, and 510 live processes need 10 bits.
+		{"crashes", []string{"plan", "-fit", "-peak-workers", "510", "-crashes-per-hour", "30", "-years", "34"}, []string{
+			"1+30+10+23 bits",
+			"510 processes alive at once and 5 IDs that crashes keep reserved (30 an hour, each for a 10m0s horizon) fit",
+		}},
+		{"crashes, a day's horizon", append(baidusLayout, "-peak-workers", "100", "-crashes-per-hour", "2.5", "-lease-horizon", "24h"), []string{
+			"100 processes alive at once and 60 IDs that crashes keep reserved (2.5 an hour, each for a 24h0m0s horizon) fit",
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -114,6 +124,8 @@ func TestPlanBadCalls(t *testing.T) {
 	testBadCalls(t, []badCall{
 		{[]string{"plan", "-fit", "-peak-workers", "500"}, "-fit needs -peak-workers 1 or more and -years above 0, not 500 and 0"},
 		{[]string{"plan", "-fit", "-years", "30", "-peak-workers", "5", "-seq-bits", "20"}, "-fit chooses the bits"},
+		{[]string{"plan", "-peak-workers", "5", "-crashes-per-hour", "-1"}, "-crashes-per-hour -1: must be 0 or more"},
+		{[]string{"plan", "-peak-workers", "5", "-lease-horizon", "25h"}, "-lease-horizon 25h0m0s: want 1s to 24h0m0s"},
 		{[]string{"plan", "-fit", "-years", "1e12", "-peak-workers", "1000000"}, "leave no sequence bit"},
 		{[]string{"plan", "-peak-workers", "-1"}, "-peak-workers -1: must be 0 or more"},
 		{[]string{"plan", "-qps", "-5"}, "-qps -5: must be 0 or more"},
