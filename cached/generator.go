@@ -91,7 +91,10 @@ type Config struct {
 	// keeps Baidu's unbounded borrowing; it must not be negative. Set it
 	// where the IDs' time must stay near the real time, or where a process
 	// sustains more than 2^SeqBits IDs a second for long; Stats.ClockWait
-	// says how long takes were held to the clock.
+	// says how long takes were held to the clock. It bounds a leased worker
+	// ID's start too: where the ID's last holder died with seconds reserved
+	// further ahead, New waits under its ctx for the clock to come within
+	// MaxAhead of them.
 	MaxAhead time.Duration
 
 	// MaxLag bounds how stale an ID may be: no ID handed out has a second
@@ -153,6 +156,8 @@ type Generator struct {
 //   - ErrMaxLag: MaxLag is above 0 but below a second;
 //   - padding.ErrInterval: ScheduleInterval is negative;
 //   - the Assigner's own error;
+//   - ctx.Err(), where a leased worker ID's start is more than MaxAhead
+//     ahead of the clock and ctx ends before the clock comes within it;
 //   - uidgen.ErrWorkerIDRange: the worker ID is below 0 or above the layout's
 //     maximum.
 func New(ctx context.Context, cfg Config) (*Generator, error) {
@@ -193,9 +198,13 @@ type checked struct {
 // check checks every field of cfg but PaddingFactor, which the ring checks,
 // without I/O, and fills in the defaults. Its errors are New's, unprefixed.
 func (cfg Config) check() (checked, error) {
+	lead := cfg.MaxAhead
+	if lead == 0 {
+		lead = -1 // Baidu's unbounded borrowing
+	}
 	s, err := scheme.New(scheme.Params{
 		TimeBits: cfg.TimeBits, WorkerBits: cfg.WorkerBits, SeqBits: cfg.SeqBits, GeneBits: cfg.GeneBits,
-		Epoch: cfg.Epoch, Assigner: cfg.Assigner, Clock: cfg.Clock,
+		Epoch: cfg.Epoch, Assigner: cfg.Assigner, Clock: cfg.Clock, LeadLimit: lead,
 	})
 	if err != nil {
 		return checked{}, err

@@ -1,6 +1,7 @@
 package cached
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -170,5 +171,47 @@ func TestMaxAhead(t *testing.T) {
 			t.Fatalf("Stats %+v: want most of the 20 s held back, no failed take, and the padder woken about once a second", s)
 		}
 		idcheck.Check(t, g, [][]int64{ids})
+	})
+}
+
+// TestLeaseStartBeyondMaxAhead: a leased ID whose last holder reserved
+// seconds further ahead than MaxAhead makes New wait for the clock under its
+// ctx: it fails, naming the reservation, and gives the ID back unused when
+// ctx ends first, and starts within MaxAhead of the clock when the clock
+// comes near. Without MaxAhead it starts at once, ahead of the clock.
+func TestLeaseStartBeyondMaxAhead(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		now := leaseStart.Unix()
+		cfg := Config{TimeBits: 30, WorkerBits: 29, SeqBits: 4, MaxAhead: 2 * time.Second, Clock: fakeclock.New(leaseStart)}
+
+		leaser := &fakelease.Leaser{ID: 3, Start: now + 100, Reserved: now + 200}
+		cfg.Assigner = leaser
+		ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+		defer cancel()
+		if g, err := New(ctx, cfg); !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "more than 2s ahead of the clock") {
+			t.Fatalf("New with the lease's start 100 s ahead and MaxAhead 2s = %v, %v; want it to wait and fail with the context", g, err)
+		}
+		if lease, _ := leaser.Lease(); lease == nil {
+			t.Fatal("no lease taken")
+		} else if last, ok := lease.Released(); !ok || last != now+99 {
+			t.Fatalf("released at %d (%v), want the ID given back unused, at %d", last, ok, now+99)
+		}
+
+		clock := fakeclock.New(leaseStart)
+		cfg.Clock, cfg.Assigner = clock, &fakelease.Leaser{ID: 3, Start: now + 100, Reserved: now + 200}
+		go func() {
+			time.Sleep(3 * time.Second) // New waits meanwhile
+			clock.Advance(98 * time.Second)
+		}()
+		g := newGenerator(t, cfg)
+		id, err := g.NextID()
+		if err != nil || unix(g, id) != now+100 || clock.Now().Unix() != now+98 {
+			t.Fatalf("first ID of second %d, %v, at the clock's %d; want second %d, within 2 s of the clock", unix(g, id), err, clock.Now().Unix(), now+100)
+		}
+
+		cfg.MaxAhead, cfg.Clock, cfg.Assigner = 0, fakeclock.New(leaseStart), &fakelease.Leaser{ID: 3, Start: now + 100, Reserved: now + 200}
+		if g := newGenerator(t, cfg); g.Stats().SecondsAhead < 100 {
+			t.Fatalf("without MaxAhead: %+v, want the generator started at once, 100 s ahead", g.Stats())
+		}
 	})
 }

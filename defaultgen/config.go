@@ -45,5 +45,7 @@ func (c Config) params() scheme.Params {
 	return scheme.Params{
 		TimeBits: c.TimeBits, WorkerBits: c.WorkerBits, SeqBits: c.SeqBits, GeneBits: c.GeneBits,
 		Epoch: c.Epoch, Assigner: c.Assigner, Clock: c.Clock,
+		// As far ahead as NextID waits for a clock set back.
+		LeadLimit: MaxClockWait,
 	}
 }

@@ -61,6 +61,9 @@ type Generator struct {
 //   - uidgen.ErrEpochInFuture: Epoch is after the clock's now;
 //   - uidgen.ErrTimeExhausted: the seconds since Epoch no longer fit TimeBits;
 //   - the Assigner's own error;
+//   - ctx.Err(), where a leased worker ID's start, above the seconds its
+//     last holder reserved, is more than MaxClockWait ahead of the clock
+//     and ctx ends before the clock comes within it;
 //   - uidgen.ErrWorkerIDRange: the worker ID is below 0 or above the layout's
 //     maximum.
 func New(ctx context.Context, cfg Config) (*Generator, error) {

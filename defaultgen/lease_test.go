@@ -69,3 +69,26 @@ func TestLeasedWorkerID(t *testing.T) {
 		}
 	})
 }
+
+// TestLeaseStartBeyondClockWait: a leased ID whose last holder reserved
+// seconds more than MaxClockWait ahead makes New wait for the clock under
+// its ctx, failing, naming the reservation, and giving the ID back unused
+// when ctx ends first: the default generator never hands out IDs from
+// further in the future than it would wait for a clock set back.
+func TestLeaseStartBeyondClockWait(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		now := start.Unix()
+		leaser := &fakelease.Leaser{ID: 9, Start: now + 100, Reserved: now + 200}
+		ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+		defer cancel()
+		g, err := defaultgen.New(ctx, defaultgen.Config{TimeBits: 40, WorkerBits: 15, SeqBits: 8, Assigner: leaser, Clock: fakeclock.New(start)})
+		if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "more than 5s ahead of the clock") {
+			t.Fatalf("New with the lease's start 100 s ahead = %v, %v; want it to wait and fail with the context", g, err)
+		}
+		if lease, _ := leaser.Lease(); lease == nil {
+			t.Fatal("no lease taken")
+		} else if last, ok := lease.Released(); !ok || last != now+99 {
+			t.Fatalf("released at %d (%v), want the ID given back unused, at %d", last, ok, now+99)
+		}
+	})
+}

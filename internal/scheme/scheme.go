@@ -25,17 +25,23 @@ type Params struct {
 	Epoch                         time.Time
 	Assigner                      uidgen.Assigner
 	Clock                         uidgen.Clock
+
+	// LeadLimit is how far ahead of the clock a leased worker ID may let
+	// the generator start: a takeover of an ID its dead holder reserved
+	// further ahead waits for the clock in Assign. Below 0: no limit.
+	LeadLimit time.Duration
 }
 
 // Scheme is a checked layout, clock and assigner, and once Assign has run,
 // the worker ID: everything needed to make IDs.
 type Scheme struct {
-	layout   uidgen.Layout
-	alloc    *bits.Allocator
-	epochSec int64
-	clock    uidgen.Clock
-	assigner uidgen.Assigner
-	workerID int64
+	layout    uidgen.Layout
+	alloc     *bits.Allocator
+	epochSec  int64
+	clock     uidgen.Clock
+	assigner  uidgen.Assigner
+	leadLimit time.Duration // Params.LeadLimit
+	workerID  int64
 
 	// lease is the worker ID's lease when the Assigner is a uidgen.Leaser,
 	// and firstSecond the first second (delta) it lets this holder use:
@@ -70,11 +76,12 @@ func New(p Params) (*Scheme, error) {
 		p.Clock = uidgen.SystemClock()
 	}
 	s := &Scheme{
-		layout:   layout,
-		alloc:    layout.Bits(),
-		epochSec: layout.Epoch().Unix(),
-		clock:    p.Clock,
-		assigner: p.Assigner,
+		layout:    layout,
+		alloc:     layout.Bits(),
+		epochSec:  layout.Epoch().Unix(),
+		clock:     p.Clock,
+		assigner:  p.Assigner,
+		leadLimit: p.LeadLimit,
 	}
 	if now := s.clock.Now(); now.Before(layout.Epoch()) {
 		return nil, fmt.Errorf("%w: epoch %s is after now %s",
@@ -118,12 +125,46 @@ func (s *Scheme) assignLease(ctx context.Context, l uidgen.Leaser) error {
 			err = fmt.Errorf("worker ID %d is leased from second %d on: %w", lease.WorkerID(), lease.Start(), err)
 		}
 	}
+	if err == nil {
+		err = s.waitForStart(ctx, lease.WorkerID(), first)
+	}
 	if err != nil {
-		// Nothing was used: release it unchanged.
-		return errors.Join(err, lease.Release(ctx, lease.Start()-1))
+		// Nothing was used: release it unchanged, under a context of its
+		// own, since ctx may be what ended.
+		rctx, cancel := context.WithTimeout(context.Background(), ReleaseTimeout)
+		defer cancel()
+		return errors.Join(err, lease.Release(rctx, lease.Start()-1))
 	}
 	s.workerID, s.lease, s.firstSecond = lease.WorkerID(), lease, max(first, 0)
 	return nil
+}
+
+// leadCheck is how often waitForStart looks at the clock: a clock that is
+// not the system's may move in steps no timer sees.
+const leadCheck = time.Second
+
+// waitForStart waits, under ctx, until first, the first second (delta) a
+// lease of worker ID id lets the generator use, is no further ahead of the
+// clock than leadLimit: a holder that died reserved its ID ahead, and the
+// IDs of a takeover must not carry a second further in the future than the
+// generator may go.
+func (s *Scheme) waitForStart(ctx context.Context, id, first int64) error {
+	if s.leadLimit < 0 {
+		return nil
+	}
+	lead := int64(s.leadLimit / time.Second)
+	for {
+		now := s.clock.Now()
+		if first <= now.Unix()-s.epochSec+lead {
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("worker ID %d is reserved by its last holder up to second %s, more than %v ahead of the clock's %s; waiting for the clock: %w",
+				id, FormatTime(s.TimeOf(first-1)), s.leadLimit, FormatTime(now), ctx.Err())
+		case <-time.After(min(s.TimeOf(first-lead).Sub(now), leadCheck)):
+		}
+	}
 }
 
 func (s *Scheme) checkWorkerID(id int64) error {
