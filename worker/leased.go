@@ -391,6 +391,14 @@ func (s *lease) Wait(ctx context.Context, sec int64) error {
 	}
 }
 
+// RenewalErr returns why the last renewal failed, nil after one that
+// succeeded: a generator that runs out of reserved seconds says it.
+func (s *lease) RenewalErr() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lastErr
+}
+
 func (s *lease) Err() error {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -196,16 +196,27 @@ func (s *Scheme) Reserve(delta int64) bool {
 func (s *Scheme) LeaseLost() bool { return s.lease != nil && s.lease.Err() != nil }
 
 // Unreserved returns why second delta is not reserved: the lease was lost
-// (wrapping uidgen.ErrLeaseLost), or the reservation runs out before it.
-// The generator goes on once a renewal reaches it, unless the lease is
-// lost.
+// (wrapping uidgen.ErrLeaseLost), or the reservation runs out before it,
+// wrapping why the last renewal failed where the lease says (a database
+// that does not answer). The generator goes on once a renewal reaches it,
+// unless the lease is lost.
 func (s *Scheme) Unreserved(delta int64) error {
 	if err := s.lease.Err(); err != nil {
 		return fmt.Errorf("worker ID %d: %w", s.workerID, err)
 	}
-	return fmt.Errorf("the reservation of worker ID %d runs out with second %s, before second %s; waiting for a renewal",
+	err := fmt.Errorf("the reservation of worker ID %d runs out with second %s, before second %s; waiting for a renewal",
 		s.workerID, FormatTime(time.Unix(s.lease.Reserved(), 0)), FormatTime(s.TimeOf(delta)))
+	if r, ok := s.lease.(renewer); ok {
+		if rerr := r.RenewalErr(); rerr != nil {
+			err = fmt.Errorf("%w, and the last renewal failed: %w", err, rerr)
+		}
+	}
+	return err
 }
+
+// renewer is a Lease that says why its last renewal failed, as package
+// worker's leases do.
+type renewer interface{ RenewalErr() error }
 
 // WaitReserved returns nil once second delta is reserved, waiting for the
 // lease's renewals under ctx, and otherwise an error that says why it is
