@@ -18,7 +18,7 @@ import (
 )
 
 // renewer is the function of a lease's goroutine, for leak.Running.
-const renewer = "github.com/seed4d941b13/uidgen/worker.(*lease).renew"
+const renewer = "github.com/seed4d941b13/uidgen/internal/leasing.(*Lease).renew"
 
 // newTestLeased returns a Leased of cfg on table of db, created with the
 // lease columns, that sees an empty environment unless cfg says otherwise.
@@ -191,7 +191,7 @@ func TestLeaseLost(t *testing.T) {
 	each(t, func(t *testing.T, srv dbtest.Server, db *sql.DB) {
 		table := testTable(t, db)
 		l := newTestLeased(t, db, table, Config{})
-		l.every = time.Hour // only Need and Wait make it renew
+		l.timing.Every = time.Hour // only Need and Wait make it renew
 		a := mustLease(t, l, 1)
 		reserved := a.Reserved()
 
@@ -208,7 +208,7 @@ func TestLeaseLost(t *testing.T) {
 		if err := a.Err(); !errors.Is(err, uidgen.ErrLeaseLost) {
 			t.Errorf("Err after the takeover: %v, want %q", err, uidgen.ErrLeaseLost)
 		}
-		<-a.done // the renewer ends by itself
+		<-a.Done() // the renewer ends by itself
 		a.Need(reserved + 100)
 		if a.Reserved() != reserved {
 			t.Errorf("Reserved %d after the loss, want %d as before", a.Reserved(), reserved)
@@ -216,8 +216,8 @@ func TestLeaseLost(t *testing.T) {
 		if err := a.Release(testContext(t), reserved); !errors.Is(err, uidgen.ErrLeaseLost) {
 			t.Errorf("Release of a lost lease: %v, want %q", err, uidgen.ErrLeaseLost)
 		}
-		if r := readRow(t, db, table, b.WorkerID()); r.owner.String != b.token {
-			t.Errorf("OWNER %v after the old holder's Release, want the new holder's %s", r.owner, b.token)
+		if r := readRow(t, db, table, b.WorkerID()); r.owner.String != b.store.token {
+			t.Errorf("OWNER %v after the old holder's Release, want the new holder's %s", r.owner, b.store.token)
 		}
 		if err := b.Wait(testContext(t), b.Reserved()+5); err != nil {
 			t.Errorf("new holder's Wait: %v", err)
@@ -251,7 +251,7 @@ func TestLeaseRelease(t *testing.T) {
 		}
 		// A renewal of the released holder still on its way to the server
 		// changes nothing.
-		if err := a.extend(ctx, a.Reserved()+1000, time.Second); !errors.Is(err, uidgen.ErrLeaseLost) {
+		if err := a.store.Extend(ctx, a.Reserved()+1000); !errors.Is(err, uidgen.ErrLeaseLost) {
 			t.Errorf("extend after Release: %v, want %q", err, uidgen.ErrLeaseLost)
 		}
 
@@ -280,7 +280,7 @@ func TestLeaseHorizon(t *testing.T) {
 		var now atomic.Int64
 		now.Store(time.Now().Unix())
 		l.now = func() time.Time { return time.Unix(now.Load(), 0) }
-		l.every = time.Hour // only Need, Wait and renewNow make it renew
+		l.timing.Every = time.Hour // only Need, Wait and renewNow make it renew
 		s := mustLease(t, l, 7)
 		ahead := int64((DefaultLeaseHorizon + DefaultLeaseTTL/3) / time.Second)
 		if want := max(s.Start(), now.Load()) + ahead; s.Reserved() != want {
@@ -349,7 +349,7 @@ func TestLeaseRenewsAtPace(t *testing.T) {
 		var now atomic.Int64
 		now.Store(time.Now().Unix())
 		l.now = func() time.Time { return time.Unix(now.Load(), 0) }
-		l.every = time.Hour // only Need and Wait make it renew
+		l.timing.Every = time.Hour // only Need and Wait make it renew
 		s := mustLease(t, l, 7)
 		if want := max(s.Start(), now.Load()) + 3; s.Reserved() != want {
 			t.Fatalf("first reservation to %d, want %d: the horizon and a third of the TTL ahead", s.Reserved(), want)
@@ -378,7 +378,7 @@ func TestLeaseRenewsAtPace(t *testing.T) {
 		// Renewals closer together than a millisecond still change the row,
 		// so zero rows affected means only that the lease is lost.
 		for i := range 20 {
-			if err := s.extend(testContext(t), reserved, time.Second); err != nil {
+			if err := s.store.Extend(testContext(t), reserved); err != nil {
 				t.Fatalf("extend %d: %v", i, err)
 			}
 		}
@@ -410,15 +410,8 @@ func TestLeaseStartBurst(t *testing.T) {
 // waits until it has.
 func renewNow(t testing.TB, s *lease) {
 	t.Helper()
-	s.mu.Lock()
-	changed := s.changed
-	s.mu.Unlock()
-	s.wake <- struct{}{}
-	<-changed
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.lastErr != nil {
-		t.Fatalf("renewal: %v", s.lastErr)
+	if err := s.RenewNow(testContext(t)); err != nil {
+		t.Fatalf("renewal: %v", err)
 	}
 }
 
@@ -726,7 +719,7 @@ func TestLeaseExpiresEarly(t *testing.T) {
 	each(t, func(t *testing.T, _ dbtest.Server, db *sql.DB) {
 		table := testTable(t, db)
 		l := newTestLeased(t, db, table, Config{LeaseTTL: 3 * time.Second})
-		l.every = time.Hour // only renewNow renews
+		l.timing.Every = time.Hour // only renewNow renews
 		s := mustLease(t, l, 7)
 		before := s.Expires()
 		for _, when := range []string{"leased", "renewed"} {

@@ -158,3 +158,27 @@ func (l *Lease) Released() (int64, bool) {
 	}
 	return *l.released, true
 }
+
+// Watched is a real uidgen.Leaser that keeps the last lease it lent, so a
+// test can watch the lease of the generator it built with it.
+type Watched struct {
+	uidgen.Leaser
+	last atomic.Pointer[uidgen.Lease]
+}
+
+// LeaseWorkerID leases from the Leaser and keeps the lease.
+func (w *Watched) LeaseWorkerID(ctx context.Context, maxWorkerID int64) (uidgen.Lease, error) {
+	l, err := w.Leaser.LeaseWorkerID(ctx, maxWorkerID)
+	if err == nil {
+		w.last.Store(&l)
+	}
+	return l, err
+}
+
+// Last returns the last lease lent, nil before the first.
+func (w *Watched) Last() uidgen.Lease {
+	if l := w.last.Load(); l != nil {
+		return *l
+	}
+	return nil
+}
