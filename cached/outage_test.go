@@ -4,32 +4,17 @@ import (
 	"context"
 	"errors"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/internal/dbtest"
+	"github.com/seed4d941b13/uidgen/internal/fakelease"
 	"github.com/seed4d941b13/uidgen/internal/idcheck"
 	"github.com/seed4d941b13/uidgen/internal/testsize"
 	"github.com/seed4d941b13/uidgen/ringbuffer"
 	"github.com/seed4d941b13/uidgen/worker"
 )
-
-// watchedLeaser is a worker.Leased that keeps the lease it gave, so that a
-// test can hold the generator's IDs against what the lease reserved.
-type watchedLeaser struct {
-	*worker.Leased
-	lease atomic.Pointer[uidgen.Lease]
-}
-
-func (l *watchedLeaser) LeaseWorkerID(ctx context.Context, maxWorkerID int64) (uidgen.Lease, error) {
-	lease, err := l.Leased.LeaseWorkerID(ctx, maxWorkerID)
-	if err == nil {
-		l.lease.Store(&lease)
-	}
-	return lease, err
-}
 
 // TestLeaseDatabaseDown runs a generator on a leased worker ID from a
 // throwaway server that crashes, and then stops answering. While the
@@ -63,9 +48,9 @@ func testLeaseDatabaseDown(t *testing.T, kind string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	leaser := &watchedLeaser{Leased: l}
+	leaser := &fakelease.Watched{Leaser: l}
 	g := newGenerator(t, Config{TimeBits: 40, WorkerBits: 3, SeqBits: 8, Assigner: leaser})
-	lease := *leaser.lease.Load()
+	lease := leaser.Last()
 
 	var ids []int64
 	// checkReserved fails t if an ID taken uses a second past the reservation.
@@ -186,21 +171,14 @@ func testLeaseRidesOutOutage(t *testing.T, kind string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	leaser := &watchedLeaser{Leased: l}
+	leaser := &fakelease.Watched{Leaser: l}
 	g := newGenerator(t, Config{Assigner: leaser})
-	lease := *leaser.lease.Load()
+	lease := leaser.Last()
 
 	var ids []int64
 	take := func(until time.Time) {
 		t.Helper()
-		for time.Now().Before(until) {
-			id, err := g.NextID()
-			if err != nil {
-				t.Fatalf("%v: %v", time.Now().Format(time.TimeOnly), err)
-			}
-			ids = append(ids, id)
-			time.Sleep(pace)
-		}
+		idcheck.TakeUntil(t, &ids, g.NextID, pace, until)
 	}
 	take(time.Now().Add(time.Second))
 	for _, o := range []struct {

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/seed4d941b13/uidgen"
 )
@@ -171,5 +172,20 @@ func CheckSpread(t testing.TB, ids []int64, k int) {
 	if want := (len(counts)*900 + 1023) / 1024; seen < want || float64(most) > 3*max(mean, 1) {
 		t.Fatalf("%d IDs over id %% 2^%d: %d of %d residues seen (want at least %d), the most on one %d (want at most 3 times the mean %.1f)",
 			len(ids), k, seen, len(counts), want, most, mean)
+	}
+}
+
+// TakeUntil calls next every pace until the clock passes until, appending
+// each ID to ids: a steady load, as the outage tests put on a generator. It
+// fails t at the first error, saying when.
+func TakeUntil(t testing.TB, ids *[]int64, next func() (int64, error), pace time.Duration, until time.Time) {
+	t.Helper()
+	for time.Now().Before(until) {
+		id, err := next()
+		if err != nil {
+			t.Fatalf("%v: %v", time.Now().Format(time.TimeOnly), err)
+		}
+		*ids = append(*ids, id)
+		time.Sleep(pace)
 	}
 }
