@@ -1,11 +1,13 @@
 package segment
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sync"
 	"time"
 
@@ -46,12 +48,13 @@ var errClaiming = errors.New("waiting for the next range from the database")
 // numbers of the range in hand, and has a claimer goroutine claim the next
 // range once the numbers not yet handed out fall to half a range.
 type ranges struct {
-	c     config
-	db    *sql.DB
-	table string
-	tag   string
-	ring  *ringbuffer.Ring
-	batch []int64
+	c        config
+	db       *sql.DB
+	table    string
+	returned string // the table of numbers given back: table + "_returned"
+	tag      string
+	ring     *ringbuffer.Ring
+	batch    []int64
 
 	mu       sync.Mutex // guards what follows; the padder and the claimer share it
 	cur      span       // the range in hand, from its first number not yet put
@@ -61,10 +64,19 @@ type ranges struct {
 	claimErr error      // the last claim's failure, nil after a success
 	fatal    error      // wrapping ErrTagGone: claiming has stopped for good
 	size     int64      // the last claim's size
-	// The claimed numbers that Close may give back are [runStart, runEnd):
-	// the ranges claimed last, while each began where the one before
-	// ended. runEnd is also max_id as the last claim left it.
-	runStart, runEnd int64
+	// runEnd is max_id as this generator's last claim of new numbers left
+	// it: Close gives back the unused numbers that end there by moving
+	// max_id down to them, if it is still runEnd. high is the end of the
+	// highest range this generator took, new or given back: it takes only
+	// ranges above it, so that its numbers increase. Both are written by
+	// start and the claimer only, under mu once the claimer runs.
+	runEnd, high int64
+	// noReturned says the table of numbers given back is missing (a table
+	// made before it, or by Leaf): claims take only new numbers, and Close
+	// loses what it cannot give back through max_id. Written by start and
+	// the claimer only; Close reads it after the claimer stopped.
+	noReturned bool
+	reused     int64 // ranges taken from the table of numbers given back
 	// lastAt and lastCursor are when the last claim was made and the
 	// ring's cursor then, to size the next claim by the rate since.
 	lastAt       time.Time
@@ -86,7 +98,7 @@ type ranges struct {
 // start prepares the tag's row, claims the first range and starts the
 // claimer.
 func start(ctx context.Context, c config, ring *ringbuffer.Ring) (*ranges, error) {
-	r := &ranges{c: c, db: c.DB, table: c.Table, tag: c.Tag, ring: ring, batch: make([]int64, batchSize),
+	r := &ranges{c: c, db: c.DB, table: c.Table, returned: returnedTable(c.Table), tag: c.Tag, ring: ring, batch: make([]int64, batchSize),
 		wake: make(chan struct{}, 1), quit: make(chan struct{}), done: make(chan struct{})}
 	step, err := r.prepare(ctx)
 	if err != nil {
@@ -97,11 +109,11 @@ func start(ctx context.Context, c config, ring *ringbuffer.Ring) (*ranges, error
 	}
 	r.c.Step = step
 	r.lastAt, r.lastCursor = c.Clock.Now(), -1
-	first, err := r.claim(ctx, step)
+	first, fresh, err := r.obtain(ctx, step)
 	if err != nil {
 		return nil, err
 	}
-	r.took(first, step)
+	r.took(first, step, fresh)
 	r.cur = first
 	r.ctx, r.cancel = context.WithCancel(context.Background())
 	go r.claimer()
@@ -148,6 +160,58 @@ func (r *ranges) prepare(ctx context.Context) (int64, error) {
 	}
 }
 
+// obtain returns the next range: the lowest range of numbers given back
+// above this generator's, where there is one, and otherwise size new
+// numbers claimed from max_id (fresh).
+func (r *ranges) obtain(ctx context.Context, size int64) (s span, fresh bool, err error) {
+	if !r.noReturned {
+		s, ok, err := r.reuse(ctx)
+		switch {
+		case errors.Is(err, ErrNoTable):
+			r.noReturned = true
+		case err != nil:
+			return span{}, false, err
+		case ok:
+			return s, false, nil
+		}
+	}
+	s, err = r.claim(ctx, size)
+	return s, true, err
+}
+
+// reuseTries bounds the rows reuse reads that another process takes first,
+// before it leaves the rest to the next claim.
+const reuseTries = 3
+
+// reuse takes the lowest range of the tag's numbers given back that starts
+// at or above high and Start, in one DELETE that only one process can make affect
+// the row. It returns false when there is none, or when other processes
+// took every one it read.
+func (r *ranges) reuse(ctx context.Context) (span, bool, error) {
+	d := r.c.d
+	for range reuseTries {
+		var s span
+		err := r.db.QueryRowContext(ctx, d.Rebind("SELECT start_id, end_id FROM "+r.returned+
+			" WHERE biz_tag = ? AND start_id >= ? ORDER BY start_id LIMIT 1"), r.tag, max(r.high, r.c.Start)).Scan(&s.start, &s.end)
+		if errors.Is(err, sql.ErrNoRows) {
+			return span{}, false, nil
+		}
+		if err == nil {
+			var n int64
+			n, err = d.Exec(ctx, r.db, "DELETE FROM "+r.returned+" WHERE biz_tag = ? AND start_id = ? AND end_id = ?",
+				r.tag, s.start, s.end)
+			if err == nil && n == 1 {
+				r.reused++
+				return s, true, nil
+			}
+		}
+		if err != nil {
+			return span{}, false, fmt.Errorf("take numbers of tag %q given back to %s: %w", r.tag, r.returned, cause(ctx, d, err))
+		}
+	}
+	return span{}, false, nil
+}
+
 // claim claims size numbers in one statement and returns them.
 func (r *ranges) claim(ctx context.Context, size int64) (span, error) {
 	d := r.c.d
@@ -182,13 +246,13 @@ func (r *ranges) claim(ctx context.Context, size int64) (span, error) {
 	return span{end - size, end}, nil
 }
 
-// took records the claim of s, of size numbers. The caller holds mu, or is
-// start.
-func (r *ranges) took(s span, size int64) {
-	if s.start != r.runEnd {
-		r.runStart = s.start
+// took records the range s, obtained for a claim of size numbers: fresh
+// from max_id, or given back. The caller holds mu, or is start.
+func (r *ranges) took(s span, size int64, fresh bool) {
+	if fresh {
+		r.runEnd = s.end
 	}
-	r.runEnd = s.end
+	r.high = s.end
 	r.size = size
 	r.claims++
 	r.claimErr = nil
@@ -275,14 +339,14 @@ func (r *ranges) claimNext() bool {
 	for delay := failedWait; ; delay = min(2*delay, maxBackoff) {
 		now, cursor, size := r.sizeNext()
 		ctx, cancel := context.WithTimeout(r.ctx, claimTimeout)
-		s, err := r.claim(ctx, size)
+		s, fresh, err := r.obtain(ctx, size)
 		cancel()
 		if r.ctx.Err() != nil {
 			return false
 		}
 		switch err = r.judge(s, err); {
 		case err == nil:
-			r.landed(s, size, now, cursor)
+			r.landed(s, size, fresh, now, cursor)
 			return true
 		case errors.Is(err, ErrTagGone):
 			r.setFatal(err)
@@ -314,12 +378,14 @@ func (r *ranges) sizeNext() (now time.Time, cursor, size int64) {
 
 // judge returns the error a claim of s counts as: err, said as the
 // generator says it, or ErrTagGone for a range below what this generator
-// claimed before (the row was deleted or moved back). Only the claimer
-// writes runEnd once start has returned, so it reads it without mu.
+// took before (the row was deleted or moved back: max_id never falls below
+// a range a process holds, given back or not, see the package doc). Only
+// the claimer writes high once start has returned, so it reads it without
+// mu.
 func (r *ranges) judge(s span, err error) error {
-	if err == nil && s.start < r.runEnd {
-		return fmt.Errorf("%w: claimed [%d, %d) of tag %q in %s, below the %d this generator claimed up to",
-			ErrTagGone, s.start, s.end, r.tag, r.table, r.runEnd)
+	if err == nil && s.start < r.high {
+		return fmt.Errorf("%w: claimed [%d, %d) of tag %q in %s, below the %d this generator took up to",
+			ErrTagGone, s.start, s.end, r.tag, r.table, r.high)
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		// The claim's own timeout: a server that does not answer.
@@ -328,12 +394,12 @@ func (r *ranges) judge(s span, err error) error {
 	return err
 }
 
-// landed records the claim of s, sized at now and cursor, as the spare
-// range Next takes next.
-func (r *ranges) landed(s span, size int64, now time.Time, cursor int64) {
+// landed records the range s, sized at now and cursor, as the spare range
+// Next takes next.
+func (r *ranges) landed(s span, size int64, fresh bool, now time.Time, cursor int64) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.took(s, size)
+	r.took(s, size, fresh)
 	r.lastAt, r.lastCursor = now, cursor
 	r.spare, r.claiming = &s, false
 }
@@ -369,43 +435,78 @@ func (r *ranges) stop() {
 	r.cancel()
 }
 
-// giveBack returns to the table what the generator claimed and never
-// handed out, when no other process has claimed since: what it never put
-// in the ring, and [lowest, next), the last run of numbers Close took from
-// the ring, if that run reaches the first number never put (lowest is -1
-// when Close took none). The padder and the claimer have stopped.
-func (r *ranges) giveBack(lowest, next int64) error {
+// giveBack gives back the numbers the generator took and never handed out:
+// drained, the runs Close took from the sealed ring, and what was never put
+// in it. The run that ends at runEnd goes back by moving max_id down to its
+// start, when no other process has claimed since; every other run, and
+// that one when max_id moved, goes to the table of numbers given back, for
+// a later claim to hand out. Where that table is missing, they are lost,
+// never repeated. The padder and the claimer have stopped.
+func (r *ranges) giveBack(drained []span) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	unput := r.runEnd
-	if r.cur.len() > 0 {
-		unput = r.cur.start
-	} else if r.spare != nil {
-		unput = r.spare.start
-	}
-	if lowest < 0 || next != unput {
-		// Close took none, or a take in flight claimed numbers after
-		// the run: give back only what was never put.
-		lowest = unput
-	}
-	from := max(lowest, r.runStart)
-	if from >= r.runEnd {
-		return nil
+	unused := append(drained, r.cur)
+	if r.spare != nil {
+		unused = append(unused, *r.spare)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), giveBackTimeout)
 	defer cancel()
+	var errs []error
+	for _, s := range merge(unused) {
+		if err := r.giveBackRun(ctx, s); err != nil {
+			errs = append(errs, fmt.Errorf("give back [%d, %d) of tag %q: %w", s.start, s.end, r.tag, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// giveBackRun gives back the run s: through max_id where s ends there,
+// else to the table of numbers given back.
+func (r *ranges) giveBackRun(ctx context.Context, s span) error {
 	d := r.c.d
-	n, err := d.Exec(ctx, r.db, "UPDATE "+r.table+" SET max_id = ?, update_time = CURRENT_TIMESTAMP"+
-		" WHERE biz_tag = ? AND max_id = ?", from, r.tag, r.runEnd)
+	if s.end == r.runEnd {
+		n, err := d.Exec(ctx, r.db, "UPDATE "+r.table+" SET max_id = ?, update_time = CURRENT_TIMESTAMP"+
+			" WHERE biz_tag = ? AND max_id = ?", s.start, r.tag, r.runEnd)
+		if err != nil {
+			return fmt.Errorf("in %s: %w", r.table, cause(ctx, d, err))
+		}
+		if n == 1 {
+			r.log(ctx, "segment: gave back through max_id", "from", s.start, "to", s.end)
+			return nil
+		}
+	}
+	if r.noReturned {
+		r.log(ctx, "segment: numbers lost: no table of numbers given back", "from", s.start, "to", s.end)
+		return nil
+	}
+	_, err := r.db.ExecContext(ctx, d.Rebind("INSERT INTO "+r.returned+" (biz_tag, start_id, end_id) VALUES (?, ?, ?)"),
+		r.tag, s.start, s.end)
+	if d.Kind(err) == dialect.NoTable {
+		r.log(ctx, "segment: numbers lost: no table of numbers given back", "from", s.start, "to", s.end)
+		return nil
+	}
 	if err != nil {
-		return fmt.Errorf("give back %d numbers of tag %q to %s: %w", r.runEnd-from, r.tag, r.table, cause(ctx, d, err))
+		return fmt.Errorf("to %s: %w", r.returned, cause(ctx, d, err))
 	}
-	if n == 1 {
-		r.log(ctx, "segment: gave back", "from", from, "to", r.runEnd)
-	} else {
-		r.log(ctx, "segment: another process claimed since; numbers lost", "from", from, "to", r.runEnd)
-	}
+	r.log(ctx, "segment: gave back to "+r.returned, "from", s.start, "to", s.end)
 	return nil
+}
+
+// merge returns the non-empty spans of spans, sorted, with the ones that
+// touch joined.
+func merge(spans []span) []span {
+	slices.SortFunc(spans, func(a, b span) int { return cmp.Compare(a.start, b.start) })
+	var out []span
+	for _, s := range spans {
+		switch {
+		case s.len() <= 0:
+		case len(out) > 0 && out[len(out)-1].end == s.start:
+			out[len(out)-1].end = s.end
+		default:
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // log logs msg at level Debug when there is a logger.
@@ -423,5 +524,6 @@ func (r *ranges) stats() Stats {
 	if r.spare != nil {
 		pending += r.spare.len()
 	}
-	return Stats{Claims: r.claims, ClaimsFailed: r.claimsFailed, ClaimSize: r.size, Pending: pending, LastClaim: r.lastAt}
+	return Stats{Claims: r.claims, ClaimsFailed: r.claimsFailed, ClaimSize: r.size, Pending: pending, LastClaim: r.lastAt,
+		Reused: r.reused}
 }

@@ -2,6 +2,7 @@ package segment
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -34,46 +35,73 @@ const postgresSQL = "CREATE TABLE leaf_alloc (\n" +
 	"  PRIMARY KEY (biz_tag)\n" +
 	");\n"
 
+// returnedSQL is the table of numbers given back, for both dialects: the
+// runs [start_id, end_id) of a tag that a generator took, did not hand out,
+// and could not give back by moving max_id, because another process had
+// claimed since. A later claim of the tag takes a run whole, lowest first,
+// by deleting its row. Leaf's servers never read it; its numbers are below
+// max_id, where no claim of theirs goes.
+const returnedSQL = "CREATE TABLE leaf_alloc_returned (\n" +
+	"  biz_tag VARCHAR(128) NOT NULL,\n" +
+	"  start_id BIGINT NOT NULL,\n" +
+	"  end_id BIGINT NOT NULL,\n" +
+	"  returned_at TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP,\n" +
+	"  PRIMARY KEY (biz_tag, start_id)\n" +
+	");\n"
+
+// returnedTable names the table of numbers given back of the tag table
+// table.
+func returnedTable(table string) string { return table + "_returned" }
+
 // Schema returns the DDL of the tag table for dialect, "mysql" or
-// "postgres" (ErrDialect for another): for MySQL and DefaultTable (or ""),
-// Leaf's leaf_alloc exactly; for another table name, the same text with
-// that name. The name must be a plain identifier (ErrBadTable), as for
-// worker.Schema.
+// "postgres" (ErrDialect for another), then that of its table of numbers
+// given back, table_returned: for MySQL and DefaultTable (or ""), Leaf's
+// leaf_alloc exactly, then leaf_alloc_returned; for another table name,
+// the same text with that name. The name must be a plain identifier
+// (ErrBadTable), as for worker.Schema, and so must table_returned.
 func Schema(dialectName, table string) (string, error) {
 	if table == "" {
 		table = DefaultTable
 	}
 	d, err := dialect.Named(dialectName)
 	if err == nil {
-		err = d.CheckTable(table)
+		err = d.CheckTable(returnedTable(table))
 	}
 	if err != nil {
 		return "", fmt.Errorf("segment: %w", err)
 	}
-	return schemaFor(d, table), nil
+	tags, returned := schemaFor(d, table)
+	return tags + "\n" + returned, nil
 }
 
-func schemaFor(d *dialect.Dialect, table string) string {
+// schemaFor returns the DDL of the tag table and of its table of numbers
+// given back.
+func schemaFor(d *dialect.Dialect, table string) (tags, returned string) {
 	ddl := mysqlSQL
 	if d == dialect.Postgres {
 		ddl = postgresSQL
 	}
-	return strings.Replace(ddl, DefaultTable, table, 1)
+	return strings.Replace(ddl, DefaultTable, table, 1), strings.Replace(returnedSQL, DefaultTable, table, 1)
 }
 
-// EnsureSchema creates cfg.Table in cfg.DB unless it exists; it reads only
-// DB, Dialect and Table. The server's "table exists" answer counts as
-// success, so many processes may call it at once. It fails as New does
-// before sending anything (ErrNilDB, ErrDialect, ErrBadTable), and
-// otherwise with the server's error, wrapping ErrUnreachable or
-// ErrAccessDenied where it says so.
+// EnsureSchema creates cfg.Table in cfg.DB, and its table of numbers given
+// back (see Schema), unless they exist; it reads only DB, Dialect and
+// Table. A table Leaf's server made gets the second table and keeps
+// serving Leaf. The server's "table exists" answer counts as success, so
+// many processes may call it at once. It fails as New does before sending
+// anything (ErrNilDB, ErrDialect, ErrBadTable), and otherwise with the
+// server's error, wrapping ErrUnreachable or ErrAccessDenied where it says
+// so.
 func EnsureSchema(ctx context.Context, cfg Config) error {
 	t, err := cfg.checkTable()
 	if err != nil {
 		return fmt.Errorf("segment: %w", err)
 	}
-	if _, err := t.d.CreateTable(ctx, t.DB, schemaFor(t.d, t.Table)); err != nil {
-		return fmt.Errorf("segment: create table %s: %w", t.Table, cause(ctx, t.d, err))
+	tags, returned := schemaFor(t.d, t.Table)
+	for _, c := range []struct{ table, ddl string }{{t.Table, tags}, {returnedTable(t.Table), returned}} {
+		if _, err := t.d.CreateTable(ctx, t.DB, c.ddl); err != nil {
+			return fmt.Errorf("segment: create table %s: %w", c.table, cause(ctx, t.d, err))
+		}
 	}
 	return nil
 }
@@ -114,6 +142,9 @@ type Row struct {
 	Step        int64 // the tag's smallest range
 	Description string
 	LastClaim   time.Time // update_time: the last claim or return, in UTC
+	// Returned counts the tag's numbers given back below Next, waiting
+	// for a later claim to hand them out, in ReturnedRuns runs.
+	Returned, ReturnedRuns int64
 }
 
 // List returns the tags of cfg.Table in cfg.DB, by tag; it reads only DB,
@@ -144,5 +175,38 @@ func List(ctx context.Context, cfg Config) ([]Row, error) {
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("segment: list the tags of %s: %w", table, cause(ctx, d, err))
 	}
+	if err := countReturned(ctx, t, list); err != nil {
+		return nil, fmt.Errorf("segment: list the tags of %s: %w", table, err)
+	}
 	return list, nil
+}
+
+// countReturned fills in the Returned and ReturnedRuns of list, by tag,
+// from t's table of numbers given back; a missing one has none.
+func countReturned(ctx context.Context, t config, list []Row) error {
+	returned := returnedTable(t.Table)
+	rows, err := t.DB.QueryContext(ctx, "SELECT biz_tag, SUM(end_id - start_id), COUNT(*) FROM "+returned+" GROUP BY biz_tag")
+	if err != nil {
+		err = cause(ctx, t.d, err)
+		if errors.Is(err, ErrNoTable) {
+			return nil
+		}
+		return err
+	}
+	defer rows.Close()
+	byTag := make(map[string]*Row, len(list))
+	for i := range list {
+		byTag[list[i].Tag] = &list[i]
+	}
+	for rows.Next() {
+		var tag string
+		var n, runs int64
+		if err := rows.Scan(&tag, &n, &runs); err != nil {
+			return err
+		}
+		if r := byTag[tag]; r != nil {
+			r.Returned, r.ReturnedRuns = n, runs
+		}
+	}
+	return rows.Err()
 }

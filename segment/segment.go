@@ -25,14 +25,21 @@
 // The table is Leaf's leaf_alloc, with Leaf's meaning: a tag's row holds
 // max_id, the first number not yet claimed, and step; a claim of s numbers
 // moves max_id from m to m + s and owns [m, m + s). A Java Leaf server can
-// share the table: its claims are claims of step numbers. EnsureSchema
-// creates the table; New creates a missing tag, at 1 or at Config.Start.
+// share the table: its claims are claims of step numbers. Beside it,
+// leaf_alloc_returned (the tag table's name and "_returned") holds runs of
+// numbers that a Close gave back below max_id, for later claims to hand
+// out, lowest first: Leaf's servers never read it, and lose nothing by it.
+// EnsureSchema creates both tables; New creates a missing tag, at 1 or at
+// Config.Start. Without the second table (a table Leaf made), a Close loses
+// what it cannot give back through max_id, as Leaf's restarts do.
 //
 // # Why no two processes hand out the same number
 //
 // The invariant: no number at or above a tag's max_id is owned by any
-// process (handed out, or waiting to be). Every statement that changes
-// max_id keeps it, and the database applies them one at a time:
+// process (handed out, or waiting to be); every number in one of the tag's
+// rows of the returned table is below max_id, in no other row, and owned by
+// no process. Every statement that changes max_id or those rows keeps it,
+// and the database applies them one at a time:
 //
 //  1. A claim is one statement, UPDATE ... SET max_id = max_id + s (on
 //     MySQL through LAST_INSERT_ID(max_id + s), which hands the new value
@@ -40,16 +47,26 @@
 //     writes m + s atomically, so the range [m, m + s) it takes is above
 //     every owned number, and no other claim can take any of it. Leaf's
 //     own claims are the same statement with s = step.
-//  2. A return (Close) names the max_id its process's last claim left,
-//     e: UPDATE ... SET max_id = r WHERE max_id = e, where [r, e) is the
-//     end of the process's own ranges that it has not handed out and never
-//     will (the ring is sealed and drained first). The update changes the
-//     row only if max_id is still e: then, by the invariant, nothing at or
-//     above e is owned, and [r, e) is owned by this process alone, which
-//     gives it up; so nothing at or above r is owned. If max_id moved, the
-//     update changes nothing and the numbers are lost, never repeated.
+//  2. A return through max_id (Close) names the max_id its process's last
+//     claim left, e: UPDATE ... SET max_id = r WHERE max_id = e, where
+//     [r, e) is a run of the process's own numbers that it has not handed
+//     out and never will (the ring is sealed and drained first). The update
+//     changes the row only if max_id is still e: then, by the invariant,
+//     nothing at or above e is owned, and [r, e) is owned by this process
+//     alone, so no returned row holds any of it, and every row lies below
+//     r; the process gives [r, e) up, and nothing at or above r is owned.
 //     (max_id may have moved away from e and come back: only by a return
 //     of everything above e, which leaves nothing above e owned either.)
+//  3. A return to the table (Close, for every other run it holds, and for
+//     that one when max_id moved) inserts the run [a, b) as a row: the
+//     process owned it, so no other row holds any of it and it lies below
+//     max_id; the process gives it up, and the table owns it.
+//  4. A claim takes a returned run with DELETE ... WHERE biz_tag = ? AND
+//     start_id = a AND end_id = b, and owns [a, b) only if the delete
+//     affected the row: of processes that read the same row, the database
+//     lets one delete it. (Take a row without the delete's count:
+//     TestDenseAcrossRestarts, whose four generators start at once, sees a
+//     fails: two of them own one run.)
 //
 // New's other writes keep it too: it inserts a tag's row only where there
 // is none, and moves max_id up to Start only with an update conditional on
@@ -59,9 +76,12 @@
 // gone, or a claim below one it made before, stops claiming (ErrTagGone)
 // rather than hand out numbers twice (TestTagRowGone).
 //
-// A process's own ranges increase: once its claim has set max_id to e, no
-// statement sets max_id below e again, since a return lowers max_id only to
-// numbers of a later claim. So the numbers a process hands out increase.
+// A process's own ranges increase. It takes a returned run only at or
+// above the end of every range it took before. And max_id never falls below
+// a range a process holds: a return through max_id lowers it to r, where
+// [r, e) is the returner's own and every other owned number lies below r;
+// so a new claim starts above every range the process took, too. So the
+// numbers a process hands out increase.
 //
 // # Ranges that adapt
 //
@@ -76,11 +96,13 @@
 // burst that follows a long idle time is small: at a rate that spends half
 // a step faster than a round trip to the database, takes then wait for one
 // or two claims before the ranges catch up. A step sized for the bursts a
-// tag sees avoids that. A crash
-// loses what the process had claimed and not handed out: at most about one
-// and a half ClaimEvery of numbers at its rate. A clean Close loses nothing
-// when no other process claimed since its last claim, so a process
-// restarted ten times hands out 1, 2, 3, ... without a gap.
+// tag sees avoids that. A crash loses what the process had claimed and not
+// handed out: at most about one and a half ClaimEvery of numbers at its
+// rate. A clean Close loses nothing: what it cannot give back through
+// max_id, because another process claimed since, waits in the returned
+// table for the next claims, so a fleet's rolling restarts leave the
+// numbers below max_id dense (TestDenseAcrossRestarts), and a process
+// restarted ten times alone hands out 1, 2, 3, ... without a gap.
 package segment
 
 import (
@@ -373,8 +395,9 @@ func (g *Generator) NextIDs(dst []int64) (int, error) {
 func (g *Generator) Tag() string { return g.src.tag }
 
 // Close stops the padding and claiming goroutines and gives back what the
-// generator claimed and did not hand out, when no other process has claimed
-// since its last claim (see the package doc): so a clean restart loses no
+// generator took and did not hand out: through max_id when no other process
+// has claimed since its last claim, and otherwise to the returned table,
+// for later claims (see the package doc); so a clean restart loses no
 // number. NextID then fails with uidgen.ErrClosed. With the database down,
 // Close returns within about 3 seconds (a second for a claim on its way,
 // two for the give-back) and the numbers it held are lost. Close is
@@ -388,24 +411,25 @@ func (g *Generator) Close() error {
 		g.src.stop()
 		// Take what the ring still holds, so that no take in flight hands
 		// out a number given back. A take in flight may claim values
-		// between two of these batches, or after the last: [lowest, next)
-		// is the run of numbers taken here since the last gap, which the
-		// ring's increasing values show.
-		lowest, next := int64(-1), int64(-1)
+		// between two of these batches, or after the last: drained holds
+		// the runs of numbers taken here, which the ring's increasing
+		// values show.
+		var drained []span
 		var buf [512]int64
 		for {
 			n, err := g.ring.TakeN(buf[:])
-			if n > 0 {
-				if buf[0] != next {
-					lowest = buf[0]
+			for _, v := range buf[:n] {
+				if k := len(drained) - 1; k >= 0 && drained[k].end == v {
+					drained[k].end++
+				} else {
+					drained = append(drained, span{v, v + 1})
 				}
-				next = buf[n-1] + 1
 			}
 			if err != nil {
 				break
 			}
 		}
-		if err := g.src.giveBack(lowest, next); err != nil {
+		if err := g.src.giveBack(drained); err != nil {
 			g.closeErr = fmt.Errorf("segment: close: %w", err)
 		}
 	})
@@ -425,6 +449,7 @@ type Stats struct {
 	ClaimSize    int64     // numbers the last claim took
 	Pending      int64     // numbers claimed and not yet in the ring
 	LastClaim    time.Time // when the last claim was sized (Config.Clock)
+	Reused       int64     // ranges taken from the numbers other generators gave back
 }
 
 // Stats returns a snapshot of g. Under load the fields are read one at a

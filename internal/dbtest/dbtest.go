@@ -151,7 +151,8 @@ func Table(t testing.TB, db *sql.DB, prefix string) string {
 	t.Helper()
 	name := UniqueName(prefix)
 	t.Cleanup(func() {
-		if _, err := db.Exec("DROP TABLE IF EXISTS " + name); err != nil {
+		// A segment tag table comes with its table of numbers given back.
+		if _, err := db.Exec("DROP TABLE IF EXISTS " + name + ", " + name + "_returned"); err != nil {
 			t.Errorf("drop %s: %v", name, err)
 		}
 	})
