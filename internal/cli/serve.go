@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -22,6 +22,8 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/seed4d941b13/uidgen/segment"
 )
 
 // maxIDs is the most IDs one GET /ids may ask for: 10,000 IDs are about
@@ -35,7 +37,8 @@ var (
 	jsonType  = []string{"application/json"}
 )
 
-const serveSynopsis = `serve [-addr HOST:PORT] [-generator cached|default] [-shutdown-timeout D] [-worker ID | -dsn DSN [-lease [-lease-ttl D] [-lease-horizon D]]] [layout flags]
+const serveSynopsis = `serve [-addr HOST:PORT] [-generator cached|default] [-shutdown-timeout D] [-worker ID | -dsn DSN [-lease [-lease-ttl D] [-lease-horizon D]]
+             [-segment-table NAME] [-max-tags N] [-create-tags]] [layout flags]
 
 Serves IDs over HTTP, for services in any language:
 
@@ -44,28 +47,58 @@ Serves IDs over HTTP, for services in any language:
                       one per line when the Accept header prefers text/plain
   GET /parse/{uid}    the ID taken apart, as JSON with string numbers
   GET /healthz        200 while IDs can be had (it takes one), 503 and why otherwise
-  GET /metrics        Prometheus metrics of the generator
+  GET /metrics        Prometheus metrics of the generator, and of each tag served
+
+With -dsn it also serves the dense numbers of the segment tags in the
+leaf_alloc table of that database (-segment-table), as gen -segment does:
+
+  GET /segment/{tag}          the tag's next number, as text
+  GET /segment/{tag}/ids?n=N  N numbers of the tag, as /ids gives IDs
+  GET /segments               each tag served: its ring, claims and numbers held, as JSON
+
+A tag is served only if its row is in the table, unless -create-tags; its
+generator opens on its first request, up to -max-tags of them, and gives
+its unused numbers back at exit. An unknown tag gets 404, a tag past
+-max-tags or a failing database 503; without -dsn these routes answer 501.
+
+Meituan Leaf's leaf-server routes answer as leaf-server does, so that its
+clients need only a new host name: the number as text, or status 500 and
+Spring Boot's JSON error body (message "Result{id=-2, status=EXCEPTION}"
+for a tag not in the table, "Result{id=-3, status=EXCEPTION}" for a failure):
+
+  /api/segment/get/{key}      the next number of tag key
+  /api/snowflake/get/{key}    an ID of the generator, as /id (key ignored)
 
 Bad input gets a 4xx status and a JSON body {"error": "..."} saying what was
 wrong. It prints the address it listens on to stderr. SIGTERM or SIGINT stops
 it: it stops accepting, lets requests in flight finish (up to
--shutdown-timeout), gives a leased worker ID back and exits 0.`
+-shutdown-timeout), gives each tag's unused numbers and a leased worker ID
+back and exits 0.`
 
-func runServe(args []string, _, stderr io.Writer) error {
-	fs := newFlagSet("serve", serveSynopsis, "uidgen serve -addr 127.0.0.1:8080 -worker 3", stderr)
+func runServe(args []string, _, stderr io.Writer, store LeaseStore) error {
+	fs := newFlagSet("serve", serveSynopsis, "uidgen serve -addr 127.0.0.1:8080 -worker 3\n"+
+		"  uidgen serve -addr 127.0.0.1:8080 -dsn 'root@tcp(127.0.0.1:3306)/test' -lease   # and the tags of leaf_alloc", stderr)
 	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on; port 0 picks a free port")
 	generator := fs.String("generator", "cached", "cached (the ring) or default (per-call Snowflake)")
 	grace := fs.Duration("shutdown-timeout", 10*time.Second, "on SIGTERM or SIGINT, how long requests in flight may take to finish")
+	table := fs.String("segment-table", segment.DefaultTable, "with -dsn: the table of the segment tags served")
+	maxTags := fs.Int("max-tags", defaultMaxTags, "with -dsn: the most tags served; a generator holds 512 KiB of numbers")
+	createTags := fs.Bool("create-tags", false, "with -dsn: serve tags not in the table too, creating their rows (and the table)")
 	var mf makerFlags
-	mf.register(fs)
+	mf.register(fs, store)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	switch {
 	case fs.NArg() > 0:
-		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+		return fmt.Errorf("%w: unexpected argument %q", ErrUsage, fs.Arg(0))
 	case *grace <= 0:
-		return fmt.Errorf("%w: -shutdown-timeout %v: must be more than 0", errUsage, *grace)
+		return fmt.Errorf("%w: -shutdown-timeout %v: must be more than 0", ErrUsage, *grace)
+	case *maxTags < 1:
+		return fmt.Errorf("%w: -max-tags %d: must be 1 or more", ErrUsage, *maxTags)
+	}
+	if name := setFlag(fs, "segment-table", "max-tags", "create-tags"); name != "" && mf.worker.dsn == "" {
+		return fmt.Errorf("%w: -%s needs -dsn: the tags live in a table", ErrUsage, name)
 	}
 	// Signals that arrive while the worker ID is assigned wait for the
 	// server to start, then stop it: a leased ID is given back either way.
@@ -75,12 +108,20 @@ func runServe(args []string, _, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	var tags *tagServer
+	closeAll := g.close
+	if mf.worker.dsn != "" {
+		if tags, err = newTagServer(mf.worker.dsn, *table, *maxTags, *createTags); err != nil {
+			return errors.Join(err, g.close())
+		}
+		closeAll = func() error { return errors.Join(tags.close(), g.close()) }
+	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
-		return errors.Join(fmt.Errorf("%w: -addr %s: %v", errUsage, *addr, err), g.close())
+		return errors.Join(fmt.Errorf("%w: -addr %s: %v", ErrUsage, *addr, err), closeAll())
 	}
 	srv := &http.Server{
-		Handler:           newIDServer(g).routes(),
+		Handler:           newIDServer(g, tags).routes(),
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          log.New(stderr, "uidgen serve: ", 0),
@@ -88,10 +129,13 @@ func runServe(args []string, _, stderr io.Writer) error {
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	fmt.Fprintf(stderr, "uidgen serve: listening on %s (%s generator, worker ID %d)\n", ln.Addr(), *generator, g.workerID)
+	if tags != nil {
+		fmt.Fprintf(stderr, "uidgen serve: serving up to %d segment tags of table %s\n", *maxTags, *table)
+	}
 
 	select {
 	case err := <-served:
-		return errors.Join(fmt.Errorf("serve: %w", err), g.close())
+		return errors.Join(fmt.Errorf("serve: %w", err), closeAll())
 	case <-ctx.Done():
 	}
 	stop() // a second signal ends the process at once, as by default
@@ -104,19 +148,23 @@ func runServe(args []string, _, stderr io.Writer) error {
 		shutdownErr = fmt.Errorf("requests still in flight after -shutdown-timeout %v were cut off: %w", *grace, err)
 	}
 	<-served // http.ErrServerClosed
-	// No request runs now, so none can find the generator closed.
-	if err := errors.Join(shutdownErr, g.close()); err != nil {
+	// No request runs now, so none can find a generator closed, and each
+	// tag's generator gives back all it did not hand out.
+	if err := errors.Join(shutdownErr, closeAll()); err != nil {
 		return err
 	}
 	fmt.Fprintln(stderr, "uidgen serve: stopped")
 	return nil
 }
 
-// idServer is the HTTP face of one generator.
+// idServer is the HTTP face of one generator, and of the segment tags of
+// a table where tags is not nil.
 type idServer struct {
 	g       benchee
+	tags    *tagServer
 	metrics http.Handler
 	bufs    sync.Pool // of *idsBuf
+	now     func() time.Time
 }
 
 // idsBuf is what one GET /ids fills: the IDs, and the body made of them.
@@ -125,10 +173,16 @@ type idsBuf struct {
 	out []byte
 }
 
-func newIDServer(g benchee) *idServer {
+func newIDServer(g benchee, tags *tagServer) *idServer {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(g.collector, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	s := &idServer{g: g, metrics: promhttp.HandlerFor(reg, promhttp.HandlerOpts{})}
+	gather := prometheus.Gatherers{reg}
+	if tags != nil {
+		// The tags' metrics share names with the generator's, with a tag
+		// label: one Registry refuses that, so they have their own.
+		gather = append(gather, tags.reg)
+	}
+	s := &idServer{g: g, tags: tags, metrics: promhttp.HandlerFor(gather, promhttp.HandlerOpts{}), now: time.Now}
 	s.bufs.New = func() any { return &idsBuf{ids: make([]int64, maxIDs)} }
 	return s
 }
@@ -140,8 +194,15 @@ func (s *idServer) routes() http.Handler {
 	mux.Handle("/parse/{uid...}", onlyGet(s.parse))
 	mux.Handle("/healthz", onlyGet(s.health))
 	mux.Handle("/metrics", onlyGet(s.metrics.ServeHTTP))
+	mux.Handle("/segment/{tag}", onlyGet(s.segmentID))
+	mux.Handle("/segment/{tag}/ids", onlyGet(s.segmentIDs))
+	mux.Handle("/segments", onlyGet(s.segments))
+	// leaf-server maps these for every method (@RequestMapping without one).
+	mux.HandleFunc("/api/segment/get/{key}", s.leafSegment)
+	mux.HandleFunc("/api/snowflake/get/{key}", s.leafSnowflake)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotFound, fmt.Sprintf("no such path %q: try GET /id, /ids?n=N, /parse/{uid}, /healthz or /metrics", r.URL.Path))
+		writeError(w, http.StatusNotFound, fmt.Sprintf("no such path %q: try GET /id, /ids?n=N, /parse/{uid}, /healthz, /metrics, "+
+			"/segment/{tag}, /segment/{tag}/ids?n=N or /segments", r.URL.Path))
 	})
 	return mux
 }
@@ -164,9 +225,14 @@ func (s *idServer) id(w http.ResponseWriter, _ *http.Request) {
 		writeError(w, http.StatusServiceUnavailable, err.Error())
 		return
 	}
+	writeNumber(w, uid)
+}
+
+// writeNumber answers n as a line of text.
+func writeNumber(w http.ResponseWriter, n int64) {
 	var buf [24]byte
 	w.Header()["Content-Type"] = textPlain
-	w.Write(append(strconv.AppendInt(buf[:0], uid, 10), '\n'))
+	w.Write(append(strconv.AppendInt(buf[:0], n, 10), '\n'))
 }
 
 func (s *idServer) ids(w http.ResponseWriter, r *http.Request) {
@@ -182,7 +248,13 @@ func (s *idServer) ids(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusServiceUnavailable, err.Error())
 		return
 	}
-	out := buf.out[:0]
+	buf.write(w, r, ids)
+}
+
+// write answers r with ids, a prefix of b.ids: a JSON array of strings, or
+// one per line where r's Accept header prefers text/plain.
+func (b *idsBuf) write(w http.ResponseWriter, r *http.Request, ids []int64) {
+	out := b.out[:0]
 	if prefersText(r.Header.Get("Accept")) {
 		w.Header()["Content-Type"] = textPlain
 		for _, uid := range ids {
@@ -199,7 +271,7 @@ func (s *idServer) ids(w http.ResponseWriter, r *http.Request) {
 		}
 		out = append(out, "]\n"...)
 	}
-	buf.out = out
+	b.out = out
 	w.Write(out)
 }
 

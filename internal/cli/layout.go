@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"flag"
@@ -58,5 +58,5 @@ func parseEpoch(s string) (time.Time, error) {
 			return t, nil
 		}
 	}
-	return time.Time{}, fmt.Errorf("%w: -epoch %q is neither YYYY-MM-DD nor RFC 3339", errUsage, s)
+	return time.Time{}, fmt.Errorf("%w: -epoch %q is neither YYYY-MM-DD nor RFC 3339", ErrUsage, s)
 }

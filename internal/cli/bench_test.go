@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/seed4d941b13/uidgen/internal/fleettest"
 )
 
 func TestBenchPrintsATableRowPerGenerator(t *testing.T) {
@@ -129,12 +131,10 @@ func checkTable(t *testing.T, out string) {
 // uidgenCommand returns the test binary set up to run as uidgen with args.
 func uidgenCommand(t *testing.T, args ...string) *exec.Cmd {
 	t.Helper()
-	exe, err := os.Executable()
+	cmd, err := fleettest.Command(t.Context(), args...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.CommandContext(t.Context(), exe, "-test.run=^$")
-	cmd.Env = append(os.Environ(), childArgsEnv+"="+strings.Join(args, "\n"))
 	return cmd
 }
 

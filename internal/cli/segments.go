@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bufio"
@@ -38,7 +38,7 @@ func (s *segmentFlags) register(fs *flag.FlagSet) {
 // func that closes it and the database.
 func (s *segmentFlags) open(dsn string) (*segment.Generator, func() error, error) {
 	if dsn == "" {
-		return nil, nil, fmt.Errorf("%w: -segment needs -dsn (or $%s): the tags live in a table", errUsage, dsnEnv)
+		return nil, nil, fmt.Errorf("%w: -segment needs -dsn (or $%s): the tags live in a table", ErrUsage, dsnEnv)
 	}
 	db, err := openDB(dsn)
 	if err != nil {
@@ -93,7 +93,7 @@ func genSegment(s *segmentFlags, dsn string, n int, stdout io.Writer) (err error
 	return out.Flush()
 }
 
-func runSegments(args []string, stdout, stderr io.Writer) error {
+func runSegments(args []string, stdout, stderr io.Writer, _ LeaseStore) error {
 	fs := newFlagSet("segments", "segments -dsn DSN [-segment-table NAME]",
 		"uidgen segments -dsn 'postgres://postgres@127.0.0.1:5432/test'", stderr)
 	table := fs.String("segment-table", segment.DefaultTable, "the tag table")
@@ -107,11 +107,17 @@ func runSegments(args []string, stdout, stderr io.Writer) error {
 }
 
 // printSegments writes the tags as aligned columns and a summary line.
+// GIVEN BACK counts the numbers below NEXT that clean exits gave back, which
+// later claims hand out first.
 func printSegments(w io.Writer, table string, rows []segment.Row) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "TAG\tNEXT\tSTEP\tLAST CLAIM (UTC)\tDESCRIPTION")
+	fmt.Fprintln(tw, "TAG\tNEXT\tSTEP\tGIVEN BACK\tLAST CLAIM (UTC)\tDESCRIPTION")
 	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\n", r.Tag, r.Next, r.Step, r.LastClaim.Format(time.DateTime), r.Description)
+		back := "-"
+		if r.ReturnedRuns > 0 {
+			back = fmt.Sprintf("%d in %d runs", r.Returned, r.ReturnedRuns)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\n", r.Tag, r.Next, r.Step, back, r.LastClaim.Format(time.DateTime), r.Description)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -141,7 +147,7 @@ func segmentConflicts(fs *flag.FlagSet, allowed ...string) error {
 		}
 	})
 	if bad != "" {
-		return fmt.Errorf("%w: -%s does not go with -segment, which hands out dense numbers from the tag table", errUsage, bad)
+		return fmt.Errorf("%w: -%s does not go with -segment, which hands out dense numbers from the tag table", ErrUsage, bad)
 	}
 	return nil
 }

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"encoding/json"
@@ -89,7 +89,7 @@ type layoutPlan struct {
 	ReservedByCrashes   int64   `json:"reservedByCrashes"`
 }
 
-func runPlan(args []string, stdout, stderr io.Writer) error {
+func runPlan(args []string, stdout, stderr io.Writer, _ LeaseStore) error {
 	fs := newFlagSet("plan",
 		"plan [-time-bits T -worker-bits W -seq-bits S | -fit -years Y [-max-bits B]] [-gene-bits G] [-epoch DATE] [-qps Q] [-restarts-per-day R] [-peak-workers N [-crashes-per-hour C] [-lease-horizon D]] [-from DATE] [-json]",
 		"uidgen plan -time-bits 29 -worker-bits 21 -seq-bits 13 -epoch 2026-01-01 -qps 100000 -restarts-per-day 500",
@@ -110,22 +110,22 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+		return fmt.Errorf("%w: unexpected argument %q", ErrUsage, fs.Arg(0))
 	}
 	if *qps < 0 || math.IsInf(*qps, 0) || math.IsNaN(*qps) {
-		return fmt.Errorf("%w: -qps %v: must be 0 or more", errUsage, *qps)
+		return fmt.Errorf("%w: -qps %v: must be 0 or more", ErrUsage, *qps)
 	}
 	if *restarts < 0 || math.IsInf(*restarts, 0) || math.IsNaN(*restarts) {
-		return fmt.Errorf("%w: -restarts-per-day %v: must be 0 or more", errUsage, *restarts)
+		return fmt.Errorf("%w: -restarts-per-day %v: must be 0 or more", ErrUsage, *restarts)
 	}
 	if *peak < 0 {
-		return fmt.Errorf("%w: -peak-workers %d: must be 0 or more", errUsage, *peak)
+		return fmt.Errorf("%w: -peak-workers %d: must be 0 or more", ErrUsage, *peak)
 	}
 	if *crashes < 0 || math.IsInf(*crashes, 0) || math.IsNaN(*crashes) {
-		return fmt.Errorf("%w: -crashes-per-hour %v: must be 0 or more", errUsage, *crashes)
+		return fmt.Errorf("%w: -crashes-per-hour %v: must be 0 or more", ErrUsage, *crashes)
 	}
 	if *horizon < worker.MinLeaseHorizon || *horizon > worker.MaxLeaseHorizon {
-		return fmt.Errorf("%w: -lease-horizon %v: want %v to %v", errUsage, *horizon, worker.MinLeaseHorizon, worker.MaxLeaseHorizon)
+		return fmt.Errorf("%w: -lease-horizon %v: want %v to %v", ErrUsage, *horizon, worker.MinLeaseHorizon, worker.MaxLeaseHorizon)
 	}
 	// Crashes at a steady rate keep rate × horizon IDs reserved at once.
 	reserved := int64(math.Ceil(*crashes * horizon.Hours()))
@@ -135,7 +135,7 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 			set = set || f.Name == "time-bits" || f.Name == "worker-bits" || f.Name == "seq-bits"
 		})
 		if set {
-			return fmt.Errorf("%w: -fit chooses the bits: give -peak-workers and -years, not -time-bits, -worker-bits or -seq-bits", errUsage)
+			return fmt.Errorf("%w: -fit chooses the bits: give -peak-workers and -years, not -time-bits, -worker-bits or -seq-bits", ErrUsage)
 		}
 		var err error
 		if layout.timeBits, layout.workerBits, layout.seqBits, err = fitLayout(*peak+reserved, *lifetime, layout.geneBits, *maxBits); err != nil {
@@ -153,7 +153,7 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 	start := time.Now().Truncate(time.Second)
 	if *from != "" {
 		if start, err = parseEpoch(*from); err != nil {
-			return fmt.Errorf("%w: -from %q is neither YYYY-MM-DD nor RFC 3339", errUsage, *from)
+			return fmt.Errorf("%w: -from %q is neither YYYY-MM-DD nor RFC 3339", ErrUsage, *from)
 		}
 	}
 	p := makePlan(alloc, epoch.Truncate(time.Second), start, *qps, *restarts)
@@ -171,17 +171,17 @@ func runPlan(args []string, stdout, stderr io.Writer) error {
 // from the epoch, and which with geneBits use at most maxBits bits.
 func fitLayout(peak int64, years float64, geneBits, maxBits int) (timeBits, workerBits, seqBits int, err error) {
 	if peak < 1 || !(years > 0) || math.IsInf(years, 0) {
-		return 0, 0, 0, fmt.Errorf("%w: -fit needs -peak-workers 1 or more and -years above 0, not %d and %v", errUsage, peak, years)
+		return 0, 0, 0, fmt.Errorf("%w: -fit needs -peak-workers 1 or more and -years above 0, not %d and %v", ErrUsage, peak, years)
 	}
 	if maxBits < 3 || maxBits > bits.TotalBits-bits.SignBits {
-		return 0, 0, 0, fmt.Errorf("%w: -max-bits %d: want 3 to %d", errUsage, maxBits, bits.TotalBits-bits.SignBits)
+		return 0, 0, 0, fmt.Errorf("%w: -max-bits %d: want 3 to %d", ErrUsage, maxBits, bits.TotalBits-bits.SignBits)
 	}
 	workerBits = mathbits.Len64(uint64(peak))
 	timeBits = max(1, int(math.Ceil(math.Log2(years*secondsPerYear))))
 	seqBits = maxBits - timeBits - workerBits - geneBits
 	if seqBits < 1 {
 		return 0, 0, 0, fmt.Errorf("%w: -fit: %d peak workers need %d worker bits, %v years %d time bits, and %d gene bits, which leave no sequence bit of %d",
-			errUsage, peak, workerBits, years, timeBits, geneBits, maxBits)
+			ErrUsage, peak, workerBits, years, timeBits, geneBits, maxBits)
 	}
 	return timeBits, workerBits, seqBits, nil
 }

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -13,7 +13,7 @@ import (
 func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	code = run(args, &out, &errOut)
+	code = Main(args, &out, &errOut, nil)
 	return code, out.String(), errOut.String()
 }
 

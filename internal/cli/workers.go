@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -11,11 +11,25 @@ import (
 	"github.com/seed4d941b13/uidgen/worker"
 )
 
-func runWorkers(args []string, stdout, stderr io.Writer) error {
+func runWorkers(args []string, stdout, stderr io.Writer, store LeaseStore) error {
 	fs := newFlagSet("workers", "workers -dsn DSN [-table NAME]",
 		"uidgen workers -dsn 'root@tcp(127.0.0.1:3306)/test'", stderr)
 	table := fs.String("table", worker.DefaultTable, "worker table")
-	return runLister(fs, args, "the worker table's database", func(ctx context.Context, db *sql.DB) error {
+	dsn := dsnFlag(fs, "the worker table's database")
+	var sf storeFlags
+	sf.register(fs, store)
+	if err := parseListerFlags(fs, args); err != nil {
+		return err
+	}
+	if sf.chosen() {
+		if err := sf.conflict("workers lists the store's worker IDs", "dsn", "table"); err != nil {
+			return err
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), assignTimeout)
+		defer cancel()
+		return store.List(ctx, stdout)
+	}
+	return listTable(*dsn, func(ctx context.Context, db *sql.DB) error {
 		rows, err := worker.List(ctx, worker.Config{DB: db, Table: *table})
 		if err != nil {
 			return usageIf(err)

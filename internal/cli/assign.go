@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -28,9 +28,9 @@ type makerFlags struct {
 	worker workerFlags
 }
 
-func (m *makerFlags) register(fs *flag.FlagSet) {
+func (m *makerFlags) register(fs *flag.FlagSet, store LeaseStore) {
 	m.layout.register(fs)
-	m.worker.register(fs)
+	m.worker.register(fs, store)
 }
 
 // config returns the generator config the flags describe and a func that
@@ -72,7 +72,7 @@ func (m *makerFlags) open(name string) (benchee, defaultgen.Config, error) {
 // workerFlags are the flags of the commands that make IDs: where the worker
 // ID comes from. A static ID by default; from the WORKER_NODE table with
 // -dsn or $UIDGEN_DSN, a fresh one per run, or with -lease one that comes
-// back.
+// back; or leased from the program's LeaseStore, when its flags choose it.
 type workerFlags struct {
 	fs      *flag.FlagSet
 	id      int64
@@ -81,10 +81,17 @@ type workerFlags struct {
 	lease   bool
 	ttl     time.Duration
 	horizon time.Duration
+	store   storeFlags
 }
 
-func (w *workerFlags) register(fs *flag.FlagSet) {
+// register adds the flags to fs, and store's when it is not nil.
+func (w *workerFlags) register(fs *flag.FlagSet, store LeaseStore) {
 	w.fs = fs
+	w.store.register(fs, store)
+	with, limits := "with -lease"+w.store.orStore(), ""
+	if store != nil {
+		limits = " for -lease, the store's own for the store"
+	}
 	fs.Int64Var(&w.id, "worker", 0, "static worker ID; no other process may use it with the same layout")
 	fs.StringVar(&w.dsn, "dsn", os.Getenv(dsnEnv),
 		"take a fresh worker ID from the WORKER_NODE table in this database, creating the table if missing (default $"+dsnEnv+"):\n"+
@@ -92,29 +99,35 @@ func (w *workerFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&w.table, "table", worker.DefaultTable, "worker table, with -dsn")
 	fs.BoolVar(&w.lease, "lease", false, "with -dsn: lease the lowest free worker ID, which comes back when done, instead of a fresh one")
 	fs.DurationVar(&w.ttl, "lease-ttl", 0, fmt.Sprintf(
-		"with -lease: how long the lease lasts unrenewed, so how soon a crashed process's ID comes back, %v to %v (0: %v)",
-		worker.MinLeaseTTL, worker.MaxLeaseTTL, worker.DefaultLeaseTTL))
+		"%s: how long the lease lasts unrenewed, so how soon a crashed process's ID comes back, %v to %v (0: %v)%s",
+		with, worker.MinLeaseTTL, worker.MaxLeaseTTL, worker.DefaultLeaseTTL, limits))
 	fs.DurationVar(&w.horizon, "lease-horizon", 0, fmt.Sprintf(
-		"with -lease: how long the process goes on without the database (a failover), %v to %v (0: %v); a crashed process leaves its ID reserved this far ahead",
-		worker.MinLeaseHorizon, worker.MaxLeaseHorizon, worker.DefaultLeaseHorizon))
+		"%s: how long the process goes on without the database (a failover), %v to %v (0: %v)%s; a crashed process leaves its ID reserved this far ahead",
+		with, worker.MinLeaseHorizon, worker.MaxLeaseHorizon, worker.DefaultLeaseHorizon, limits))
 }
 
 // assigner returns the Assigner the flags ask for and a func that releases
 // what it holds.
 func (w *workerFlags) assigner() (uidgen.Assigner, func(), error) {
+	if w.store.chosen() {
+		if err := w.store.conflict("the worker ID is leased from the store", "worker", "dsn", "table", "lease"); err != nil {
+			return nil, nil, err
+		}
+		return w.store.store.Leaser(w.ttl, w.horizon)
+	}
 	for _, name := range []string{"lease-ttl", "lease-horizon"} {
 		if w.set(name) && !w.lease {
-			return nil, nil, fmt.Errorf("%w: -%s needs -lease: only a leased worker ID expires and reserves ahead", errUsage, name)
+			return nil, nil, fmt.Errorf("%w: -%s needs -lease%s: only a leased worker ID expires and reserves ahead", ErrUsage, name, w.store.orStore())
 		}
 	}
 	if w.dsn == "" {
 		if w.lease {
-			return nil, nil, fmt.Errorf("%w: -lease needs -dsn: leases live in the worker table", errUsage)
+			return nil, nil, fmt.Errorf("%w: -lease needs -dsn: leases live in the worker table", ErrUsage)
 		}
 		return uidgen.Static(w.id), func() {}, nil
 	}
 	if w.set("worker") {
-		return nil, nil, fmt.Errorf("%w: -worker and -dsn both given: the worker ID comes from one or the other", errUsage)
+		return nil, nil, fmt.Errorf("%w: -worker and -dsn both given: the worker ID comes from one or the other", ErrUsage)
 	}
 	db, err := openDB(w.dsn)
 	if err != nil {

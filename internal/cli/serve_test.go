@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bufio"
@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"os/exec"
 	"regexp"
 	"strconv"
@@ -22,6 +21,7 @@ import (
 	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/defaultgen"
 	"github.com/seed4d941b13/uidgen/internal/dbtest"
+	"github.com/seed4d941b13/uidgen/internal/fleettest"
 	"github.com/seed4d941b13/uidgen/internal/idcheck"
 	"github.com/seed4d941b13/uidgen/internal/testsize"
 )
@@ -70,14 +70,13 @@ var listening = regexp.MustCompile(`^uidgen serve: listening on (\S+) `)
 // if it still runs.
 func startServer(t *testing.T, args ...string) *server {
 	t.Helper()
-	exe, err := os.Executable()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	cmd, err := fleettest.Command(ctx, append([]string{"serve", "-addr", "127.0.0.1:0"}, args...)...)
 	if err != nil {
+		cancel()
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	args = append([]string{"serve", "-addr", "127.0.0.1:0"}, args...)
-	s := &server{cmd: exec.CommandContext(ctx, exe, "-test.run=^$"), stderr: new(syncBuffer), done: make(chan struct{})}
-	s.cmd.Env = append(os.Environ(), childArgsEnv+"="+strings.Join(args, "\n"))
+	s := &server{cmd: cmd, stderr: new(syncBuffer), done: make(chan struct{})}
 	pipe, err := s.cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -304,6 +303,11 @@ func TestServeBadInput(t *testing.T) {
 		{"DELETE", "/parse/1", 405, "method DELETE not allowed"},
 		{"POST", "/healthz", 405, "not allowed"},
 		{"POST", "/metrics", 405, "not allowed"},
+		{"GET", "/segment/order/ids?n=0", 400, "n 0 is out of range: want 1 to 10000"},
+		{"GET", "/segment/order/ids", 400, "no n: want /ids?n=N"},
+		{"POST", "/segment/order", 405, "method POST not allowed on /segment/order"},
+		{"POST", "/segments", 405, "not allowed"},
+		{"GET", "/segment/", 404, `no such path "/segment/"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.method+" "+tt.path, func(t *testing.T) {
@@ -466,6 +470,9 @@ func TestServeBadCalls(t *testing.T) {
 		{[]string{"serve", "-worker", "-3"}, "worker ID -3 is not in [0, 1048575]"},
 		{[]string{"serve", "-addr", "127.0.0.1"}, "-addr 127.0.0.1: listen tcp: address 127.0.0.1: missing port in address"},
 		{[]string{"serve", "-lease"}, "-lease needs -dsn"},
+		{[]string{"serve", "-max-tags", "0", "-dsn", "root@tcp(127.0.0.1:1)/x"}, "-max-tags 0: must be 1 or more"},
+		{[]string{"serve", "-create-tags"}, "-create-tags needs -dsn: the tags live in a table"},
+		{[]string{"serve", "-segment-table", "t"}, "-segment-table needs -dsn"},
 	})
 }
 
@@ -511,7 +518,7 @@ func BenchmarkHandlerID(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer g.close()
-	benchHandler(b, newIDServer(g).routes())
+	benchHandler(b, newIDServer(g, nil).routes())
 }
 
 func BenchmarkHandlerBare(b *testing.B) {

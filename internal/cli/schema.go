@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"fmt"
@@ -9,7 +9,7 @@ import (
 	"github.com/seed4d941b13/uidgen/worker"
 )
 
-func runSchema(args []string, stdout, stderr io.Writer) error {
+func runSchema(args []string, stdout, stderr io.Writer, _ LeaseStore) error {
 	fs := newFlagSet("schema", "schema [-dialect mysql|postgres] [-table NAME | -segment [-segment-table NAME]]",
 		"uidgen schema | mysql -u root mydb\n  uidgen schema -dialect postgres | psql mydb\n  uidgen schema -segment", stderr)
 	dialect := fs.String("dialect", "mysql", "SQL dialect: mysql (also MariaDB) or postgres")
@@ -20,11 +20,11 @@ func runSchema(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+		return fmt.Errorf("%w: unexpected argument %q", ErrUsage, fs.Arg(0))
 	}
 	if *seg {
 		if name := setFlag(fs, "table"); name != "" {
-			return fmt.Errorf("%w: -table names the worker table; -segment-table names the tag table", errUsage)
+			return fmt.Errorf("%w: -table names the worker table; -segment-table names the tag table", ErrUsage)
 		}
 		ddl, err := segment.Schema(*dialect, *segTable)
 		if err != nil {
@@ -34,7 +34,7 @@ func runSchema(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if name := setFlag(fs, "segment-table"); name != "" {
-		return fmt.Errorf("%w: -segment-table needs -segment", errUsage)
+		return fmt.Errorf("%w: -segment-table needs -segment", ErrUsage)
 	}
 	ddl, err := worker.Schema(*dialect, *table)
 	if err != nil {

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -23,13 +23,13 @@ func openDB(dsn string) (*sql.DB, error) {
 	if !strings.HasPrefix(dsn, "postgres://") && !strings.HasPrefix(dsn, "postgresql://") {
 		db, err := sql.Open("mysql", dsn)
 		if err != nil {
-			return nil, fmt.Errorf("%w: -dsn: %v", errUsage, err)
+			return nil, fmt.Errorf("%w: -dsn: %v", ErrUsage, err)
 		}
 		return db, nil
 	}
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
-		return nil, fmt.Errorf("%w: -dsn: %v", errUsage, err)
+		return nil, fmt.Errorf("%w: -dsn: %v", ErrUsage, err)
 	}
 	return stdlib.OpenDB(*cfg), nil
 }
@@ -38,17 +38,37 @@ func openDB(dsn string) (*sql.DB, error) {
 // registers -dsn on fs, parses args, opens the database and calls list
 // with it under assignTimeout. what says what the database is, for -h.
 func runLister(fs *flag.FlagSet, args []string, what string, list func(ctx context.Context, db *sql.DB) error) error {
-	dsn := fs.String("dsn", os.Getenv(dsnEnv), what+" (default $"+dsnEnv+"): "+dsnHelp)
+	dsn := dsnFlag(fs, what)
+	if err := parseListerFlags(fs, args); err != nil {
+		return err
+	}
+	return listTable(*dsn, list)
+}
+
+// dsnFlag registers a lister's -dsn on fs; what says what the database is.
+func dsnFlag(fs *flag.FlagSet, what string) *string {
+	return fs.String("dsn", os.Getenv(dsnEnv), what+" (default $"+dsnEnv+"): "+dsnHelp)
+}
+
+// parseListerFlags parses a lister's args into fs, which take no
+// arguments besides the flags.
+func parseListerFlags(fs *flag.FlagSet, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+		return fmt.Errorf("%w: unexpected argument %q", ErrUsage, fs.Arg(0))
 	}
-	if *dsn == "" {
-		return fmt.Errorf("%w: -dsn (or $%s) is required", errUsage, dsnEnv)
+	return nil
+}
+
+// listTable opens dsn's database and calls list with it under
+// assignTimeout.
+func listTable(dsn string, list func(ctx context.Context, db *sql.DB) error) error {
+	if dsn == "" {
+		return fmt.Errorf("%w: -dsn (or $%s) is required", ErrUsage, dsnEnv)
 	}
-	db, err := openDB(*dsn)
+	db, err := openDB(dsn)
 	if err != nil {
 		return err
 	}

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"encoding/json"
@@ -7,7 +7,7 @@ import (
 	"strconv"
 )
 
-func runParse(args []string, stdout, stderr io.Writer) error {
+func runParse(args []string, stdout, stderr io.Writer, _ LeaseStore) error {
 	fs := newFlagSet("parse", "parse [-json] [layout flags] ID...",
 		"uidgen parse -json 512360392635531264", stderr)
 	asJSON := fs.Bool("json", false, "print each ID as a JSON object with string numbers, one per line")
@@ -18,7 +18,7 @@ func runParse(args []string, stdout, stderr io.Writer) error {
 	}
 	if fs.NArg() == 0 {
 		fs.Usage()
-		return fmt.Errorf("%w: no ID to parse", errUsage)
+		return fmt.Errorf("%w: no ID to parse", ErrUsage)
 	}
 	l, err := layout.layout()
 	if err != nil {
@@ -27,7 +27,7 @@ func runParse(args []string, stdout, stderr io.Writer) error {
 	uids := make([]int64, fs.NArg())
 	for i, arg := range fs.Args() {
 		if uids[i], err = strconv.ParseInt(arg, 10, 64); err != nil {
-			return fmt.Errorf("%w: %q is not a 64-bit integer", errUsage, arg)
+			return fmt.Errorf("%w: %q is not a 64-bit integer", ErrUsage, arg)
 		}
 	}
 	enc := json.NewEncoder(stdout)

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -113,7 +113,7 @@ func oneByOne(next func() (int64, error)) func(dst []int64) (int, error) {
 func openContender(name string, cfg defaultgen.Config) (benchee, error) {
 	i := slices.IndexFunc(contenders, func(c contender) bool { return c.name == name })
 	if i < 0 {
-		return benchee{}, fmt.Errorf("%w: -generator %q: want cached or default", errUsage, name)
+		return benchee{}, fmt.Errorf("%w: -generator %q: want cached or default", ErrUsage, name)
 	}
 	return contenders[i].build(cfg)
 }
@@ -159,14 +159,14 @@ type benchRow struct {
 	ring  string // the ring's statistics, or "-"
 }
 
-func runBench(args []string, stdout, stderr io.Writer) error {
+func runBench(args []string, stdout, stderr io.Writer, store LeaseStore) error {
 	fs := newFlagSet("bench", "bench [-d DURATION] [-goroutines N] [-worker ID | -dsn DSN [-lease [-lease-ttl D] [-lease-horizon D]]] [layout flags]\n"+
 		"       uidgen bench -segment TAG -dsn DSN [-d DURATION] [-goroutines N]",
 		"uidgen bench -d 3s -goroutines 4\n  uidgen bench -segment bench -dsn 'root@tcp(127.0.0.1:3306)/test'", stderr)
 	d := fs.Duration("d", 3*time.Second, "how long to run each generator")
 	goroutines := fs.Int("goroutines", runtime.GOMAXPROCS(0), "goroutines calling NextID at once")
 	var mf makerFlags
-	mf.register(fs)
+	mf.register(fs, store)
 	var sf segmentFlags
 	sf.register(fs)
 	if err := parseFlags(fs, args); err != nil {
@@ -174,17 +174,17 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	}
 	switch {
 	case fs.NArg() > 0:
-		return fmt.Errorf("%w: unexpected argument %q", errUsage, fs.Arg(0))
+		return fmt.Errorf("%w: unexpected argument %q", ErrUsage, fs.Arg(0))
 	case *d <= 0:
-		return fmt.Errorf("%w: -d %v: must be more than 0", errUsage, *d)
+		return fmt.Errorf("%w: -d %v: must be more than 0", ErrUsage, *d)
 	case *goroutines < 1:
-		return fmt.Errorf("%w: -goroutines %d: must be 1 or more", errUsage, *goroutines)
+		return fmt.Errorf("%w: -goroutines %d: must be 1 or more", ErrUsage, *goroutines)
 	}
 	list := contenders
 	var cfg defaultgen.Config
 	if sf.tag == "" {
 		if name := setFlag(fs, "segment-table", "start", "step"); name != "" {
-			return fmt.Errorf("%w: -%s needs -segment", errUsage, name)
+			return fmt.Errorf("%w: -%s needs -segment", ErrUsage, name)
 		}
 		var release func()
 		var err error

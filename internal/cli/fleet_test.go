@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -12,19 +12,15 @@ import (
 
 	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/internal/dbtest"
+	"github.com/seed4d941b13/uidgen/internal/fleettest"
 	"github.com/seed4d941b13/uidgen/internal/idcheck"
 	"github.com/seed4d941b13/uidgen/internal/testsize"
 )
 
-// childArgsEnv, when set, makes the test binary act as the uidgen command
-// with these newline-separated arguments: the fleet test's worker processes.
-const childArgsEnv = "UIDGEN_TEST_CHILD_ARGS"
-
+// TestMain lets the tests run the test binary as the uidgen command, as
+// processes of a fleet (package fleettest).
 func TestMain(m *testing.M) {
-	if args, ok := os.LookupEnv(childArgsEnv); ok {
-		os.Exit(run(strings.Split(args, "\n"), os.Stdout, os.Stderr))
-	}
-	os.Exit(m.Run())
+	fleettest.Main(m, func(args []string) int { return Main(args, os.Stdout, os.Stderr, nil) })
 }
 
 // TestFleetSharesNoID starts a fleet of separate processes at once against
@@ -36,17 +32,15 @@ func TestFleetSharesNoID(t *testing.T) {
 		const processes = 8
 		perProcess := testsize.Pick(200_000, 20_000)
 		table := dbtest.Table(t, s.Open(t), "WORKER_NODE_")
-		exe, err := os.Executable()
-		if err != nil {
-			t.Fatal(err)
-		}
 		args := []string{"gen", "-n", strconv.Itoa(perProcess), "-dsn", s.DSN, "-table", table}
 
 		cmds := make([]*exec.Cmd, processes)
 		outs := make([]*bytes.Buffer, processes)
 		for i := range cmds {
-			cmd := exec.CommandContext(t.Context(), exe, "-test.run=^$")
-			cmd.Env = append(os.Environ(), childArgsEnv+"="+strings.Join(args, "\n"))
+			cmd, err := fleettest.Command(t.Context(), args...)
+			if err != nil {
+				t.Fatal(err)
+			}
 			outs[i] = new(bytes.Buffer)
 			cmd.Stdout, cmd.Stderr = outs[i], new(bytes.Buffer)
 			cmds[i] = cmd
@@ -78,22 +72,9 @@ func TestFleetSharesNoID(t *testing.T) {
 			idcheck.Check(t, idcheck.As(uidgen.DefaultLayout(), w), [][]int64{ids})
 			all = append(all, ids...)
 		}
-		checkUnique(t, uidgen.DefaultLayout().ParseUID, all)
+		fleettest.CheckUnique(t, uidgen.DefaultLayout().ParseUID, all)
 		t.Logf("%d processes, worker IDs %v, %d IDs, all unique", processes, slices.Sorted(maps.Keys(workers)), len(all))
 	})
-}
-
-// checkUnique fails the test if a number appears twice in lists, naming it
-// with describe.
-func checkUnique(t *testing.T, describe func(int64) string, lists ...[]int64) int {
-	t.Helper()
-	all := slices.Sorted(slices.Values(slices.Concat(lists...)))
-	for i := 1; i < len(all); i++ {
-		if all[i] == all[i-1] {
-			t.Fatalf("%s printed twice", describe(all[i]))
-		}
-	}
-	return len(all)
 }
 
 func parseIDs(t *testing.T, out string) []int64 {

@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/seed4d941b13/uidgen/internal/dbtest"
+	"github.com/seed4d941b13/uidgen/internal/fleettest"
 	"github.com/seed4d941b13/uidgen/internal/testsize"
 )
 
@@ -50,30 +51,30 @@ func TestSegmentFleet(t *testing.T) {
 		ctx, cancel := context.WithTimeout(t.Context(), segmentTimeout)
 		defer cancel()
 		args := segmentArgs(t, s, perProcess, "-step", "1000")
-		procs := make([]*genProcess, processes)
+		procs := make([]*fleettest.Process, processes)
 		for i := range procs {
-			p, err := startGen(ctx, args)
+			p, err := fleettest.Start(ctx, args...)
 			if err != nil {
 				t.Fatal(err)
 			}
-			t.Cleanup(p.end)
+			t.Cleanup(p.End)
 			procs[i] = p
 		}
 		lists := make([][]int64, processes)
 		var wg sync.WaitGroup
 		errs := make([]error, processes)
 		for i, p := range procs {
-			wg.Go(func() { errs[i] = p.finish() })
+			wg.Go(func() { errs[i] = p.Finish() })
 		}
 		wg.Wait()
 		for i, p := range procs {
-			if errs[i] != nil || len(p.ids) != perProcess {
-				t.Fatalf("process %d: %d numbers, %v: %s", i, len(p.ids), errs[i], &p.stderr)
+			if errs[i] != nil || len(p.IDs) != perProcess {
+				t.Fatalf("process %d: %d numbers, %v: %s", i, len(p.IDs), errs[i], p.Stderr())
 			}
-			checkIncreasing(t, "process "+strconv.Itoa(i), p.ids)
-			lists[i] = p.ids
+			checkIncreasing(t, "process "+strconv.Itoa(i), p.IDs)
+			lists[i] = p.IDs
 		}
-		n := checkUnique(t, number, lists...)
+		n := fleettest.CheckUnique(t, number, lists...)
 		t.Logf("%d processes, %d numbers, all unique", processes, n)
 	})
 }
@@ -99,8 +100,8 @@ func TestSegmentRestarts(t *testing.T) {
 		}
 		table := args[slices.Index(args, "-segment-table")+1]
 		code, out, stderr := runCLI(t, "segments", "-dsn", s.DSN, "-segment-table", table)
-		if code != 0 || !strings.HasPrefix(out, "TAG    NEXT   STEP  LAST CLAIM (UTC)") ||
-			!strings.Contains(out, "\norder  10001  2000  ") || !strings.HasSuffix(out, "1 tags in "+table+"; NEXT is the first number of the next range claimed\n") {
+		if code != 0 || !strings.HasPrefix(out, "TAG    NEXT   STEP  GIVEN BACK  LAST CLAIM (UTC)") ||
+			!strings.Contains(out, "\norder  10001  2000  -           ") || !strings.HasSuffix(out, "1 tags in "+table+"; NEXT is the first number of the next range claimed\n") {
 			t.Errorf("segments: exit %d, stderr %q, printed\n%s", code, stderr, out)
 		}
 	})
@@ -149,20 +150,20 @@ func TestSegmentKill(t *testing.T) {
 		ctx, cancel := context.WithTimeout(t.Context(), segmentTimeout)
 		defer cancel()
 		args := segmentArgs(t, s, 50_000_000, "-step", "1000")
-		dead, err := startGen(ctx, args)
+		dead, err := fleettest.Start(ctx, args...)
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(dead.end)
-		if err := dead.read(100_000); err != nil || len(dead.ids) < 100_000 {
-			t.Fatalf("the first process printed %d numbers, %v: %s", len(dead.ids), err, &dead.stderr)
+		t.Cleanup(dead.End)
+		if err := dead.Read(100_000); err != nil || len(dead.IDs) < 100_000 {
+			t.Fatalf("the first process printed %d numbers, %v: %s", len(dead.IDs), err, dead.Stderr())
 		}
-		if err := dead.signal(syscall.SIGKILL); err != nil {
+		if err := dead.Signal(syscall.SIGKILL); err != nil {
 			t.Fatal(err)
 		}
 		var exit *exec.ExitError
-		if err := dead.finish(); !errors.As(err, &exit) || exit.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
-			t.Fatalf("the first process ended with %v, want killed: %s", err, &dead.stderr)
+		if err := dead.Finish(); !errors.As(err, &exit) || exit.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+			t.Fatalf("the first process ended with %v, want killed: %s", err, dead.Stderr())
 		}
 		next := append(slices.Clone(args[:len(args)-4]), "-n", "100000", "-step", "1000")
 		code, out, stderr := runCLI(t, next...)
@@ -170,13 +171,13 @@ func TestSegmentKill(t *testing.T) {
 			t.Fatalf("the next process: exit %d: %s", code, stderr)
 		}
 		later := parseIDs(t, out)
-		checkIncreasing(t, "the first process", dead.ids)
+		checkIncreasing(t, "the first process", dead.IDs)
 		checkIncreasing(t, "the next process", later)
-		checkUnique(t, number, dead.ids, later)
-		if last := dead.ids[len(dead.ids)-1]; later[0] <= last {
+		fleettest.CheckUnique(t, number, dead.IDs, later)
+		if last := dead.IDs[len(dead.IDs)-1]; later[0] <= last {
 			t.Errorf("the next process started at %d, not above the killed one's %d", later[0], last)
 		}
 		t.Logf("the killed process printed %d numbers, up to %d; the next started at %d",
-			len(dead.ids), dead.ids[len(dead.ids)-1], later[0])
+			len(dead.IDs), dead.IDs[len(dead.IDs)-1], later[0])
 	})
 }

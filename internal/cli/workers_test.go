@@ -1,4 +1,4 @@
-package main
+package cli
 
 import (
 	"bytes"
@@ -47,7 +47,7 @@ func TestWorkersShowsLeases(t *testing.T) {
 
 		var w workerFlags
 		fs := flag.NewFlagSet("gen", flag.ContinueOnError)
-		w.register(fs)
+		w.register(fs, nil)
 		if err := fs.Parse([]string{"-dsn", dsn, "-table", table, "-lease"}); err != nil {
 			t.Fatal(err)
 		}

@@ -1,0 +1,125 @@
+package fleettest
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"os/exec"
+	"strconv"
+	"syscall"
+	"testing"
+
+	"github.com/seed4d941b13/uidgen"
+	"github.com/seed4d941b13/uidgen/internal/idcheck"
+)
+
+// Process is the test binary re-executed as the uidgen command. Its IDs
+// are read from its stdout only as the test asks for them: a test that
+// stops reading holds the process mid-run, blocked on a full pipe, with its
+// worker ID leased and its reservation renewed.
+//
+// One goroutine at a time reads, finishes or ends a Process; Signal and
+// Pid may be called from any goroutine.
+type Process struct {
+	// IDs are the IDs read so far, in the order printed: only the
+	// goroutine that reads appends to them.
+	IDs []int64
+
+	cmd    *exec.Cmd
+	out    *bufio.Scanner
+	stderr bytes.Buffer // written by exec's copying goroutine until Wait returns
+	waited bool
+	err    error // the exit error, once waited
+}
+
+// Start starts the command with args. ctx's end kills it.
+func Start(ctx context.Context, args ...string) (*Process, error) {
+	cmd, err := Command(ctx, args...)
+	if err != nil {
+		return nil, err
+	}
+	p := &Process{cmd: cmd}
+	p.cmd.Stderr = &p.stderr
+	stdout, err := p.cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	p.out = bufio.NewScanner(stdout)
+	p.out.Split(wholeLines)
+	if err := p.cmd.Start(); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// wholeLines splits stdout into lines that end in a newline: a process
+// killed mid-write leaves a fragment of an ID, which it never printed.
+func wholeLines(data []byte, atEOF bool) (advance int, line []byte, err error) {
+	if i := bytes.IndexByte(data, '\n'); i >= 0 {
+		return i + 1, data[:i], nil
+	}
+	if atEOF {
+		return len(data), nil, nil
+	}
+	return 0, nil, nil
+}
+
+// Pid returns the process's ID.
+func (p *Process) Pid() int { return p.cmd.Process.Pid }
+
+// Stderr returns what the process wrote to its stderr: all of it, once
+// Finish or End has returned, and not to be read before.
+func (p *Process) Stderr() string { return p.stderr.String() }
+
+// Read reads n more IDs, fewer where stdout ends first (io.EOF is not an
+// error: Finish says how the process ended).
+func (p *Process) Read(n int) error {
+	for i := 0; i < n && p.out.Scan(); i++ {
+		id, err := strconv.ParseInt(p.out.Text(), 10, 64)
+		if err != nil {
+			return fmt.Errorf("pid %d, line %d: %w", p.Pid(), len(p.IDs)+1, err)
+		}
+		p.IDs = append(p.IDs, id)
+	}
+	return p.out.Err()
+}
+
+// Finish reads the rest of stdout and waits for the process; it returns
+// the exit error, nil for status 0.
+func (p *Process) Finish() error {
+	err := p.Read(int(^uint(0) >> 1))
+	p.waited, p.err = true, p.cmd.Wait()
+	if err != nil {
+		return err
+	}
+	return p.err
+}
+
+// Signal sends sig to the process, by its PID.
+func (p *Process) Signal(sig syscall.Signal) error {
+	return p.cmd.Process.Signal(sig)
+}
+
+// End kills the process if it was not waited for, and waits.
+func (p *Process) End() {
+	if p.waited {
+		return
+	}
+	p.Signal(syscall.SIGCONT) // a stopped process dies of SIGKILL too, but say so
+	p.cmd.Process.Kill()
+	p.Finish()
+}
+
+// WorkerOf returns the worker ID of the process's IDs, checking them all:
+// each carries it, and they increase. It fails t if the process printed no
+// ID.
+func (p *Process) WorkerOf(t testing.TB, layout uidgen.Layout) int64 {
+	t.Helper()
+	if len(p.IDs) == 0 {
+		t.Fatalf("pid %d printed no ID: %v: %s", p.Pid(), p.err, p.Stderr())
+	}
+	w := layout.Parse(p.IDs[0]).WorkerID
+	idcheck.Check(t, idcheck.As(layout, w), [][]int64{p.IDs})
+	return w
+}
