@@ -1,0 +1,149 @@
+package etcdworker
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/seed4d941b13/uidgen/worker"
+)
+
+// DefaultPrefix is the key prefix of a fleet whose Config names none.
+const DefaultPrefix = "/uidgen/"
+
+// The lease TTL's default and limits. etcd grants TTLs in whole seconds and
+// raises any TTL below its own minimum (one and a half election timeouts,
+// 1.5 s at etcd's defaults) to that minimum, so a TTL below 2 s would not
+// be the TTL the cluster keeps. Above an hour a dead holder keeps its ID
+// from the fleet for longer than any deployment waits.
+const (
+	DefaultLeaseTTL = worker.DefaultLeaseTTL
+	MinLeaseTTL     = 2 * time.Second
+	MaxLeaseTTL     = worker.MaxLeaseTTL
+)
+
+// The lease horizon's default and limits: package worker's. An etcd cluster
+// that has lost its quorum needs a member back, which takes minutes when a
+// machine must be replaced: ten minutes rides it out.
+const (
+	DefaultLeaseHorizon = worker.DefaultLeaseHorizon
+	MinLeaseHorizon     = worker.MinLeaseHorizon
+	MaxLeaseHorizon     = worker.MaxLeaseHorizon
+)
+
+// coldSlack is how far ahead of this process's clock a free ID's
+// reservation may run and still count as cold: a clean release records the
+// last second its generator used, which a cached generator's ring holds a
+// few seconds ahead of the clock even at idle.
+const coldSlack = 10
+
+// freePoll is how often LeaseWorkerID looks again when every ID is held: a
+// released ID is free at once, an abandoned one after its TTL.
+const freePoll = time.Second
+
+// Errors, tested with errors.Is. Every error this package returns starts
+// "etcdworker: ", names the operation and the value at fault, and wraps the
+// etcd client's own error where there is one. Where the contract is
+// package worker's, so is the sentinel, so a program that moves its fleet
+// from the SQL table to etcd matches the same errors.
+var (
+	// ErrNilClient: Config.Client is nil.
+	ErrNilClient = errors.New("no etcd client")
+
+	// ErrPrefix: Config.Prefix holds a character other than a printable
+	// ASCII one.
+	ErrPrefix = errors.New("bad key prefix")
+
+	// ErrBadKey: a key under the prefix does not hold what this package
+	// writes there: another program writes under the fleet's prefix.
+	ErrBadKey = errors.New("unexpected key or value under the prefix")
+
+	// ErrLeaseTTL: Config.LeaseTTL is outside [MinLeaseTTL, MaxLeaseTTL].
+	ErrLeaseTTL = worker.ErrLeaseTTL
+
+	// ErrLeaseHorizon: Config.LeaseHorizon is outside [MinLeaseHorizon,
+	// MaxLeaseHorizon].
+	ErrLeaseHorizon = worker.ErrLeaseHorizon
+
+	// ErrMaxWorkerID: LeaseWorkerID was given a largest worker ID below 1.
+	ErrMaxWorkerID = worker.ErrMaxWorkerID
+
+	// ErrNoFreeID: every worker ID a lease may take is held, and none came
+	// free before the context ended.
+	ErrNoFreeID = worker.ErrNoFreeID
+
+	// ErrNotReserving: Leased.AssignWorkerID was called; a leased worker ID
+	// is safe only through LeaseWorkerID.
+	ErrNotReserving = worker.ErrNotReserving
+
+	// ErrReleased: a Lease was used after Release.
+	ErrReleased = worker.ErrReleased
+)
+
+// Config says which etcd cluster and which fleet in it. NewLeased and List
+// take one; each reads the fields that concern it. Its zero value, but for
+// Client, means the defaults.
+type Config struct {
+	// Client is the etcd cluster's client. Required. It stays the
+	// caller's to close, after the last Lease is released. NewClient makes
+	// one that logs only to Logger; a client of clientv3.New without a
+	// Logger writes etcd's own log lines to standard error.
+	Client *clientv3.Client
+
+	// Prefix is the fleet's key prefix; empty means DefaultPrefix. A "/" is
+	// added when it does not end in one, so that the fleet "/a" does not
+	// read the keys of the fleet "/ab".
+	Prefix string
+
+	// LeaseTTL is how long a lease lasts without renewal, in [MinLeaseTTL,
+	// MaxLeaseTTL], rounded up to whole seconds; zero means
+	// DefaultLeaseTTL. The holder renews every third of it, and a holder
+	// that died, or that is cut off from the cluster's majority, keeps its
+	// ID from the fleet for at most about this long. Only NewLeased reads
+	// it.
+	LeaseTTL time.Duration
+
+	// LeaseHorizon is how long a holder can go on without etcd: every
+	// renewal reserves the seconds it will use over the horizon and a
+	// third of the TTL at its current pace. In [MinLeaseHorizon,
+	// MaxLeaseHorizon]; zero means DefaultLeaseHorizon. A crashed holder's
+	// ID stays reserved up to a horizon ahead; LeaseWorkerID takes an ID
+	// whose reservation has passed whenever one is free. Only NewLeased
+	// reads it.
+	LeaseHorizon time.Duration
+
+	// Logger is where each leased and released worker ID is logged, at
+	// level Info, and lost leases and failing renewals, at level Warn. Nil
+	// means nothing is logged.
+	Logger *slog.Logger
+}
+
+// check returns cfg with its defaults filled in, without I/O. It fails,
+// with an error that names the value, on a nil Client (ErrNilClient) and a
+// prefix that is not printable ASCII (ErrPrefix).
+func (cfg Config) check() (Config, error) {
+	if cfg.Client == nil {
+		return cfg, fmt.Errorf("etcdworker: %w: Config.Client is nil", ErrNilClient)
+	}
+	cfg.Prefix = cmp.Or(cfg.Prefix, DefaultPrefix)
+	for _, r := range cfg.Prefix {
+		if r < ' ' || r > '~' {
+			return cfg, fmt.Errorf("etcdworker: %w: %q holds %q, want printable ASCII", ErrPrefix, cfg.Prefix, r)
+		}
+	}
+	if !strings.HasSuffix(cfg.Prefix, "/") {
+		cfg.Prefix += "/"
+	}
+	cfg.LeaseTTL = cmp.Or(cfg.LeaseTTL, DefaultLeaseTTL)
+	cfg.LeaseHorizon = cmp.Or(cfg.LeaseHorizon, DefaultLeaseHorizon)
+	return cfg, nil
+}
+
+// heldKey and reservedKey are the keys of worker ID id under prefix.
+func heldKey(prefix string, id int64) string     { return fmt.Sprintf("%sheld/%d", prefix, id) }
+func reservedKey(prefix string, id int64) string { return fmt.Sprintf("%sreserved/%d", prefix, id) }

@@ -1,0 +1,181 @@
+package etcdworker
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+)
+
+// holder is the value of a held/ID key: who holds the ID, for a person
+// reading the fleet. Nothing in it decides anything.
+type holder struct {
+	Host  string    `json:"host"`
+	PID   int       `json:"pid"`
+	Since time.Time `json:"since"`
+}
+
+// idState is what a fleet's keys say of one worker ID.
+type idState struct {
+	id       int64
+	reserved int64 // the value of reserved/ID; 0 where the ID was never leased
+	modRev   int64 // the mod revision of reserved/ID; 0 where it is absent
+
+	held   bool
+	holder holder
+	lease  clientv3.LeaseID // held/ID's etcd lease
+}
+
+// readFleet reads every key of the fleet under prefix at one revision, in
+// one transaction, and returns what they say by ID, lowest first.
+func readFleet(ctx context.Context, c *clientv3.Client, prefix string) ([]idState, error) {
+	resp, err := c.Txn(ctx).Then(
+		clientv3.OpGet(prefix+"reserved/", clientv3.WithPrefix()),
+		clientv3.OpGet(prefix+"held/", clientv3.WithPrefix()),
+	).Commit()
+	if err != nil {
+		return nil, err
+	}
+	byID := map[int64]*idState{}
+	state := func(id int64) *idState {
+		if byID[id] == nil {
+			byID[id] = &idState{id: id}
+		}
+		return byID[id]
+	}
+	for _, kv := range resp.Responses[0].GetResponseRange().Kvs {
+		id, err := keyID(string(kv.Key), prefix+"reserved/")
+		if err != nil {
+			return nil, err
+		}
+		sec, err := strconv.ParseInt(string(kv.Value), 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("%w: %s holds %q, want a Unix second", ErrBadKey, kv.Key, kv.Value)
+		}
+		s := state(id)
+		s.reserved, s.modRev = sec, kv.ModRevision
+	}
+	for _, kv := range resp.Responses[1].GetResponseRange().Kvs {
+		id, err := keyID(string(kv.Key), prefix+"held/")
+		if err != nil {
+			return nil, err
+		}
+		s := state(id)
+		s.held, s.lease = true, clientv3.LeaseID(kv.Lease)
+		if err := json.Unmarshal(kv.Value, &s.holder); err != nil {
+			return nil, fmt.Errorf("%w: %s holds %q: %v", ErrBadKey, kv.Key, kv.Value, err)
+		}
+	}
+	states := make([]idState, 0, len(byID))
+	for _, s := range byID {
+		states = append(states, *s)
+	}
+	slices.SortFunc(states, func(a, b idState) int { return int(a.id - b.id) })
+	return states, nil
+}
+
+// keyID returns the worker ID that ends key, which starts with dir.
+func keyID(key, dir string) (int64, error) {
+	id, err := strconv.ParseInt(strings.TrimPrefix(key, dir), 10, 64)
+	if err != nil || id < 1 {
+		return 0, fmt.Errorf("%w: key %s, want %sN for a worker ID N of 1 or more", ErrBadKey, key, dir)
+	}
+	return id, nil
+}
+
+// choose returns the ID up to maxID that a new holder takes at now, by its
+// clock, from states (sorted by ID): the lowest free ID whose reservation
+// has passed or passes within coldSlack; else the lowest ID never leased;
+// else the free ID whose reservation ends soonest. It returns false when
+// every ID up to maxID is held.
+func choose(states []idState, now time.Time, maxID int64) (idState, bool) {
+	free := func(s idState) bool { return !s.held && s.id <= maxID }
+	for _, s := range states {
+		if free(s) && s.reserved <= now.Unix()+coldSlack {
+			return s, true
+		}
+	}
+	next := int64(1)
+	for _, s := range states {
+		if s.id != next {
+			break
+		}
+		next++
+	}
+	if next <= maxID {
+		return idState{id: next}, true
+	}
+	var soonest *idState
+	for i, s := range states {
+		if free(s) && (soonest == nil || s.reserved < soonest.reserved) {
+			soonest = &states[i]
+		}
+	}
+	if soonest == nil {
+		return idState{}, false
+	}
+	return *soonest, true
+}
+
+// Row is one worker ID of a fleet, as a person looking at it wants to see
+// it.
+type Row struct {
+	ID int64
+
+	// Held says a process holds the ID: its held/ID key, whose etcd lease
+	// has not expired, exists.
+	Held bool
+	// Host, PID and Since describe the holder, while Held.
+	Host  string
+	PID   int
+	Since time.Time
+	// LeaseLeft is how long the holder's etcd lease has left by the
+	// cluster's clock, while Held.
+	LeaseLeft time.Duration
+
+	// ReservedUntil is the last Unix second reserved for the ID's holders.
+	ReservedUntil int64
+	// ReservedAhead is how far ReservedUntil runs ahead of this process's
+	// clock, never below 0: for a held ID, how long its holder goes on
+	// without etcd while it uses one second a second; for a free one, how
+	// long the ID stays reserved ahead.
+	ReservedAhead time.Duration
+}
+
+// List returns the worker IDs of cfg's fleet, by ID, and for each held one
+// asks the cluster how long its lease has left. It fails with an error
+// wrapping ErrNilClient or ErrPrefix before sending anything, with one
+// wrapping ErrBadKey when a key under the prefix is not this package's, and
+// otherwise with the client's error.
+func List(ctx context.Context, cfg Config) ([]Row, error) {
+	c, err := cfg.check()
+	if err != nil {
+		return nil, err
+	}
+	fail := func(err error) error { return fmt.Errorf("etcdworker: list the fleet under %s: %w", c.Prefix, err) }
+	states, err := readFleet(ctx, c.Client, c.Prefix)
+	if err != nil {
+		return nil, fail(err)
+	}
+	now := time.Now()
+	rows := make([]Row, 0, len(states))
+	for _, s := range states {
+		r := Row{ID: s.id, Held: s.held, ReservedUntil: s.reserved,
+			ReservedAhead: time.Duration(max(s.reserved-now.Unix(), 0)) * time.Second}
+		if s.held {
+			r.Host, r.PID, r.Since = s.holder.Host, s.holder.PID, s.holder.Since
+			ttl, err := c.Client.TimeToLive(ctx, s.lease)
+			if err != nil {
+				return nil, fail(err)
+			}
+			r.LeaseLeft = time.Duration(ttl.TTL) * time.Second
+		}
+		rows = append(rows, r)
+	}
+	return rows, nil
+}

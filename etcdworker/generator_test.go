@@ -1,0 +1,118 @@
+package etcdworker
+
+import (
+	"bytes"
+	"errors"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"go.uber.org/zap"
+
+	"github.com/seed4d941b13/uidgen"
+	"github.com/seed4d941b13/uidgen/cached"
+	"github.com/seed4d941b13/uidgen/defaultgen"
+	"github.com/seed4d941b13/uidgen/internal/idcheck"
+	"github.com/seed4d941b13/uidgen/internal/testsize"
+	"github.com/seed4d941b13/uidgen/metrics"
+)
+
+// generator is what the test asks of both generators.
+type generator interface {
+	idcheck.Parser
+	NextID() (int64, error)
+	Close() error
+}
+
+// TestGenerators runs both generators on a worker ID leased from etcd, from
+// many goroutines at once: every ID unique, each goroutine's increasing,
+// and Close gives the ID back with the last second used.
+func TestGenerators(t *testing.T) {
+	n := testsize.Pick(200_000, 20_000)
+	for _, tt := range []struct {
+		name string
+		open func(t *testing.T, l *Leased) (generator, error)
+	}{
+		{"cached", func(t *testing.T, l *Leased) (generator, error) {
+			return cached.New(testContext(t), cached.Config{Assigner: l})
+		}},
+		{"default", func(t *testing.T, l *Leased) (generator, error) {
+			return defaultgen.New(testContext(t), defaultgen.Config{Assigner: l})
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFleet(t)
+			g, err := tt.open(t, f.leased(t, Config{}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { g.Close() })
+			ids, err := idcheck.Collect(8, n/8, g.NextID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			idcheck.Check(t, g, ids)
+			if err := g.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if got := f.reserved(t, g.WorkerID()); got < g.Layout().Parse(ids[0][len(ids[0])-1]).Time.Unix() {
+				t.Errorf("reserved/%d holds %d after Close, below a second handed out", g.WorkerID(), got)
+			}
+			if _, err := g.NextID(); !errors.Is(err, uidgen.ErrClosed) {
+				t.Errorf("NextID after Close: %v, want %q", err, uidgen.ErrClosed)
+			}
+		})
+	}
+}
+
+// TestClientLogs: the etcd client's zap entries reach the slog logger
+// NewClient was given, with their fields.
+func TestClientLogs(t *testing.T) {
+	var buf bytes.Buffer
+	logger := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	zl := zap.New(slogCore{logger}).With(zap.String("endpoint", "e1"))
+	zl.Debug("not shown")
+	zl.Warn("retrying", zap.Int("attempt", 2))
+	got := buf.String()
+	for _, want := range []string{"level=WARN", `msg="etcd client: retrying"`, "endpoint=e1", "attempt=2"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("log %q lacks %q", got, want)
+		}
+	}
+	if strings.Contains(got, "not shown") {
+		t.Errorf("log %q has a debug entry the logger's level drops", got)
+	}
+}
+
+// TestMetrics: the lease gauges that package metrics exports for a worker
+// ID leased from SQL read the same for one leased from etcd.
+func TestMetrics(t *testing.T) {
+	f := newFleet(t)
+	g, err := cached.New(testContext(t), cached.Config{Assigner: f.leased(t, Config{})})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { g.Close() })
+	reg := prometheus.NewPedanticRegistry()
+	reg.MustRegister(metrics.NewCached(g))
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]float64{}
+	for _, mf := range families {
+		for _, m := range mf.GetMetric() {
+			got[mf.GetName()] = m.GetGauge().GetValue()
+		}
+	}
+	for name, ok := range map[string]func(v float64) bool{
+		"uidgen_lease_remaining_seconds":       func(v float64) bool { return v > 0 && v <= DefaultLeaseTTL.Seconds() },
+		"uidgen_reservation_remaining_seconds": func(v float64) bool { return v > 0 },
+		"uidgen_lease_lost":                    func(v float64) bool { return v == 0 },
+	} {
+		if v, found := got[name]; !found || !ok(v) {
+			t.Errorf("%s = %v (exported: %v)", name, v, found)
+		}
+	}
+}
