@@ -419,3 +419,26 @@ func TestServeSegmentOff(t *testing.T) {
 	leafNumber(t, srv.do(t, "GET", "/api/snowflake/get/anything"), "/api/snowflake/get/anything")
 	srv.stop(t, syscall.SIGTERM)
 }
+
+// waiting returns the tag's runs of numbers given back, which wait to be
+// handed out again, in order.
+func (tt *tagTable) waiting(t *testing.T, tag string) []numberRun {
+	t.Helper()
+	rows, err := tt.db.Query(tt.s.Dialect().Rebind("SELECT start_id, end_id FROM "+tt.name+"_returned WHERE biz_tag = ? ORDER BY start_id"), tag)
+	if err != nil {
+		t.Fatalf("numbers of %s given back: %v", tag, err)
+	}
+	defer rows.Close()
+	var runs []numberRun
+	for rows.Next() {
+		var r numberRun
+		if err := rows.Scan(&r.start, &r.end); err != nil {
+			t.Fatal(err)
+		}
+		runs = append(runs, r)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	return runs
+}
