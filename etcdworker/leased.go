@@ -154,7 +154,10 @@ func (l *Leased) leaseID(ctx context.Context, g *granter, maxID int64) (*lease, 
 		case errors.Is(err, errFull):
 			full, lastErr = true, nil
 		case err != nil:
-			full, lastErr = false, err
+			// A request cut off by ctx's end says nothing of the fleet:
+			// every ID may still be held, as the last full read found.
+			full = full && ctx.Err() != nil
+			lastErr = err
 			g.revoke(ctx)
 		default:
 			continue // another process took the ID first: read the fleet again
