@@ -86,6 +86,15 @@ func testLeaseDatabaseDown(t *testing.T, kind string) {
 			}
 			checkReserved(t, from)
 
+			// A renewal to a paused server fails only at its timeout, a
+			// third of the TTL; the take that fails below says why the
+			// renewal failed, so it waits for one to have.
+			for renewal := lease.(interface{ RenewalErr() error }); renewal.RenewalErr() == nil; time.Sleep(10 * time.Millisecond) {
+				if time.Since(down) > 10*time.Second {
+					t.Fatalf("%v into the outage, no renewal has failed", time.Since(down))
+				}
+			}
+
 			// Flat out the reserved seconds run out, and the take after
 			// them waits the default second. None is taken from the
 			// database, so at most the reserved seconds' IDs and a ring
