@@ -450,7 +450,7 @@ func TestLeaseConcurrent(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if n := leak.Running(renewer); n != 0 {
+	if n := leak.Settle(renewer, 5*time.Second); n != 0 {
 		t.Errorf("%d renewers run after every lease was released", n)
 	}
 }

@@ -2,7 +2,6 @@ package padding
 
 import (
 	"errors"
-	"runtime"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -168,10 +167,8 @@ func TestCloseStopsGoroutine(t *testing.T) {
 	// An executor an earlier test closed may still be leaving its run,
 	// after Close returned: wait for it, so that it does not leave during
 	// the count below.
-	for deadline := time.Now().Add(5 * time.Second); leak.Running(executorRun) > 0; runtime.Gosched() {
-		if time.Now().After(deadline) {
-			t.Fatalf("%d executor goroutines of earlier tests still run", leak.Running(executorRun))
-		}
+	if n := leak.Settle(executorRun, 5*time.Second); n > 0 {
+		t.Fatalf("%d executor goroutines of earlier tests still run", n)
 	}
 	synctest.Test(t, func(t *testing.T) {
 		before := leak.Running(executorRun)

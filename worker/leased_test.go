@@ -544,7 +544,7 @@ func TestLeaseConcurrent(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n := leak.Running(renewer); n != 0 {
+		if n := leak.Settle(renewer, 5*time.Second); n != 0 {
 			t.Errorf("%d renewers run after every lease was released", n)
 		}
 	})

@@ -7,6 +7,7 @@ package leak
 import (
 	"bytes"
 	"runtime"
+	"time"
 )
 
 // Running returns how many goroutines have fn (a fully qualified function
@@ -28,4 +29,19 @@ func Running(fn string) int {
 		}
 	}
 	return count
+}
+
+// Settle waits, up to within, until no goroutine has fn on its stack, and
+// returns how many still do. A goroutine that closes its done channel in a
+// deferred call is still leaving fn for a moment after the closer has
+// returned; one that never leaves is still counted at the deadline.
+func Settle(fn string, within time.Duration) int {
+	deadline := time.Now().Add(within)
+	for {
+		n := Running(fn)
+		if n == 0 || time.Now().After(deadline) {
+			return n
+		}
+		runtime.Gosched()
+	}
 }
