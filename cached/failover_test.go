@@ -89,6 +89,7 @@ func TestFailover(t *testing.T) {
 		t.Cleanup(func() { g.Close() })
 		join(name, g.NextID)
 	}
+	var counters []*segment.Generator
 	counter := func(ctx context.Context, name string) {
 		t.Helper()
 		g, err := segment.New(ctx, segment.Config{DB: db, Tag: "failover"})
@@ -96,6 +97,7 @@ func TestFailover(t *testing.T) {
 			t.Fatalf("%s: %v", name, err)
 		}
 		t.Cleanup(func() { g.Close() })
+		counters = append(counters, g)
 		join(name, g.NextID)
 	}
 	for i := range 4 {
@@ -104,9 +106,16 @@ func TestFailover(t *testing.T) {
 	for i := range 2 {
 		counter(ctx, fmt.Sprint("segment ", i+1))
 	}
-	// Long enough for each segment generator's second claim, sized by its
-	// rate to last minutes, to land.
-	time.Sleep(15 * time.Second)
+	// The outage starts once each segment generator's second claim, sized
+	// by its rate to last minutes, has landed.
+	for _, g := range counters {
+		for g.Stats().Claims < 2 {
+			if err := ctx.Err(); err != nil {
+				t.Fatalf("a segment generator's second claim has not landed: %v", err)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	}
 
 	primary.Kill()
 	killed := time.Now()
