@@ -99,8 +99,14 @@ func TestLeasePartition(t *testing.T) {
 		<-holderDone
 	})
 
-	if leader, err := c.Leader(f.Context()); err != nil || leader == m {
-		t.Fatalf("the leader is member %d, %v; want another than the holder's member %d", leader, err, m)
+	// A stall of the loaded machine past the election timeout can have
+	// made the holder's member the leader since it was picked; pausing it
+	// then cuts the holder off all the same, and the other two elect
+	// another leader before the newcomer's turn comes, within the TTL.
+	if leader, err := c.Leader(f.Context()); err != nil {
+		t.Fatal(err)
+	} else if leader == m {
+		t.Logf("member %d, the holder's, became the leader; pausing it all the same", m)
 	}
 	c.Member(m).Pause()
 	paused := time.Now()
