@@ -3,14 +3,11 @@ package cli
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"math"
-	"os/exec"
 	"slices"
 	"strconv"
 	"sync"
-	"syscall"
 	"testing"
 
 	"github.com/seed4d941b13/uidgen/internal/dbtest"
@@ -86,16 +83,7 @@ func TestSegmentDenseProcesses(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(dead.End)
-		if err := dead.Read(perRun); err != nil || len(dead.IDs) < perRun {
-			t.Fatalf("the process to kill printed %d numbers, %v: %s", len(dead.IDs), err, dead.Stderr())
-		}
-		if err := dead.Signal(syscall.SIGKILL); err != nil {
-			t.Fatal(err)
-		}
-		var exit *exec.ExitError
-		if err := dead.Finish(); !errors.As(err, &exit) || exit.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
-			t.Fatalf("the process to kill ended with %v, want killed: %s", err, dead.Stderr())
-		}
+		dead.KillAfter(t, "the process to kill", perRun)
 		printed = append(printed, dead.IDs)
 		waitingAfter := tt.waiting(t, "order")
 		claimed := []numberRun{{nextBefore, tt.next(t, "order")}}

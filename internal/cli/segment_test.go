@@ -2,13 +2,10 @@ package cli
 
 import (
 	"context"
-	"errors"
-	"os/exec"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -155,16 +152,7 @@ func TestSegmentKill(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(dead.End)
-		if err := dead.Read(100_000); err != nil || len(dead.IDs) < 100_000 {
-			t.Fatalf("the first process printed %d numbers, %v: %s", len(dead.IDs), err, dead.Stderr())
-		}
-		if err := dead.Signal(syscall.SIGKILL); err != nil {
-			t.Fatal(err)
-		}
-		var exit *exec.ExitError
-		if err := dead.Finish(); !errors.As(err, &exit) || exit.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
-			t.Fatalf("the first process ended with %v, want killed: %s", err, dead.Stderr())
-		}
+		dead.KillAfter(t, "the first process", 100_000)
 		next := append(slices.Clone(args[:len(args)-4]), "-n", "100000", "-step", "1000")
 		code, out, stderr := runCLI(t, next...)
 		if code != 0 {

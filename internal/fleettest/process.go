@@ -4,11 +4,13 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"os/exec"
 	"strconv"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/internal/idcheck"
@@ -99,6 +101,27 @@ func (p *Process) Finish() error {
 // Signal sends sig to the process, by its PID.
 func (p *Process) Signal(sig syscall.Signal) error {
 	return p.cmd.Process.Signal(sig)
+}
+
+// KillAfter reads n IDs, then kills the process with SIGKILL, so that it
+// gives nothing back, and waits for it. It fails t, naming the process as
+// who, unless the process printed n IDs and died of the signal. It returns
+// when the signal was sent.
+func (p *Process) KillAfter(t testing.TB, who string, n int) time.Time {
+	t.Helper()
+	if err := p.Read(n); err != nil || len(p.IDs) < n {
+		p.End()
+		t.Fatalf("%s printed %d IDs, %v: %s", who, len(p.IDs), err, p.Stderr())
+	}
+	if err := p.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	killed := time.Now()
+	var exit *exec.ExitError
+	if err := p.Finish(); !errors.As(err, &exit) || exit.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+		t.Fatalf("%s ended with %v, want killed: %s", who, err, p.Stderr())
+	}
+	return killed
 }
 
 // End kills the process if it was not waited for, and waits.

@@ -2,8 +2,6 @@ package fleettest
 
 import (
 	"cmp"
-	"errors"
-	"os/exec"
 	"slices"
 	"strings"
 	"sync"
@@ -114,18 +112,7 @@ func Crash(t *testing.T, newStore NewStore) {
 	const nextN = 100_000
 	f := New(t, newStore(t), OneWorker)
 	dead := f.Gen(t, 10_000_000)
-	if err := dead.Read(10_000); err != nil || len(dead.IDs) < 10_000 {
-		dead.End()
-		t.Fatalf("the holder printed %d IDs, %v: %s", len(dead.IDs), err, dead.Stderr())
-	}
-	if err := dead.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	killed := time.Now()
-	var exit *exec.ExitError
-	if err := dead.Finish(); !errors.As(err, &exit) || exit.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
-		t.Fatalf("the holder ended with %v, want killed: %s", err, dead.Stderr())
-	}
+	killed := dead.KillAfter(t, "the holder", 10_000)
 	// The last renewal before the kill left at least two thirds of the TTL;
 	// past that, the lease may have expired by itself, which says nothing.
 	held, _, err := f.Store.One(f.ctx)
