@@ -142,7 +142,7 @@ func (g *granter) revoke(ctx context.Context) {
 // whose answer was lost may have taken its ID, so its etcd lease is
 // revoked first, which frees the ID again.
 func (l *Leased) leaseID(ctx context.Context, g *granter, maxID int64) (*lease, error) {
-	full := false // the last try found every ID held
+	full := false // the last read of the fleet found every ID held
 	var lastErr error
 	for {
 		lease, err := l.leaseOnce(ctx, g, maxID)
@@ -154,12 +154,15 @@ func (l *Leased) leaseID(ctx context.Context, g *granter, maxID int64) (*lease, 
 		case errors.Is(err, errFull):
 			full, lastErr = true, nil
 		case err != nil:
-			// A request cut off by ctx's end says nothing of the fleet:
-			// every ID may still be held, as the last full read found.
-			full = full && ctx.Err() != nil
+			// A read cut off by ctx's end says nothing of the fleet, so
+			// the last read's finding stands; a failure after a read came
+			// after one that found an ID free.
+			var u unread
+			full = full && ctx.Err() != nil && errors.As(err, &u)
 			lastErr = err
 			g.revoke(ctx)
 		default:
+			full = false
 			continue // another process took the ID first: read the fleet again
 		}
 		select {
@@ -181,6 +184,12 @@ func (l *Leased) leaseID(ctx context.Context, g *granter, maxID int64) (*lease, 
 // errFull says every ID up to the largest is held.
 var errFull = errors.New("every worker ID is held")
 
+// unread is an error of a read of the fleet, which therefore says nothing
+// of which IDs are held.
+type unread struct{ error }
+
+func (u unread) Unwrap() error { return u.error }
+
 // leaseOnce reads the fleet and takes the ID choose picks. It returns nil
 // and no error when another process took that ID first, and errFull, with
 // no etcd lease granted, when every ID is held.
@@ -188,7 +197,7 @@ func (l *Leased) leaseOnce(ctx context.Context, g *granter, maxID int64) (*lease
 	now := l.now() // a lease waited for starts from the time it is taken
 	states, err := readFleet(ctx, l.c, l.prefix)
 	if err != nil {
-		return nil, err
+		return nil, unread{err}
 	}
 	s, ok := choose(states, now, maxID)
 	if !ok {

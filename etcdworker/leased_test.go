@@ -385,6 +385,32 @@ func TestLeaseNoFreeID(t *testing.T) {
 	}
 }
 
+// TestLeaseNoFreeIDCutOff: with every ID held, a ctx that ends while
+// LeaseWorkerID reads the fleet again still fails with ErrNoFreeID: the read
+// cut off says nothing of the fleet, and the one before found every ID held.
+func TestLeaseNoFreeIDCutOff(t *testing.T) {
+	f := newFleet(t)
+	l := f.leased(t, Config{})
+	l.poll = time.Millisecond
+	mustLease(t, l, 1)
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	calls := 0
+	// now is called as each read of the fleet starts; the second read
+	// starts with ctx cancelled.
+	l.now = func() time.Time {
+		if calls++; calls == 2 {
+			cancel()
+		}
+		return time.Now()
+	}
+	_, err := l.LeaseWorkerID(ctx, 1)
+	if !errors.Is(err, ErrNoFreeID) || !errors.Is(err, context.Canceled) || calls != 2 {
+		t.Errorf("LeaseWorkerID cut off in its second read of the fleet: %v after %d reads, want %q and %q after 2",
+			err, calls, ErrNoFreeID, context.Canceled)
+	}
+}
+
 // TestLeaseConcurrent has goroutines lease, use and release the same few
 // IDs at once: no ID is held twice at once, and no holder uses a second a
 // predecessor used.
