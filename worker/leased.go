@@ -142,7 +142,8 @@ func (l *Leased) LeaseWorkerID(ctx context.Context, maxWorkerID int64) (uidgen.L
 		case s != nil:
 			return l.started(ctx, *s, n), nil
 		case again:
-			continue // another process took the ID first
+			held = nil // this pass found an ID free, which another process took first
+			continue
 		}
 		held = &full
 		select {
