@@ -16,8 +16,8 @@ import (
 )
 
 // TestSegmentDenseProcesses is segment's density test with real processes
-// and a real SIGKILL. Four gen -segment processes on one tag are each
-// replaced five times; then one is killed mid-run while it is the only
+// and a real SIGKILL. Four gen -segment processes run on one tag at once,
+// each five times in a row; then one is killed mid-run while it is the only
 // process on the tag, so that what it claimed is known exactly: the runs it
 // took from the table of numbers given back, and max_id's move; then four
 // more run. No number was printed twice, each process's numbers increase,
@@ -85,15 +85,24 @@ func TestSegmentDenseProcesses(t *testing.T) {
 		t.Cleanup(dead.End)
 		dead.KillAfter(t, "the process to kill", perRun)
 		printed = append(printed, dead.IDs)
-		waitingAfter := tt.waiting(t, "order")
-		claimed := []numberRun{{nextBefore, tt.next(t, "order")}}
+		waitingAfter, nextAfter := tt.settled(t, "order")
+		claimed := []numberRun{{nextBefore, nextAfter}}
 		for _, r := range waitingBefore {
 			if !slices.Contains(waitingAfter, r) {
 				claimed = append(claimed, r)
 			}
 		}
 
+		afterKill := len(printed)
 		restarts(1)
+		// The first claim after the kill takes the lowest run waiting, so
+		// a reuse that no longer worked shows here, not only as numbers
+		// that wait for ever.
+		if len(waitingAfter) > 0 && !slices.ContainsFunc(printed[afterKill:], func(ids []int64) bool {
+			return slices.ContainsFunc(ids, func(v int64) bool { return v >= waitingAfter[0].start && v < waitingAfter[0].end })
+		}) {
+			t.Errorf("no process after the kill printed a number of the lowest run waiting, %v", waitingAfter[0])
+		}
 
 		for i, ids := range printed {
 			checkIncreasing(t, "process "+strconv.Itoa(i), ids)
@@ -113,6 +122,8 @@ func TestSegmentDenseProcesses(t *testing.T) {
 		if twice != nil {
 			t.Fatalf("%s is printed and waits to be handed out again, or waits twice: %v", number(twice.start), waiting)
 		}
+		// A process's claims only go up, so what the killed process held
+		// and never printed lies above the last number it printed.
 		last := dead.IDs[len(dead.IDs)-1]
 		var lost int64
 		for _, g := range gaps {

@@ -442,3 +442,22 @@ func (tt *tagTable) waiting(t *testing.T, tag string) []numberRun {
 	}
 	return runs
 }
+
+// settled returns the tag's runs waiting and max_id once two reads 50 ms
+// apart agree: a statement a killed process sent last may still be running
+// on the server after the process is gone.
+func (tt *tagTable) settled(t *testing.T, tag string) ([]numberRun, int64) {
+	t.Helper()
+	waiting, next := tt.waiting(t, tag), tt.next(t, tag)
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		time.Sleep(50 * time.Millisecond)
+		w, n := tt.waiting(t, tag), tt.next(t, tag)
+		if n == next && slices.Equal(w, waiting) {
+			return waiting, next
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the numbers of tag %s still move 10 s after the last process ended", tag)
+		}
+		waiting, next = w, n
+	}
+}
