@@ -43,16 +43,17 @@ func follower(t *testing.T, ctx context.Context, c *etcdtest.Cluster) int {
 // resume (a third of the TTL), with some 4 s to spare on a loaded machine.
 // So the holder is still within its reservation when the resumed member
 // tells it the lease is gone, and the test ends some 9 to 13 s after the
-// pause.
+// pause. Should the paused member be the leader, an election and a TTL
+// more pass before the newcomer's take, which the spare seconds cover.
 const (
 	partitionTTL     = 2 * time.Second
 	partitionHorizon = 8 * time.Second
 )
 
 // TestLeasePartition cuts the holder of the only worker ID off from the
-// cluster: its -etcd names one follower, which is paused (SIGSTOP) past the
-// lease's TTL while a newcomer, on the other members, takes the ID over;
-// then the follower is resumed. The old holder must stop at its
+// cluster: its -etcd names one member, a follower when picked, which is
+// paused (SIGSTOP) past the lease's TTL while a newcomer, on the other
+// members, takes the ID over; then the member is resumed. The old holder must stop at its
 // reservation, failing with uidgen.ErrLeaseLost (or, where the resumed
 // member's first answer times out, a renewal failure), and the newcomer's
 // IDs must all be above the old holder's.
@@ -100,9 +101,11 @@ func TestLeasePartition(t *testing.T) {
 	})
 
 	// A stall of the loaded machine past the election timeout can have
-	// made the holder's member the leader since it was picked; pausing it
-	// then cuts the holder off all the same, and the other two elect
-	// another leader before the newcomer's turn comes, within the TTL.
+	// made the holder's member the leader since it was picked. Pausing it
+	// cuts the holder off all the same; the other two elect a leader
+	// (about a second), which renews every lease to its full TTL, so the
+	// newcomer takes the ID about a TTL after the election: some 5 s
+	// into the pause rather than 3, still within the horizon.
 	if leader, err := c.Leader(f.Context()); err != nil {
 		t.Fatal(err)
 	} else if leader == m {
