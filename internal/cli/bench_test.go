@@ -26,18 +26,30 @@ func TestBenchPrintsATableRowPerGenerator(t *testing.T) {
 	if head := strings.Fields(lines[0]); !slices.Equal(head, []string{"generator", "×atomic", "IDs/s", "ns/ID", "p50", "p99", "max", "ahead", "ring"}) {
 		t.Fatalf("header %q", lines[0])
 	}
+	var atomicNs float64
 	for i, c := range benchRows() {
 		fields := strings.Fields(lines[1+i])
 		if len(fields) < 9 || fields[0] != c.name {
 			t.Errorf("row %d = %q, want 9 columns or more for %s", i, lines[1+i], c.name)
 			continue
 		}
-		// The ratio is to the atomic counter of the same run, so its own
-		// row says 1.00x. Two runs of 150 ms on a loaded machine can be
-		// far apart, so another row's ratio is only checked to be one.
-		if x, err := strconv.ParseFloat(strings.TrimSuffix(strings.ReplaceAll(fields[1], ",", ""), "x"), 64); err != nil ||
-			i == 0 && fields[1] != "1.00x" || x <= 0 {
-			t.Errorf("row %q: ratio %q, want 1.00x for the atomic counter and a ratio to it for the others", lines[1+i], fields[1])
+		// The ratio is the row's ns/ID over the atomic counter's, as the
+		// table prints both: whatever the machine's load, it agrees with
+		// them to within their rounding.
+		x, xErr := printedNumber(fields[1], "x")
+		ns, nsErr := printedNumber(fields[3], "")
+		if i == 0 {
+			atomicNs = ns
+		}
+		lo := (ns - roundingOf(ns)) / (atomicNs + roundingOf(atomicNs))
+		hi := (ns + roundingOf(ns)) / (atomicNs - roundingOf(atomicNs))
+		xRounding := 0.005 // two decimals below 100x, a whole number above
+		if x >= 100 {
+			xRounding = 0.5
+		}
+		if xErr != nil || nsErr != nil || i == 0 && fields[1] != "1.00x" || x < lo-xRounding || x > hi+xRounding {
+			t.Errorf("row %q: ratio %q, want 1.00x for the atomic counter and ns/ID over its %v for the others (%.3g to %.3g)",
+				lines[1+i], fields[1], atomicNs, lo, hi)
 		}
 		// The header's columns line up with the row's, in runes: µs is
 		// two bytes wide in UTF-8 and one on the screen.
@@ -51,6 +63,21 @@ func TestBenchPrintsATableRowPerGenerator(t *testing.T) {
 	if !strings.Contains(out, "3 goroutines;") || !strings.Contains(out, "at most 8,192 IDs a second") || !strings.Contains(out, "×atomic is ns/ID over") {
 		t.Errorf("no legend:\n%s", out)
 	}
+}
+
+// printedNumber parses a number as bench prints it: grouped by commas,
+// with suffix after it.
+func printedNumber(s, suffix string) (float64, error) {
+	return strconv.ParseFloat(strings.TrimSuffix(strings.ReplaceAll(s, ",", ""), suffix), 64)
+}
+
+// roundingOf is how far an ns/ID bench printed can be from the value it
+// rounded: one decimal below 100, a whole number above.
+func roundingOf(v float64) float64 {
+	if v < 100 {
+		return 0.05
+	}
+	return 0.5
 }
 
 // TestBenchProgress runs uidgen bench as a process with stderr on a
