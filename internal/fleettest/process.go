@@ -104,9 +104,10 @@ func (p *Process) Signal(sig syscall.Signal) error {
 }
 
 // KillAfter reads n IDs, then kills the process with SIGKILL, so that it
-// gives nothing back, and waits for it. It fails t, naming the process as
-// who, unless the process printed n IDs and died of the signal. It returns
-// when the signal was sent.
+// gives nothing back, and waits for it. It fails t (so only the test's
+// goroutine may call it), naming the process as who, unless the process
+// printed n IDs and died of the signal. It returns the time the signal was
+// sent.
 func (p *Process) KillAfter(t testing.TB, who string, n int) time.Time {
 	t.Helper()
 	if err := p.Read(n); err != nil || len(p.IDs) < n {

@@ -13,7 +13,8 @@ func TestRunCountsEveryID(t *testing.T) {
 	r := Run(Config{
 		Goroutines: 4,
 		// Long against the progress period: four goroutines spinning on
-		// two processors can keep Run's own from its ticker for a while.
+		// two processors can keep Run's goroutine off the CPU for several
+		// ticks.
 		Duration:      200 * time.Millisecond,
 		SampleEvery:   3,
 		ProgressEvery: 5 * time.Millisecond,

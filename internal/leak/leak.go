@@ -34,7 +34,10 @@ func Running(fn string) int {
 // Settle waits, up to within, until no goroutine has fn on its stack, and
 // returns how many still do. A goroutine that closes its done channel in a
 // deferred call is still leaving fn for a moment after the closer has
-// returned; one that never leaves is still counted at the deadline.
+// returned; one that never leaves is still counted at the deadline. It
+// polls every millisecond, since each look stops the world to read every
+// stack. Not for a synctest bubble, where its clock would not move: there,
+// synctest.Wait settles the goroutines.
 func Settle(fn string, within time.Duration) int {
 	deadline := time.Now().Add(within)
 	for {
@@ -42,6 +45,6 @@ func Settle(fn string, within time.Duration) int {
 		if n == 0 || time.Now().After(deadline) {
 			return n
 		}
-		runtime.Gosched()
+		time.Sleep(time.Millisecond)
 	}
 }
