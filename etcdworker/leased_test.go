@@ -15,6 +15,7 @@ import (
 
 	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/etcdworker/etcdtest"
+	"github.com/seed4d941b13/uidgen/internal/fakelease"
 	"github.com/seed4d941b13/uidgen/internal/leak"
 )
 
@@ -91,13 +92,7 @@ func (f fleet) expire(t *testing.T, s *lease) {
 // the test ends unless the test released it.
 func mustLease(t testing.TB, l *Leased, maxID int64) *lease {
 	t.Helper()
-	got, err := l.LeaseWorkerID(testContext(t), maxID)
-	if err != nil {
-		t.Fatalf("LeaseWorkerID(%d): %v", maxID, err)
-	}
-	s := got.(*lease)
-	t.Cleanup(func() { s.Release(context.Background(), s.Start()-1) })
-	return s
+	return fakelease.Must[*lease](t, testContext(t), l, maxID)
 }
 
 // renewNow makes s's renewer renew once and fails t if it did not.

@@ -14,6 +14,7 @@ import (
 
 	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/internal/dbtest"
+	"github.com/seed4d941b13/uidgen/internal/fakelease"
 	"github.com/seed4d941b13/uidgen/internal/leak"
 )
 
@@ -42,13 +43,7 @@ func newTestLeased(t testing.TB, db *sql.DB, table string, cfg Config) *Leased {
 // the test ends unless the test released it.
 func mustLease(t testing.TB, l *Leased, maxID int64) *lease {
 	t.Helper()
-	got, err := l.LeaseWorkerID(testContext(t), maxID)
-	if err != nil {
-		t.Fatalf("LeaseWorkerID(%d): %v", maxID, err)
-	}
-	s := got.(*lease)
-	t.Cleanup(func() { s.Release(context.Background(), s.Start()-1) })
-	return s
+	return fakelease.Must[*lease](t, testContext(t), l, maxID)
 }
 
 // row is a worker row's lease columns.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"testing"
 	"time"
 
 	"github.com/seed4d941b13/uidgen"
@@ -181,4 +182,19 @@ func (w *Watched) Last() uidgen.Lease {
 		return *l
 	}
 	return nil
+}
+
+// Must leases an ID up to maxID from l within ctx and returns the lease as
+// T, the leaser's own lease type, so that a test can reach its internals.
+// The lease is released with lastUsed Start()-1 when the test ends, unless
+// the test released it first. Must fails t if leasing does.
+func Must[T uidgen.Lease](t testing.TB, ctx context.Context, l uidgen.Leaser, maxID int64) T {
+	t.Helper()
+	got, err := l.LeaseWorkerID(ctx, maxID)
+	if err != nil {
+		t.Fatalf("LeaseWorkerID(%d): %v", maxID, err)
+	}
+	s := got.(T)
+	t.Cleanup(func() { s.Release(context.Background(), s.Start()-1) })
+	return s
 }
