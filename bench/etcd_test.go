@@ -13,7 +13,7 @@ import (
 	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/cached"
 	"github.com/seed4d941b13/uidgen/etcdworker"
-	"github.com/seed4d941b13/uidgen/etcdworker/etcdtest"
+	"github.com/seed4d941b13/uidgen/internal/etcdtest"
 )
 
 // The etcd benchmarks measure what a worker ID leased from etcd costs the

@@ -4,8 +4,6 @@ go 1.26.0
 
 replace github.com/seed4d941b13/uidgen => ../
 
-replace github.com/seed4d941b13/uidgen/etcdworker => ../etcdworker
-
 require (
 	github.com/HdrHistogram/hdrhistogram-go v1.2.0
 	github.com/bwmarrin/snowflake v0.3.0
@@ -14,7 +12,7 @@ require (
 	github.com/seed4d941b13/uidgen v0.0.0-00010101000000-000000000000
 	github.com/sony/sonyflake/v2 v2.2.0
 	go.etcd.io/etcd/client/v3 v3.7.3
-	go.uber.org/zap v1.27.1
+	go.uber.org/zap v1.28.0
 	golang.org/x/perf v0.0.0-20260908200009-22c9c6c9d4da
 	gonum.org/v1/plot v0.17.0
 	google.golang.org/grpc v1.83.2
@@ -46,8 +44,8 @@ require (
 	github.com/jackc/pgpassfile v1.0.0 // indirect
 	github.com/jackc/pgservicefile v0.0.0-20240606120523-5a60cdf6a761 // indirect
 	github.com/jackc/puddle/v2 v2.2.3 // indirect
-	github.com/seed4d941b13/uidgen/etcdworker v0.0.0-00010101000000-000000000000
 	github.com/stretchr/testify v1.12.1 // indirect
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/image v0.47.0 // indirect
 	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect

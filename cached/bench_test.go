@@ -12,21 +12,20 @@ import (
 
 	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/defaultgen"
-	"github.com/seed4d941b13/uidgen/internal/baseline"
-	"github.com/seed4d941b13/uidgen/internal/fakeclock"
-	"github.com/seed4d941b13/uidgen/internal/hammer"
+	"github.com/seed4d941b13/uidgen/internal/clocktest"
+	"github.com/seed4d941b13/uidgen/internal/loadtest"
 )
 
-// The baselines, from internal/baseline, called through a func value as the
+// The baselines, from internal/loadtest, called through a func value as the
 // bench module calls every implementation.
 
-func BenchmarkAtomicCounter(b *testing.B) { benchSerial(b, baseline.Atomic()) }
+func BenchmarkAtomicCounter(b *testing.B) { benchSerial(b, loadtest.Atomic()) }
 
-func BenchmarkAtomicCounterParallel(b *testing.B) { benchParallel(b, baseline.Atomic()) }
+func BenchmarkAtomicCounterParallel(b *testing.B) { benchParallel(b, loadtest.Atomic()) }
 
-func BenchmarkMutexCounter(b *testing.B) { benchSerial(b, baseline.Mutex()) }
+func BenchmarkMutexCounter(b *testing.B) { benchSerial(b, loadtest.Mutex()) }
 
-func BenchmarkMutexCounterParallel(b *testing.B) { benchParallel(b, baseline.Mutex()) }
+func BenchmarkMutexCounterParallel(b *testing.B) { benchParallel(b, loadtest.Mutex()) }
 
 // benchSerial loops over b.N, not b.Loop: b.Loop ramps up before the
 // testing package sets GOMAXPROCS for the first -cpu value, so a -cpu 1,2
@@ -91,7 +90,7 @@ func BenchmarkPaddedSlotsParallel(b *testing.B) {
 func BenchmarkDefaultgen(b *testing.B) {
 	b.ReportAllocs()
 	g, err := defaultgen.New(b.Context(), defaultgen.Config{
-		Assigner: uidgen.Static(1), Clock: fakeclock.New(uidgen.DefaultEpoch.Add(time.Hour)),
+		Assigner: uidgen.Static(1), Clock: clocktest.New(uidgen.DefaultEpoch.Add(time.Hour)),
 	})
 	if err != nil {
 		b.Fatal(err)
@@ -158,7 +157,7 @@ func BenchmarkNextIDLatency(b *testing.B) {
 	var wg sync.WaitGroup
 	b.ResetTimer()
 	for i := range consumers {
-		hists[i] = hammer.NewHistogram()
+		hists[i] = loadtest.NewHistogram()
 		wg.Go(func() {
 			last := time.Now()
 			for range b.N / consumers {
@@ -167,7 +166,7 @@ func BenchmarkNextIDLatency(b *testing.B) {
 					return
 				}
 				now := time.Now()
-				hammer.Record(hists[i], now.Sub(last))
+				loadtest.Record(hists[i], now.Sub(last))
 				last = now
 			}
 		})
@@ -181,6 +180,6 @@ func BenchmarkNextIDLatency(b *testing.B) {
 		q    float64
 		unit string
 	}{{0.5, "p50-ns"}, {0.99, "p99-ns"}, {0.999, "p99.9-ns"}, {0.9999, "p99.99-ns"}} {
-		b.ReportMetric(float64(hammer.Quantile(hists[0], p.q)), p.unit)
+		b.ReportMetric(float64(loadtest.Quantile(hists[0], p.q)), p.unit)
 	}
 }

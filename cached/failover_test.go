@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/seed4d941b13/uidgen/internal/dbtest"
-	"github.com/seed4d941b13/uidgen/internal/testsize"
+	"github.com/seed4d941b13/uidgen/internal/sizetest"
 	"github.com/seed4d941b13/uidgen/segment"
 	"github.com/seed4d941b13/uidgen/worker"
 )
@@ -22,7 +22,7 @@ import (
 // promotion leases, claims and runs. It waits out the real two minutes, so
 // it runs only at full size.
 func TestFailover(t *testing.T) {
-	if testsize.Small() {
+	if sizetest.Small() {
 		t.Skip("waits out a two-minute failover: full size only (not under -race or -short)")
 	}
 	t.Parallel()

@@ -5,7 +5,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/seed4d941b13/uidgen/internal/idcheck"
+	"github.com/seed4d941b13/uidgen/internal/idtest"
 )
 
 // lag returns how many seconds uid's second is behind the clock's now
@@ -42,7 +42,7 @@ func TestFreshWhenIdle(t *testing.T) {
 			t.Fatalf("Stats %+v over %.0f s: %.2f padder runs a second, want at most 2, stale IDs thrown away, and %d taken",
 				s, elapsed, runs, len(ids))
 		}
-		idcheck.Check(t, g, [][]int64{ids})
+		idtest.Check(t, g, [][]int64{ids})
 	})
 }
 
@@ -56,7 +56,7 @@ func TestFreshInBursts(t *testing.T) {
 			TimeBits: 30, WorkerBits: 29, SeqBits: 4, BoostPower: 2, Epoch: start.AddDate(0, 0, -1),
 			MaxAhead: 3 * time.Second,
 		})
-		ids, err := idcheck.Collect(4, 2000, func() (int64, error) {
+		ids, err := idtest.Collect(4, 2000, func() (int64, error) {
 			if n := time.Since(start) / time.Second; n%20 == 19 {
 				time.Sleep(7 * time.Second) // an idle spell in every 20 s
 			}
@@ -71,7 +71,7 @@ func TestFreshInBursts(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		idcheck.Check(t, g, ids)
+		idtest.Check(t, g, ids)
 		if s := g.Stats(); s.Stale == 0 || s.ClockWait == 0 {
 			t.Fatalf("Stats %+v: want IDs thrown away in the idle spells and takes held back in the bursts", s)
 		}
@@ -94,7 +94,7 @@ func TestSpread(t *testing.T) {
 			}
 		}
 		for _, k := range []int{2, 6, 10} {
-			idcheck.CheckSpread(t, ids, k)
+			idtest.CheckSpread(t, ids, k)
 		}
 	})
 	g := newGenerator(t, Config{})
@@ -103,6 +103,6 @@ func TestSpread(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, k := range []int{2, 6, 10} {
-		idcheck.CheckSpread(t, ids, k)
+		idtest.CheckSpread(t, ids, k)
 	}
 }

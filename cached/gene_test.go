@@ -5,23 +5,23 @@ import (
 	"time"
 
 	"github.com/seed4d941b13/uidgen"
-	"github.com/seed4d941b13/uidgen/internal/fakeclock"
-	"github.com/seed4d941b13/uidgen/internal/idcheck"
+	"github.com/seed4d941b13/uidgen/internal/clocktest"
+	"github.com/seed4d941b13/uidgen/internal/idtest"
 	"github.com/seed4d941b13/uidgen/internal/scheme/schemetest"
-	"github.com/seed4d941b13/uidgen/internal/testsize"
+	"github.com/seed4d941b13/uidgen/internal/sizetest"
 )
 
 // geneConfig is a 63-bit layout with 10 gene bits, on a stopped clock.
 func geneConfig() Config {
 	return Config{
 		TimeBits: 30, WorkerBits: 10, SeqBits: 13, GeneBits: 10,
-		Clock: fakeclock.New(uidgen.DefaultEpoch.Add(time.Hour)),
+		Clock: clocktest.New(uidgen.DefaultEpoch.Add(time.Hour)),
 	}
 }
 
 func TestNextIDFor(t *testing.T) {
-	idcheck.CheckNextIDFor(t, newGenerator(t, geneConfig()), testsize.Pick(1_000_000, 64_000))
-	idcheck.CheckNoGeneBits(t, newGenerator(t, Config{}))
+	idtest.CheckNextIDFor(t, newGenerator(t, geneConfig()), sizetest.Pick(1_000_000, 64_000))
+	idtest.CheckNoGeneBits(t, newGenerator(t, Config{}))
 }
 
 // TestNextIDSpreadsOverGenes: NextID on a gene layout spreads its IDs over
@@ -33,7 +33,7 @@ func TestNextIDSpreadsOverGenes(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, k := range []int{4, 10, 12} {
-		idcheck.CheckSpread(t, ids, k)
+		idtest.CheckSpread(t, ids, k)
 	}
 }
 
@@ -47,9 +47,9 @@ func TestJavaScriptSafeToTheEnd(t *testing.T) {
 	epoch := last.Add(-(1<<32 - 3) * time.Second) // 3 seconds of IDs left at the clock's second
 	g := newGenerator(t, Config{
 		TimeBits: 32, WorkerBits: 8, SeqBits: 9, GeneBits: 4, Epoch: epoch, BoostPower: 1,
-		Assigner: uidgen.Static(255), Clock: fakeclock.New(last),
+		Assigner: uidgen.Static(255), Clock: clocktest.New(last),
 	})
-	if ids := idcheck.CheckToTheEnd(t, g, 1<<20); len(ids) != 3<<9 {
+	if ids := idtest.CheckToTheEnd(t, g, 1<<20); len(ids) != 3<<9 {
 		t.Fatalf("%d IDs before the end, want 3 seconds of 512", len(ids))
 	}
 }

@@ -14,11 +14,11 @@ import (
 
 	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/bits"
-	"github.com/seed4d941b13/uidgen/internal/fakeclock"
-	"github.com/seed4d941b13/uidgen/internal/idcheck"
-	"github.com/seed4d941b13/uidgen/internal/leak"
+	"github.com/seed4d941b13/uidgen/internal/clocktest"
+	"github.com/seed4d941b13/uidgen/internal/idtest"
+	"github.com/seed4d941b13/uidgen/internal/leaktest"
 	"github.com/seed4d941b13/uidgen/internal/scheme/schemetest"
-	"github.com/seed4d941b13/uidgen/internal/testsize"
+	"github.com/seed4d941b13/uidgen/internal/sizetest"
 	"github.com/seed4d941b13/uidgen/padding"
 	"github.com/seed4d941b13/uidgen/ringbuffer"
 )
@@ -45,7 +45,7 @@ func (a *countingAssigner) AssignWorkerID(context.Context) (int64, error) { retu
 // names the value; and no bad field costs a worker ID (with a database, a
 // row in WORKER_NODE).
 func TestNewRejects(t *testing.T) {
-	now := fakeclock.New(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))
+	now := clocktest.New(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))
 	tests := []struct {
 		name string
 		cfg  Config
@@ -99,7 +99,7 @@ func TestErrorsNameEachPackageOnce(t *testing.T) {
 
 // baiduSize is the size of Baidu's CachedUidGeneratorTest, shrunk where the
 // race detector or -short would make it slow.
-func baiduSize() int { return testsize.Pick(7_000_000, 200_000) }
+func baiduSize() int { return sizetest.Pick(7_000_000, 200_000) }
 
 // TestBaidu ports Baidu's CachedUidGeneratorTest: 7,000,000 UIDs serially
 // and across 2×GOMAXPROCS goroutines, and across 64; all unique, positive
@@ -109,11 +109,11 @@ func TestBaidu(t *testing.T) {
 	for _, goroutines := range []int{1, 2 * runtime.GOMAXPROCS(0), 64} {
 		t.Run(name(goroutines), func(t *testing.T) {
 			g := newGenerator(t, Config{})
-			ids, err := idcheck.Collect(goroutines, total/goroutines, g.NextID)
+			ids, err := idtest.Collect(goroutines, total/goroutines, g.NextID)
 			if err != nil {
 				t.Fatal(err)
 			}
-			n := idcheck.Check(t, g, ids)
+			n := idtest.Check(t, g, ids)
 			s := g.Stats()
 			if s.TakesFailed != 0 {
 				t.Fatalf("Stats %+v: want no failed take, no rejected put", s)
@@ -155,7 +155,7 @@ func TestNextIDs(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	idcheck.Check(t, g, ids)
+	idtest.Check(t, g, ids)
 }
 
 // TestClose: Close is idempotent, NextID and NextIDs fail cleanly after it,
@@ -164,10 +164,10 @@ func TestNextIDs(t *testing.T) {
 func TestClose(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		const padder = "github.com/seed4d941b13/uidgen/padding.(*Executor).run"
-		before := leak.Running(padder)
-		g := newGenerator(t, Config{ScheduleInterval: time.Second, Clock: fakeclock.New(uidgen.DefaultEpoch.Add(time.Hour))})
+		before := leaktest.Running(padder)
+		g := newGenerator(t, Config{ScheduleInterval: time.Second, Clock: clocktest.New(uidgen.DefaultEpoch.Add(time.Hour))})
 		synctest.Wait() // the goroutine has started and blocks
-		if now := leak.Running(padder); now != before+1 {
+		if now := leaktest.Running(padder); now != before+1 {
 			t.Fatalf("%d padding goroutines after New, %d before", now, before)
 		}
 		for range 40_000 { // below the threshold: the padder refills
@@ -187,7 +187,7 @@ func TestClose(t *testing.T) {
 			t.Fatalf("NextIDs after Close = %d, %v, want uidgen.ErrClosed", n, err)
 		}
 		synctest.Wait()
-		if now := leak.Running(padder); now != before {
+		if now := leaktest.Running(padder); now != before {
 			t.Fatalf("%d padding goroutines after Close, %d before New", now, before)
 		}
 	})
@@ -195,9 +195,9 @@ func TestClose(t *testing.T) {
 
 // timeFixture is a generator whose 10 time bits end at second 1023, on a
 // clock that reads the given second.
-func timeFixture(t *testing.T, second int64) (*Generator, *fakeclock.Clock) {
+func timeFixture(t *testing.T, second int64) (*Generator, *clocktest.Clock) {
 	schemetest.WholeSeconds(t)
-	clock := fakeclock.New(uidgen.DefaultEpoch.Add(time.Duration(second) * time.Second))
+	clock := clocktest.New(uidgen.DefaultEpoch.Add(time.Duration(second) * time.Second))
 	g := newGenerator(t, Config{TimeBits: 10, WorkerBits: 40, SeqBits: 13, Clock: clock, BoostPower: 1})
 	return g, clock
 }
@@ -221,7 +221,7 @@ func TestTimeExhausted(t *testing.T) {
 	if len(ids) != 4<<13 {
 		t.Fatalf("%d IDs before the time bits ran out, want 4 seconds (1020..1023) of 8192", len(ids))
 	}
-	idcheck.Check(t, g, [][]int64{ids})
+	idtest.Check(t, g, [][]int64{ids})
 	if last := g.Parse(ids[len(ids)-1]); last.Sequence != 1<<13-1 {
 		t.Fatalf("last ID %+v, want the last sequence of the last second", last)
 	}
@@ -265,7 +265,7 @@ func TestSecondsAhead(t *testing.T) {
 func TestStatsAfterNew(t *testing.T) {
 	schemetest.WholeSeconds(t)
 	synctest.Test(t, func(t *testing.T) {
-		g := newGenerator(t, Config{Clock: fakeclock.New(uidgen.DefaultEpoch.Add(time.Hour))})
+		g := newGenerator(t, Config{Clock: clocktest.New(uidgen.DefaultEpoch.Add(time.Hour))})
 		want := Stats{Size: 1 << 16, Available: 1 << 16, PadRuns: 1, SecondsAhead: 7}
 		if s := g.Stats(); s != want {
 			t.Fatalf("Stats = %+v, want %+v", s, want)
@@ -295,7 +295,7 @@ func TestMemory(t *testing.T) {
 // at sequence 0; the padder leaves it out of that second.
 func TestNeverUIDZero(t *testing.T) {
 	schemetest.WholeSeconds(t)
-	g := newGenerator(t, Config{Assigner: uidgen.Static(0), Clock: fakeclock.New(uidgen.DefaultEpoch)})
+	g := newGenerator(t, Config{Assigner: uidgen.Static(0), Clock: clocktest.New(uidgen.DefaultEpoch)})
 	ids := make([]int64, 8192)
 	if _, err := g.NextIDs(ids); err != nil {
 		t.Fatal(err)
@@ -306,7 +306,7 @@ func TestNeverUIDZero(t *testing.T) {
 	if p := g.Parse(ids[8191]); p.Sequence != 0 || p.Time.Unix() != uidgen.DefaultEpoch.Unix()+1 {
 		t.Fatalf("8192nd UID %+v, want sequence 0 of the next second", p)
 	}
-	idcheck.Check(t, g, [][]int64{ids})
+	idtest.Check(t, g, [][]int64{ids})
 }
 
 // TestNextIDsErrorHandsBackNoStrayID: takes read slots before they claim
@@ -344,7 +344,7 @@ func TestNextIDsErrorHandsBackNoStrayID(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if n := idcheck.Check(t, g, ids); n != 24<<13 {
+	if n := idtest.Check(t, g, ids); n != 24<<13 {
 		t.Fatalf("%d IDs before the time bits ran out, want %d", n, 24<<13)
 	}
 }

@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/seed4d941b13/uidgen"
-	"github.com/seed4d941b13/uidgen/internal/fakeclock"
-	"github.com/seed4d941b13/uidgen/internal/fakelease"
-	"github.com/seed4d941b13/uidgen/internal/idcheck"
+	"github.com/seed4d941b13/uidgen/internal/clocktest"
+	"github.com/seed4d941b13/uidgen/internal/idtest"
+	"github.com/seed4d941b13/uidgen/internal/leasetest"
 	"github.com/seed4d941b13/uidgen/internal/scheme/schemetest"
 )
 
@@ -30,10 +30,10 @@ func TestLeasedWorkerID(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		now := leaseStart.Unix()
 		// An earlier holder may have used seconds up to now+99.
-		leaser := &fakelease.Leaser{ID: 3, Start: now + 100, Reserved: now + 101}
+		leaser := &leasetest.Leaser{ID: 3, Start: now + 100, Reserved: now + 101}
 		g := newGenerator(t, Config{
 			TimeBits: 30, WorkerBits: 29, SeqBits: 4, BoostPower: 3, Assigner: leaser,
-			Clock: fakeclock.New(leaseStart), RejectedTake: failAfter(time.Second),
+			Clock: clocktest.New(leaseStart), RejectedTake: failAfter(time.Second),
 		})
 		lease, maxWorker := leaser.Lease()
 		if maxWorker != 1<<29-1 || g.WorkerID() != 3 {
@@ -68,7 +68,7 @@ func TestLeasedWorkerID(t *testing.T) {
 		if err != nil || unix(g, id) != now+102 {
 			t.Fatalf("after a renewal NextID = %d (second %d), %v; want second %d", id, unix(g, id), err, now+102)
 		}
-		idcheck.Check(t, g, [][]int64{append(ids, id)})
+		idtest.Check(t, g, [][]int64{append(ids, id)})
 		synctest.Wait()
 		newest := now + g.Stats().SecondsAhead
 		if err := g.Close(); err != nil {
@@ -99,10 +99,10 @@ func TestLeaseLost(t *testing.T) {
 	schemetest.WholeSeconds(t)
 	synctest.Test(t, func(t *testing.T) {
 		now := leaseStart.Unix()
-		leaser := &fakelease.Leaser{ID: 3, Start: now, Reserved: now + 1}
+		leaser := &leasetest.Leaser{ID: 3, Start: now, Reserved: now + 1}
 		g := newGenerator(t, Config{
 			TimeBits: 30, WorkerBits: 29, SeqBits: 4, BoostPower: 3, Assigner: leaser,
-			Clock: fakeclock.New(leaseStart), RejectedTake: failAfter(time.Second),
+			Clock: clocktest.New(leaseStart), RejectedTake: failAfter(time.Second),
 		})
 		lease, _ := leaser.Lease()
 		lease.Lose()
@@ -122,8 +122,8 @@ func TestLeaseLost(t *testing.T) {
 // and the lease given back unused.
 func TestLeaseOutOfRange(t *testing.T) {
 	now := leaseStart.Unix()
-	leaser := &fakelease.Leaser{ID: 1 << 20, Start: now, Reserved: now + 10}
-	g, err := New(t.Context(), Config{Assigner: leaser, Clock: fakeclock.New(leaseStart)})
+	leaser := &leasetest.Leaser{ID: 1 << 20, Start: now, Reserved: now + 10}
+	g, err := New(t.Context(), Config{Assigner: leaser, Clock: clocktest.New(leaseStart)})
 	if !errors.Is(err, uidgen.ErrWorkerIDRange) || g != nil {
 		t.Fatalf("New = %v, %v; want ErrWorkerIDRange", g, err)
 	}
@@ -170,7 +170,7 @@ func TestMaxAhead(t *testing.T) {
 		if s := g.Stats(); s.ClockWait < 15*time.Second || s.TakesFailed != 0 || s.PadRuns > 100 {
 			t.Fatalf("Stats %+v: want most of the 20 s held back, no failed take, and the padder woken about once a second", s)
 		}
-		idcheck.Check(t, g, [][]int64{ids})
+		idtest.Check(t, g, [][]int64{ids})
 	})
 }
 
@@ -182,9 +182,9 @@ func TestMaxAhead(t *testing.T) {
 func TestLeaseStartBeyondMaxAhead(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		now := leaseStart.Unix()
-		cfg := Config{TimeBits: 30, WorkerBits: 29, SeqBits: 4, MaxAhead: 2 * time.Second, Clock: fakeclock.New(leaseStart)}
+		cfg := Config{TimeBits: 30, WorkerBits: 29, SeqBits: 4, MaxAhead: 2 * time.Second, Clock: clocktest.New(leaseStart)}
 
-		leaser := &fakelease.Leaser{ID: 3, Start: now + 100, Reserved: now + 200}
+		leaser := &leasetest.Leaser{ID: 3, Start: now + 100, Reserved: now + 200}
 		cfg.Assigner = leaser
 		ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 		defer cancel()
@@ -197,8 +197,8 @@ func TestLeaseStartBeyondMaxAhead(t *testing.T) {
 			t.Fatalf("released at %d (%v), want the ID given back unused, at %d", last, ok, now+99)
 		}
 
-		clock := fakeclock.New(leaseStart)
-		cfg.Clock, cfg.Assigner = clock, &fakelease.Leaser{ID: 3, Start: now + 100, Reserved: now + 200}
+		clock := clocktest.New(leaseStart)
+		cfg.Clock, cfg.Assigner = clock, &leasetest.Leaser{ID: 3, Start: now + 100, Reserved: now + 200}
 		go func() {
 			time.Sleep(3 * time.Second) // New waits meanwhile
 			clock.Advance(98 * time.Second)
@@ -209,7 +209,7 @@ func TestLeaseStartBeyondMaxAhead(t *testing.T) {
 			t.Fatalf("first ID of second %d, %v, at the clock's %d; want second %d, within 2 s of the clock", unix(g, id), err, clock.Now().Unix(), now+100)
 		}
 
-		cfg.MaxAhead, cfg.Clock, cfg.Assigner = 0, fakeclock.New(leaseStart), &fakelease.Leaser{ID: 3, Start: now + 100, Reserved: now + 200}
+		cfg.MaxAhead, cfg.Clock, cfg.Assigner = 0, clocktest.New(leaseStart), &leasetest.Leaser{ID: 3, Start: now + 100, Reserved: now + 200}
 		if g := newGenerator(t, cfg); g.Stats().SecondsAhead < 100 {
 			t.Fatalf("without MaxAhead: %+v, want the generator started at once, 100 s ahead", g.Stats())
 		}

@@ -9,9 +9,9 @@ import (
 
 	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/internal/dbtest"
-	"github.com/seed4d941b13/uidgen/internal/fakelease"
-	"github.com/seed4d941b13/uidgen/internal/idcheck"
-	"github.com/seed4d941b13/uidgen/internal/testsize"
+	"github.com/seed4d941b13/uidgen/internal/idtest"
+	"github.com/seed4d941b13/uidgen/internal/leasetest"
+	"github.com/seed4d941b13/uidgen/internal/sizetest"
 	"github.com/seed4d941b13/uidgen/ringbuffer"
 	"github.com/seed4d941b13/uidgen/worker"
 )
@@ -48,7 +48,7 @@ func testLeaseDatabaseDown(t *testing.T, kind string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	leaser := &fakelease.Watched{Leaser: l}
+	leaser := &leasetest.Watched{Leaser: l}
 	g := newGenerator(t, Config{TimeBits: 40, WorkerBits: 3, SeqBits: 8, Assigner: leaser})
 	lease := leaser.Last()
 
@@ -142,7 +142,7 @@ func testLeaseDatabaseDown(t *testing.T, kind string) {
 			t.Logf("NextID works again %v after the database came back", time.Since(back).Round(time.Millisecond))
 		})
 	}
-	idcheck.Check(t, g, [][]int64{ids})
+	idtest.Check(t, g, [][]int64{ids})
 	if err := g.Close(); err != nil {
 		t.Errorf("Close after the outages: %v", err)
 	}
@@ -155,7 +155,7 @@ func testLeaseDatabaseDown(t *testing.T, kind string) {
 // renews within seconds of it answering again. It waits out the real
 // minutes, so it runs only at full size, and on both servers at once.
 func TestLeaseRidesOutOutage(t *testing.T) {
-	if testsize.Small() {
+	if sizetest.Small() {
 		t.Skip("waits out a three-minute outage: full size only (not under -race or -short)")
 	}
 	t.Parallel() // beside TestFailover, which also waits minutes
@@ -180,14 +180,14 @@ func testLeaseRidesOutOutage(t *testing.T, kind string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	leaser := &fakelease.Watched{Leaser: l}
+	leaser := &leasetest.Watched{Leaser: l}
 	g := newGenerator(t, Config{Assigner: leaser})
 	lease := leaser.Last()
 
 	var ids []int64
 	take := func(until time.Time) {
 		t.Helper()
-		idcheck.TakeUntil(t, &ids, g.NextID, pace, until)
+		idtest.TakeUntil(t, &ids, g.NextID, pace, until)
 	}
 	take(time.Now().Add(time.Second))
 	for _, o := range []struct {
@@ -216,5 +216,5 @@ func testLeaseRidesOutOutage(t *testing.T, kind string) {
 	if s := g.Stats(); s.TakesFailed != 0 || s.Lease.Lost {
 		t.Errorf("Stats %+v: want no failed take and the lease kept", s)
 	}
-	idcheck.Check(t, g, [][]int64{ids})
+	idtest.Check(t, g, [][]int64{ids})
 }

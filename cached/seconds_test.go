@@ -6,9 +6,9 @@ import (
 	"time"
 
 	"github.com/seed4d941b13/uidgen"
-	"github.com/seed4d941b13/uidgen/internal/fakeclock"
+	"github.com/seed4d941b13/uidgen/internal/clocktest"
 	"github.com/seed4d941b13/uidgen/internal/scheme/schemetest"
-	"github.com/seed4d941b13/uidgen/internal/testsize"
+	"github.com/seed4d941b13/uidgen/internal/sizetest"
 )
 
 // perSecond is the IDs a second holds in the small layouts below: 4
@@ -17,9 +17,9 @@ const perSecond = 16
 
 // smallFixture is a generator of 16 IDs a second and a ring of 2^boost
 // seconds, worker 5, on a stopped clock that reads the given second.
-func smallFixture(t *testing.T, second int64, boost int) (*Generator, *fakeclock.Clock) {
+func smallFixture(t *testing.T, second int64, boost int) (*Generator, *clocktest.Clock) {
 	schemetest.WholeSeconds(t)
-	clock := fakeclock.New(uidgen.DefaultEpoch.Add(time.Duration(second) * time.Second))
+	clock := clocktest.New(uidgen.DefaultEpoch.Add(time.Duration(second) * time.Second))
 	g := newGenerator(t, Config{TimeBits: 30, WorkerBits: 29, SeqBits: 4, Clock: clock, BoostPower: boost, Assigner: uidgen.Static(5)})
 	return g, clock
 }
@@ -119,9 +119,9 @@ func TestClockSteppedBack(t *testing.T) {
 // clock's pace still start at random (TestSpreadAtLowLoad). The clock is
 // stopped, so every second past the first is borrowed.
 func TestBurstWastesNoSecond(t *testing.T) {
-	burst := int64(testsize.Pick(2_000_000, 300_000))
+	burst := int64(sizetest.Pick(2_000_000, 300_000))
 	synctest.Test(t, func(t *testing.T) {
-		clock := fakeclock.New(uidgen.DefaultEpoch.Add(1000 * time.Second))
+		clock := clocktest.New(uidgen.DefaultEpoch.Add(1000 * time.Second))
 		g := newGenerator(t, Config{Clock: clock})
 		perSecond := g.Layout().Bits().MaxSequence() + 1
 		size := g.Stats().Size

@@ -7,14 +7,14 @@ import (
 
 	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/defaultgen"
-	"github.com/seed4d941b13/uidgen/internal/fakeclock"
+	"github.com/seed4d941b13/uidgen/internal/clocktest"
 )
 
 func Example() {
 	g, err := defaultgen.New(context.Background(), defaultgen.Config{
 		Assigner: uidgen.Static(42),
 		// Only so the output is the same every run; leave Clock nil.
-		Clock: fakeclock.New(time.Date(2026, 11, 22, 8, 30, 0, 0, time.UTC)),
+		Clock: clocktest.New(time.Date(2026, 11, 22, 8, 30, 0, 0, time.UTC)),
 	})
 	if err != nil {
 		fmt.Println(err)

@@ -8,17 +8,17 @@ import (
 
 	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/defaultgen"
-	"github.com/seed4d941b13/uidgen/internal/fakeclock"
-	"github.com/seed4d941b13/uidgen/internal/idcheck"
-	"github.com/seed4d941b13/uidgen/internal/testsize"
+	"github.com/seed4d941b13/uidgen/internal/clocktest"
+	"github.com/seed4d941b13/uidgen/internal/idtest"
+	"github.com/seed4d941b13/uidgen/internal/sizetest"
 )
 
 func TestNextIDFor(t *testing.T) {
 	g := newGen(t, defaultgen.Config{
-		TimeBits: 30, WorkerBits: 10, SeqBits: 13, GeneBits: 10, Clock: fakeclock.New(start),
+		TimeBits: 30, WorkerBits: 10, SeqBits: 13, GeneBits: 10, Clock: clocktest.New(start),
 	})
-	idcheck.CheckNextIDFor(t, g, testsize.Pick(1_000_000, 64_000))
-	idcheck.CheckNoGeneBits(t, newGen(t, defaultgen.Config{}))
+	idtest.CheckNextIDFor(t, g, sizetest.Pick(1_000_000, 64_000))
+	idtest.CheckNoGeneBits(t, newGen(t, defaultgen.Config{}))
 }
 
 // TestJavaScriptSafeToTheEnd drives a 53-bit layout (32 time, 8 worker, 9
@@ -31,9 +31,9 @@ func TestJavaScriptSafeToTheEnd(t *testing.T) {
 	epoch := last.Add(-(1<<32 - 3) * time.Second) // 3 seconds of IDs left at the clock's second
 	g := newGen(t, defaultgen.Config{
 		TimeBits: 32, WorkerBits: 8, SeqBits: 9, GeneBits: 4, Epoch: epoch,
-		Assigner: uidgen.Static(255), Clock: fakeclock.New(last),
+		Assigner: uidgen.Static(255), Clock: clocktest.New(last),
 	})
-	if ids := idcheck.CheckToTheEnd(t, g, 1<<20); len(ids) != 3<<9 {
+	if ids := idtest.CheckToTheEnd(t, g, 1<<20); len(ids) != 3<<9 {
 		t.Fatalf("%d IDs before the end, want 3 seconds of 512", len(ids))
 	}
 }

@@ -15,9 +15,9 @@ import (
 	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/bits"
 	"github.com/seed4d941b13/uidgen/defaultgen"
-	"github.com/seed4d941b13/uidgen/internal/fakeclock"
-	"github.com/seed4d941b13/uidgen/internal/idcheck"
-	"github.com/seed4d941b13/uidgen/internal/testsize"
+	"github.com/seed4d941b13/uidgen/internal/clocktest"
+	"github.com/seed4d941b13/uidgen/internal/idtest"
+	"github.com/seed4d941b13/uidgen/internal/sizetest"
 )
 
 // start is where the fake clocks start: 0.3 s into a second, a year after
@@ -42,37 +42,37 @@ func newGen(t *testing.T, cfg defaultgen.Config) *defaultgen.Generator {
 // clock with a million IDs a second, and on a fake clock with the default
 // layout, where it crosses many seconds.
 func TestBaiduDefaultUidGenerator(t *testing.T) {
-	n := testsize.Pick(100_000, 10_000)
+	n := sizetest.Pick(100_000, 10_000)
 	configs := map[string]defaultgen.Config{
 		"system clock, 20 sequence bits": {TimeBits: 30, WorkerBits: 13, SeqBits: 20},
-		"fake clock, default layout":     {Clock: fakeclock.New(start)},
+		"fake clock, default layout":     {Clock: clocktest.New(start)},
 	}
 	for name, cfg := range configs {
 		t.Run(name+"/serial", func(t *testing.T) {
 			g := newGen(t, cfg)
-			ids, err := idcheck.Collect(1, n, g.NextID)
+			ids, err := idtest.Collect(1, n, g.NextID)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := idcheck.Check(t, g, ids); got != n {
+			if got := idtest.Check(t, g, ids); got != n {
 				t.Fatalf("checked %d IDs, want %d", got, n)
 			}
 		})
 		t.Run(name+"/parallel", func(t *testing.T) {
 			g := newGen(t, cfg)
 			goroutines := 2 * runtime.GOMAXPROCS(0)
-			ids, err := idcheck.Collect(goroutines, n/goroutines, g.NextID)
+			ids, err := idtest.Collect(goroutines, n/goroutines, g.NextID)
 			if err != nil {
 				t.Fatal(err)
 			}
-			idcheck.Check(t, g, ids)
+			idtest.Check(t, g, ids)
 		})
 	}
 }
 
 func TestSpentSequenceSleepsToTheNextSecond(t *testing.T) {
 	schemetest.WholeSeconds(t)
-	clock := fakeclock.New(start)
+	clock := clocktest.New(start)
 	g := newGen(t, defaultgen.Config{TimeBits: 40, WorkerBits: 15, SeqBits: 8, Clock: clock})
 	var last int64
 	for i := range 256 {
@@ -107,7 +107,7 @@ func TestSpentSequenceSleepsToTheNextSecond(t *testing.T) {
 
 func TestClockSteppedBackAFewSeconds(t *testing.T) {
 	schemetest.WholeSeconds(t)
-	clock := fakeclock.New(start)
+	clock := clocktest.New(start)
 	g := newGen(t, defaultgen.Config{TimeBits: 40, WorkerBits: 15, SeqBits: 8, Clock: clock})
 	next := func() (int64, error) {
 		// Step back 3 s a third of the way through; later calls see the
@@ -118,11 +118,11 @@ func TestClockSteppedBackAFewSeconds(t *testing.T) {
 		clock.Advance(-3 * time.Second)
 		return g.NextID()
 	}
-	ids, err := idcheck.Collect(1, 1000, next)
+	ids, err := idtest.Collect(1, 1000, next)
 	if err != nil {
 		t.Fatalf("a 3 s step back must not fail: %v", err)
 	}
-	idcheck.Check(t, g, ids)
+	idtest.Check(t, g, ids)
 	if _, slept := clock.Slept(); slept < 3*time.Second {
 		t.Fatalf("slept %v, want the generator to wait out the 3 s step", slept)
 	}
@@ -130,7 +130,7 @@ func TestClockSteppedBackAFewSeconds(t *testing.T) {
 
 func TestClockSteppedBackAnHour(t *testing.T) {
 	schemetest.WholeSeconds(t)
-	clock := fakeclock.New(start)
+	clock := clocktest.New(start)
 	g := newGen(t, defaultgen.Config{TimeBits: 40, WorkerBits: 15, SeqBits: 8, Clock: clock})
 	first, err := g.NextID()
 	if err != nil {
@@ -155,7 +155,7 @@ func TestClockSteppedBackAnHour(t *testing.T) {
 	if len(ids) != 256 {
 		t.Fatalf("got %d IDs before the error, want the 256 of the last second", len(ids))
 	}
-	idcheck.Check(t, g, [][]int64{ids})
+	idtest.Check(t, g, [][]int64{ids})
 	if calls, _ := clock.Slept(); calls != 0 {
 		t.Fatalf("slept %d times; an hour is not worth waiting for", calls)
 	}
@@ -165,7 +165,7 @@ func TestTimeBitsExhaustedNeverWraps(t *testing.T) {
 	schemetest.WholeSeconds(t)
 	// 8 time bits: 255 seconds after the epoch is the last.
 	epoch := start.Truncate(time.Second).Add(-255 * time.Second)
-	clock := fakeclock.New(start)
+	clock := clocktest.New(start)
 	g := newGen(t, defaultgen.Config{TimeBits: 8, WorkerBits: 47, SeqBits: 8, Epoch: epoch, Clock: clock})
 	var ids []int64
 	var err error
@@ -183,7 +183,7 @@ func TestTimeBitsExhaustedNeverWraps(t *testing.T) {
 			t.Errorf("error %q does not say %q", err, s)
 		}
 	}
-	idcheck.Check(t, g, [][]int64{ids})
+	idtest.Check(t, g, [][]int64{ids})
 	clock.Advance(time.Hour)
 	if _, err := g.NextID(); !errors.Is(err, uidgen.ErrTimeExhausted) {
 		t.Fatalf("an hour later got %v, want ErrTimeExhausted", err)
@@ -195,7 +195,7 @@ type failingAssigner struct{ err error }
 func (a failingAssigner) AssignWorkerID(context.Context) (int64, error) { return 0, a.err }
 
 func TestNewRejectsBadConfig(t *testing.T) {
-	now := fakeclock.New(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))
+	now := clocktest.New(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))
 	boom := errors.New("boom")
 	canceled, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -260,7 +260,7 @@ func TestDefaults(t *testing.T) {
 
 func TestParseUIDIsBaidusString(t *testing.T) {
 	schemetest.WholeSeconds(t)
-	clock := fakeclock.New(time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC))
+	clock := clocktest.New(time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC))
 	g := newGen(t, defaultgen.Config{Clock: clock})
 	g.NextID()
 	id, err := g.NextID()
@@ -283,9 +283,9 @@ func TestParseUIDIsBaidusString(t *testing.T) {
 // at sequence 0; that one UID is skipped, in that second only.
 func TestNeverUIDZero(t *testing.T) {
 	schemetest.WholeSeconds(t)
-	clock := fakeclock.New(uidgen.DefaultEpoch)
+	clock := clocktest.New(uidgen.DefaultEpoch)
 	g := newGen(t, defaultgen.Config{Assigner: uidgen.Static(0), Clock: clock, TimeBits: 40, WorkerBits: 15, SeqBits: 8})
-	ids, err := idcheck.Collect(1, 255+256, g.NextID)
+	ids, err := idtest.Collect(1, 255+256, g.NextID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -295,5 +295,5 @@ func TestNeverUIDZero(t *testing.T) {
 	if next := g.Parse(ids[0][255]); next.Sequence != 0 || next.Time.Unix() != uidgen.DefaultEpoch.Unix()+1 {
 		t.Fatalf("256th UID %+v, want sequence 0 of the next second", next)
 	}
-	idcheck.Check(t, g, ids)
+	idtest.Check(t, g, ids)
 }

@@ -12,8 +12,8 @@ import (
 
 	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/defaultgen"
-	"github.com/seed4d941b13/uidgen/internal/fakeclock"
-	"github.com/seed4d941b13/uidgen/internal/fakelease"
+	"github.com/seed4d941b13/uidgen/internal/clocktest"
+	"github.com/seed4d941b13/uidgen/internal/leasetest"
 )
 
 // TestLeasedWorkerID: with a lease the generator starts at the lease's
@@ -23,11 +23,11 @@ import (
 func TestLeasedWorkerID(t *testing.T) {
 	schemetest.WholeSeconds(t)
 	synctest.Test(t, func(t *testing.T) {
-		clock := fakeclock.New(start)
+		clock := clocktest.New(start)
 		now := start.Unix()
 		// An earlier holder may have used seconds up to now+2; this clock is
 		// behind that.
-		leaser := &fakelease.Leaser{ID: 9, Start: now + 3, Reserved: now + 3}
+		leaser := &leasetest.Leaser{ID: 9, Start: now + 3, Reserved: now + 3}
 		g := newGen(t, defaultgen.Config{TimeBits: 40, WorkerBits: 15, SeqBits: 8, Assigner: leaser, Clock: clock})
 		lease, max := leaser.Lease()
 		if g.WorkerID() != 9 || max != 1<<15-1 {
@@ -78,10 +78,10 @@ func TestLeasedWorkerID(t *testing.T) {
 func TestLeaseStartBeyondClockWait(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		now := start.Unix()
-		leaser := &fakelease.Leaser{ID: 9, Start: now + 100, Reserved: now + 200}
+		leaser := &leasetest.Leaser{ID: 9, Start: now + 100, Reserved: now + 200}
 		ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 		defer cancel()
-		g, err := defaultgen.New(ctx, defaultgen.Config{TimeBits: 40, WorkerBits: 15, SeqBits: 8, Assigner: leaser, Clock: fakeclock.New(start)})
+		g, err := defaultgen.New(ctx, defaultgen.Config{TimeBits: 40, WorkerBits: 15, SeqBits: 8, Assigner: leaser, Clock: clocktest.New(start)})
 		if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "more than 5s ahead of the clock") {
 			t.Fatalf("New with the lease's start 100 s ahead = %v, %v; want it to wait and fail with the context", g, err)
 		}

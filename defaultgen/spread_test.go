@@ -5,15 +5,15 @@ import (
 	"time"
 
 	"github.com/seed4d941b13/uidgen/defaultgen"
-	"github.com/seed4d941b13/uidgen/internal/fakeclock"
-	"github.com/seed4d941b13/uidgen/internal/idcheck"
+	"github.com/seed4d941b13/uidgen/internal/clocktest"
+	"github.com/seed4d941b13/uidgen/internal/idtest"
 )
 
 // TestSpread: at 10 IDs a second for 1,000 s, and at flat out, the IDs
 // spread evenly over id % 2^k. Without a random start every ID at 10 a
 // second would be among the first ten of its second: on ten shards of 1,024.
 func TestSpread(t *testing.T) {
-	clock := fakeclock.New(start)
+	clock := clocktest.New(start)
 	g := newGen(t, defaultgen.Config{Clock: clock})
 	slow := make([]int64, 10_000)
 	for i := range slow {
@@ -23,13 +23,13 @@ func TestSpread(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	fast, err := idcheck.Collect(1, 64<<10, g.NextID)
+	fast, err := idtest.Collect(1, 64<<10, g.NextID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, ids := range [][]int64{slow, fast[0]} {
 		for _, k := range []int{2, 6, 10} {
-			idcheck.CheckSpread(t, ids, k)
+			idtest.CheckSpread(t, ids, k)
 		}
 	}
 }

@@ -13,14 +13,14 @@ import (
 	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/cached"
 	"github.com/seed4d941b13/uidgen/defaultgen"
-	"github.com/seed4d941b13/uidgen/internal/idcheck"
-	"github.com/seed4d941b13/uidgen/internal/testsize"
+	"github.com/seed4d941b13/uidgen/internal/idtest"
+	"github.com/seed4d941b13/uidgen/internal/sizetest"
 	"github.com/seed4d941b13/uidgen/metrics"
 )
 
 // generator is what the test asks of both generators.
 type generator interface {
-	idcheck.Parser
+	idtest.Parser
 	NextID() (int64, error)
 	Close() error
 }
@@ -29,7 +29,7 @@ type generator interface {
 // many goroutines at once: every ID unique, each goroutine's increasing,
 // and Close gives the ID back with the last second used.
 func TestGenerators(t *testing.T) {
-	n := testsize.Pick(200_000, 20_000)
+	n := sizetest.Pick(200_000, 20_000)
 	for _, tt := range []struct {
 		name string
 		open func(t *testing.T, l *Leased) (generator, error)
@@ -48,11 +48,11 @@ func TestGenerators(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { g.Close() })
-			ids, err := idcheck.Collect(8, n/8, g.NextID)
+			ids, err := idtest.Collect(8, n/8, g.NextID)
 			if err != nil {
 				t.Fatal(err)
 			}
-			idcheck.Check(t, g, ids)
+			idtest.Check(t, g, ids)
 			if err := g.Close(); err != nil {
 				t.Fatal(err)
 			}

@@ -14,12 +14,12 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/seed4d941b13/uidgen"
-	"github.com/seed4d941b13/uidgen/etcdworker/etcdtest"
-	"github.com/seed4d941b13/uidgen/internal/fakelease"
-	"github.com/seed4d941b13/uidgen/internal/leak"
+	"github.com/seed4d941b13/uidgen/internal/etcdtest"
+	"github.com/seed4d941b13/uidgen/internal/leaktest"
+	"github.com/seed4d941b13/uidgen/internal/leasetest"
 )
 
-// renewer is the function of a lease's goroutine, for leak.Running.
+// renewer is the function of a lease's goroutine, for leaktest.Running.
 const renewer = "github.com/seed4d941b13/uidgen/internal/leasing.(*Lease).renew"
 
 // testContext returns a context that ends with the test or after a
@@ -92,7 +92,7 @@ func (f fleet) expire(t *testing.T, s *lease) {
 // the test ends unless the test released it.
 func mustLease(t testing.TB, l *Leased, maxID int64) *lease {
 	t.Helper()
-	return fakelease.Must[*lease](t, testContext(t), l, maxID)
+	return leasetest.Must[*lease](t, testContext(t), l, maxID)
 }
 
 // renewNow makes s's renewer renew once and fails t if it did not.
@@ -471,7 +471,7 @@ func TestLeaseConcurrent(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if n := leak.Settle(renewer, 5*time.Second); n != 0 {
+	if n := leaktest.Settle(renewer, 5*time.Second); n != 0 {
 		t.Errorf("%d renewers run after every lease was released", n)
 	}
 }

@@ -5,10 +5,10 @@ import (
 	"time"
 
 	"github.com/seed4d941b13/uidgen/cached"
-	"github.com/seed4d941b13/uidgen/etcdworker/etcdtest"
-	"github.com/seed4d941b13/uidgen/internal/fakelease"
-	"github.com/seed4d941b13/uidgen/internal/idcheck"
-	"github.com/seed4d941b13/uidgen/internal/testsize"
+	"github.com/seed4d941b13/uidgen/internal/etcdtest"
+	"github.com/seed4d941b13/uidgen/internal/idtest"
+	"github.com/seed4d941b13/uidgen/internal/leasetest"
+	"github.com/seed4d941b13/uidgen/internal/sizetest"
 )
 
 // TestLeaseQuorumLost: with the default lease TTL and horizon, a cached
@@ -18,7 +18,7 @@ import (
 // within seconds of their return. It waits out the real minute, so it runs
 // only at full size.
 func TestLeaseQuorumLost(t *testing.T) {
-	if testsize.Small() {
+	if sizetest.Small() {
 		t.Skip("waits out a minute without quorum: full size only (not under -race or -short)")
 	}
 	t.Parallel()
@@ -36,7 +36,7 @@ func TestLeaseQuorumLost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	leaser := &fakelease.Watched{Leaser: l}
+	leaser := &leasetest.Watched{Leaser: l}
 	g, err := cached.New(testContext(t), cached.Config{Assigner: leaser})
 	if err != nil {
 		t.Fatal(err)
@@ -47,7 +47,7 @@ func TestLeaseQuorumLost(t *testing.T) {
 	var ids []int64
 	take := func(until time.Time) {
 		t.Helper()
-		idcheck.TakeUntil(t, &ids, g.NextID, pace, until)
+		idtest.TakeUntil(t, &ids, g.NextID, pace, until)
 	}
 	take(time.Now().Add(time.Second))
 
@@ -81,5 +81,5 @@ func TestLeaseQuorumLost(t *testing.T) {
 	if s := g.Stats(); s.TakesFailed != 0 || s.Lease.Lost {
 		t.Errorf("Stats %+v: want no failed take and the lease kept", s)
 	}
-	idcheck.Check(t, g, [][]int64{ids})
+	idtest.Check(t, g, [][]int64{ids})
 }

@@ -14,9 +14,9 @@ import (
 	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/cached"
 	"github.com/seed4d941b13/uidgen/defaultgen"
+	"github.com/seed4d941b13/uidgen/internal/clocktest"
 	"github.com/seed4d941b13/uidgen/internal/dbtest"
-	"github.com/seed4d941b13/uidgen/internal/fakeclock"
-	"github.com/seed4d941b13/uidgen/internal/fakelease"
+	"github.com/seed4d941b13/uidgen/internal/leasetest"
 	"github.com/seed4d941b13/uidgen/internal/scheme/schemetest"
 	"github.com/seed4d941b13/uidgen/segment"
 )
@@ -91,7 +91,7 @@ func TestCached(t *testing.T) {
 	// MaxLag -1 leaves the padder no tick, so a slow machine cannot add a
 	// pad run between New and the first gather.
 	g, err := cached.New(context.Background(), cached.Config{
-		TimeBits: 30, WorkerBits: 20, SeqBits: 13, Assigner: uidgen.Static(42), Clock: fakeclock.New(start), MaxLag: -1,
+		TimeBits: 30, WorkerBits: 20, SeqBits: 13, Assigner: uidgen.Static(42), Clock: clocktest.New(start), MaxLag: -1,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -131,7 +131,7 @@ func TestCached(t *testing.T) {
 // once the second's sequence is spent.
 func TestDefault(t *testing.T) {
 	g, err := defaultgen.New(context.Background(), defaultgen.Config{
-		TimeBits: 40, WorkerBits: 15, SeqBits: 8, Assigner: uidgen.Static(3), Clock: fakeclock.New(start),
+		TimeBits: 40, WorkerBits: 15, SeqBits: 8, Assigner: uidgen.Static(3), Clock: clocktest.New(start),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -184,7 +184,7 @@ func TestLease(t *testing.T) {
 	} {
 		t.Run(gen.name, func(t *testing.T) {
 			now := time.Now()
-			leaser := &fakelease.Leaser{ID: 5, Start: now.Unix(), Reserved: now.Unix() + 100}
+			leaser := &leasetest.Leaser{ID: 5, Start: now.Unix(), Reserved: now.Unix() + 100}
 			c, closeGen, err := gen.open(leaser)
 			if err != nil {
 				t.Fatal(err)

@@ -6,7 +6,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/seed4d941b13/uidgen/internal/leak"
+	"github.com/seed4d941b13/uidgen/internal/leaktest"
 	"github.com/seed4d941b13/uidgen/ringbuffer"
 )
 
@@ -167,14 +167,14 @@ func TestCloseStopsGoroutine(t *testing.T) {
 	// An executor an earlier test closed may still be leaving its run,
 	// after Close returned: wait for it, so that it does not leave during
 	// the count below.
-	if n := leak.Settle(executorRun, 5*time.Second); n > 0 {
+	if n := leaktest.Settle(executorRun, 5*time.Second); n > 0 {
 		t.Fatalf("%d executor goroutines of earlier tests still run", n)
 	}
 	synctest.Test(t, func(t *testing.T) {
-		before := leak.Running(executorRun)
+		before := leaktest.Running(executorRun)
 		ring, e := newExecutor(t, 4*batch, &counter{batch: make([]int64, batch)}, time.Second)
 		synctest.Wait() // the goroutine has started and blocks
-		if now := leak.Running(executorRun); now != before+1 {
+		if now := leaktest.Running(executorRun); now != before+1 {
 			t.Fatalf("%d executor goroutines after New, want %d", now, before+1)
 		}
 		take(t, ring, 3*batch, 0) // below the threshold: wakes the executor
@@ -184,7 +184,7 @@ func TestCloseStopsGoroutine(t *testing.T) {
 			}
 		}
 		synctest.Wait()
-		if now := leak.Running(executorRun); now != before {
+		if now := leaktest.Running(executorRun); now != before {
 			t.Fatalf("%d executor goroutines after Close, want %d", now, before)
 		}
 	})

@@ -13,7 +13,7 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/seed4d941b13/uidgen/internal/testsize"
+	"github.com/seed4d941b13/uidgen/internal/sizetest"
 )
 
 func TestNewRejects(t *testing.T) {
@@ -303,7 +303,7 @@ func TestPause(t *testing.T) {
 // every slot is reused constantly, which is where a take that decides
 // emptiness apart from its claim (Baidu's) hands one value out twice.
 func TestStress(t *testing.T) {
-	total := testsize.Pick(2_000_000, 100_000)
+	total := sizetest.Pick(2_000_000, 100_000)
 	for _, size := range []int{8, 16} {
 		for _, batch := range []bool{false, true} {
 			name := "Take"

@@ -10,7 +10,7 @@ import (
 
 	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/internal/dbtest"
-	"github.com/seed4d941b13/uidgen/internal/testsize"
+	"github.com/seed4d941b13/uidgen/internal/sizetest"
 )
 
 // TestDenseAcrossRestarts: four generators on one tag take at a steady
@@ -24,7 +24,7 @@ import (
 func TestDenseAcrossRestarts(t *testing.T) {
 	each(t, func(t *testing.T, s dbtest.Server, db *sql.DB, table string) {
 		const fleet, lifetimes = 4, 6
-		perLifetime := testsize.Pick(4000, 1000)
+		perLifetime := sizetest.Pick(4000, 1000)
 		// Ranges sized to last a second at the rate: big enough that a
 		// Close holds thousands of numbers, small enough that the last
 		// generator hands out every one left in a second or two.
@@ -182,7 +182,7 @@ func tagRow(t *testing.T, cfg Config) Row {
 func TestDenseThroughACrash(t *testing.T) {
 	each(t, func(t *testing.T, s dbtest.Server, db *sql.DB, table string) {
 		cfg := Config{DB: db, Table: table, Tag: "crash", ClaimEvery: time.Second}
-		n := testsize.Pick(4000, 1000)
+		n := sizetest.Pick(4000, 1000)
 		var all []int64
 		var crashed map[int64]bool
 		for i := range 6 {

@@ -14,9 +14,9 @@ import (
 	"time"
 
 	"github.com/seed4d941b13/uidgen"
+	"github.com/seed4d941b13/uidgen/internal/clocktest"
 	"github.com/seed4d941b13/uidgen/internal/dbtest"
-	"github.com/seed4d941b13/uidgen/internal/fakeclock"
-	"github.com/seed4d941b13/uidgen/internal/testsize"
+	"github.com/seed4d941b13/uidgen/internal/sizetest"
 )
 
 // testTimeout bounds what a test sends to the database.
@@ -102,7 +102,7 @@ func checkUnique(t *testing.T, lists ...[]int64) int {
 // processes would, each taken from by many goroutines, with a small step so
 // that they claim often and their ranges interleave.
 func TestUniqueAcrossGenerators(t *testing.T) {
-	goroutines, n := 16, testsize.Pick(20_000, 2_000)
+	goroutines, n := 16, sizetest.Pick(20_000, 2_000)
 	each(t, func(t *testing.T, s dbtest.Server, db *sql.DB, table string) {
 		var lists [][]int64
 		var mu sync.Mutex
@@ -223,7 +223,7 @@ func TestLeafInterop(t *testing.T) {
 				}
 			}
 		})
-		ours := take(t, g, 4, testsize.Pick(5_000, 1_000))
+		ours := take(t, g, 4, sizetest.Pick(5_000, 1_000))
 		wg.Wait()
 		checkUnique(t, append(ours, leaf)...)
 	})
@@ -234,7 +234,7 @@ func TestLeafInterop(t *testing.T) {
 // it never leaves [step, MaxStep].
 func TestAdaptiveSize(t *testing.T) {
 	each(t, func(t *testing.T, s dbtest.Server, db *sql.DB, table string) {
-		clock := fakeclock.New(time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC))
+		clock := clocktest.New(time.Date(2026, 11, 23, 0, 0, 0, 0, time.UTC))
 		const step, maxStep = 100, 100_000
 		g := open(t, Config{DB: db, Table: table, Tag: "adapt", Step: step, MaxStep: maxStep,
 			ClaimEvery: time.Minute, RingSize: 1 << 10, Clock: clock})

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/seed4d941b13/uidgen/internal/dbtest"
-	"github.com/seed4d941b13/uidgen/internal/testsize"
+	"github.com/seed4d941b13/uidgen/internal/sizetest"
 )
 
 func TestAssignWorkerIDIncreases(t *testing.T) {
@@ -39,7 +39,7 @@ func TestAssignWorkerIDIncreases(t *testing.T) {
 
 func TestAssignWorkerIDConcurrent(t *testing.T) {
 	each(t, func(t *testing.T, s dbtest.Server, db *sql.DB) {
-		goroutines, each := testsize.Pick(32, 8), testsize.Pick(8, 4)
+		goroutines, each := sizetest.Pick(32, 8), sizetest.Pick(8, 4)
 		d := newTestDisposable(t, db, testTable(t, db))
 		ctx := testContext(t)
 

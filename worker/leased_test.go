@@ -14,11 +14,11 @@ import (
 
 	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/internal/dbtest"
-	"github.com/seed4d941b13/uidgen/internal/fakelease"
-	"github.com/seed4d941b13/uidgen/internal/leak"
+	"github.com/seed4d941b13/uidgen/internal/leaktest"
+	"github.com/seed4d941b13/uidgen/internal/leasetest"
 )
 
-// renewer is the function of a lease's goroutine, for leak.Running.
+// renewer is the function of a lease's goroutine, for leaktest.Running.
 const renewer = "github.com/seed4d941b13/uidgen/internal/leasing.(*Lease).renew"
 
 // newTestLeased returns a Leased of cfg on table of db, created with the
@@ -43,7 +43,7 @@ func newTestLeased(t testing.TB, db *sql.DB, table string, cfg Config) *Leased {
 // the test ends unless the test released it.
 func mustLease(t testing.TB, l *Leased, maxID int64) *lease {
 	t.Helper()
-	return fakelease.Must[*lease](t, testContext(t), l, maxID)
+	return leasetest.Must[*lease](t, testContext(t), l, maxID)
 }
 
 // row is a worker row's lease columns.
@@ -539,7 +539,7 @@ func TestLeaseConcurrent(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if n := leak.Settle(renewer, 5*time.Second); n != 0 {
+		if n := leaktest.Settle(renewer, 5*time.Second); n != 0 {
 			t.Errorf("%d renewers run after every lease was released", n)
 		}
 	})

@@ -11,13 +11,23 @@
 //	uidgen serve -worker 3     IDs over HTTP at 127.0.0.1:8080, with Prometheus metrics
 //	uidgen help COMMAND        what a command does, with an example
 //
+// The commands that make IDs (gen, bench, serve) take their worker ID from
+// -worker (a static ID), from -dsn (the WORKER_NODE table: a fresh ID per
+// start, or with -lease one that comes back), or from -etcd (a lease from
+// an etcd cluster); workers lists the table's IDs or the etcd fleet's:
+//
+//	-etcd ENDPOINTS      lease the worker ID from the etcd cluster at these
+//	                     comma-separated client URLs ($UIDGEN_ETCD)
+//	-etcd-prefix PREFIX  the fleet's key prefix (default /uidgen/)
+//
+// For example:
+//
+//	uidgen serve -etcd http://10.0.0.1:2379,http://10.0.0.2:2379 -etcd-prefix /uidgen/orders/
+//	uidgen workers -etcd http://10.0.0.1:2379 -etcd-prefix /uidgen/orders/
+//
 // Every command takes -h. Bad flags print a message and exit with status 2.
 package main
 
-import (
-	"os"
+import "os"
 
-	"github.com/seed4d941b13/uidgen/internal/cli"
-)
-
-func main() { os.Exit(cli.Main(os.Args[1:], os.Stdout, os.Stderr, nil)) }
+func main() { os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr, &etcdStore{})) }

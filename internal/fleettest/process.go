@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/seed4d941b13/uidgen"
-	"github.com/seed4d941b13/uidgen/internal/idcheck"
+	"github.com/seed4d941b13/uidgen/internal/idtest"
 )
 
 // Process is the test binary re-executed as the uidgen command. Its IDs
@@ -144,6 +144,6 @@ func (p *Process) WorkerOf(t testing.TB, layout uidgen.Layout) int64 {
 		t.Fatalf("pid %d printed no ID: %v: %s", p.Pid(), p.err, p.Stderr())
 	}
 	w := layout.Parse(p.IDs[0]).WorkerID
-	idcheck.Check(t, idcheck.As(layout, w), [][]int64{p.IDs})
+	idtest.Check(t, idtest.As(layout, w), [][]int64{p.IDs})
 	return w
 }

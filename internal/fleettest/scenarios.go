@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/seed4d941b13/uidgen"
-	"github.com/seed4d941b13/uidgen/internal/testsize"
+	"github.com/seed4d941b13/uidgen/internal/sizetest"
 )
 
 // comeBack bounds how long after its holder's death Crash waits for worker
@@ -28,7 +28,7 @@ const comeBack = LeaseTTL + 13*time.Second
 // holders', so no ID is printed twice.
 func Reuse(t *testing.T, newStore NewStore) {
 	const lifetimes, alive = 60, 6
-	perProcess := testsize.Pick(50_000, 20_000)
+	perProcess := sizetest.Pick(50_000, 20_000)
 	f := New(t, newStore(t), SevenWorkers)
 	args := f.Args(perProcess)
 

@@ -1,0 +1,207 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/seed4d941b13/uidgen"
+	"github.com/seed4d941b13/uidgen/defaultgen"
+	"github.com/seed4d941b13/uidgen/worker"
+)
+
+// dsnEnv names the environment variable that stands in for -dsn.
+const dsnEnv = "UIDGEN_DSN"
+
+// assignTimeout bounds getting a worker ID from the database: connecting, and
+// creating the table if it is missing.
+const assignTimeout = 10 * time.Second
+
+// makerFlags are the flags of the commands that make IDs: the layout, and
+// where the worker ID comes from.
+type makerFlags struct {
+	layout layoutFlags
+	worker workerFlags
+}
+
+func (m *makerFlags) register(fs *flag.FlagSet, store leaseStore) {
+	m.layout.register(fs)
+	m.worker.register(fs, store)
+}
+
+// config returns the generator config the flags describe and a func that
+// releases what its Assigner holds.
+func (m *makerFlags) config() (defaultgen.Config, func(), error) {
+	assigner, release, err := m.worker.assigner()
+	if err != nil {
+		return defaultgen.Config{}, nil, err
+	}
+	cfg, err := m.layout.config(assigner)
+	if err != nil {
+		release()
+		return defaultgen.Config{}, nil, err
+	}
+	return cfg, release, nil
+}
+
+// open builds the generator called name (see openContender) from the
+// config the flags describe; its close also releases what the Assigner
+// holds.
+func (m *makerFlags) open(name string) (benchee, defaultgen.Config, error) {
+	cfg, release, err := m.config()
+	if err != nil {
+		return benchee{}, cfg, err
+	}
+	b, err := openContender(name, cfg)
+	if err != nil {
+		release()
+		return benchee{}, cfg, err
+	}
+	closeGen := b.close
+	b.close = func() error {
+		defer release()
+		return closeGen()
+	}
+	return b, cfg, nil
+}
+
+// workerFlags are the flags of the commands that make IDs: where the worker
+// ID comes from. A static ID by default; from the WORKER_NODE table with
+// -dsn or $UIDGEN_DSN, a fresh one per run, or with -lease one that comes
+// back; or leased from the leaseStore (etcd), when its flags choose it.
+type workerFlags struct {
+	fs      *flag.FlagSet
+	id      int64
+	dsn     string
+	table   string
+	lease   bool
+	ttl     time.Duration
+	horizon time.Duration
+	store   storeFlags
+}
+
+// register adds the flags to fs, and store's.
+func (w *workerFlags) register(fs *flag.FlagSet, store leaseStore) {
+	w.fs = fs
+	w.store.register(fs, store)
+	with, limits := "with -lease"+w.store.orStore(), " for -lease, the store's own for the store"
+	fs.Int64Var(&w.id, "worker", 0, "static worker ID; no other process may use it with the same layout")
+	fs.StringVar(&w.dsn, "dsn", os.Getenv(dsnEnv),
+		"take a fresh worker ID from the WORKER_NODE table in this database, creating the table if missing (default $"+dsnEnv+"):\n"+
+			dsnHelp)
+	fs.StringVar(&w.table, "table", worker.DefaultTable, "worker table, with -dsn")
+	fs.BoolVar(&w.lease, "lease", false, "with -dsn: lease the lowest free worker ID, which comes back when done, instead of a fresh one")
+	fs.DurationVar(&w.ttl, "lease-ttl", 0, fmt.Sprintf(
+		"%s: how long the lease lasts unrenewed, so how soon a crashed process's ID comes back, %v to %v (0: %v)%s",
+		with, worker.MinLeaseTTL, worker.MaxLeaseTTL, worker.DefaultLeaseTTL, limits))
+	fs.DurationVar(&w.horizon, "lease-horizon", 0, fmt.Sprintf(
+		"%s: how long the process goes on without the database (a failover), %v to %v (0: %v)%s; a crashed process leaves its ID reserved this far ahead",
+		with, worker.MinLeaseHorizon, worker.MaxLeaseHorizon, worker.DefaultLeaseHorizon, limits))
+}
+
+// assigner returns the Assigner the flags ask for and a func that releases
+// what it holds.
+func (w *workerFlags) assigner() (uidgen.Assigner, func(), error) {
+	if w.store.chosen() {
+		if err := w.store.conflict("the worker ID is leased from the store", "worker", "dsn", "table", "lease"); err != nil {
+			return nil, nil, err
+		}
+		return w.store.store.Leaser(w.ttl, w.horizon)
+	}
+	for _, name := range []string{"lease-ttl", "lease-horizon"} {
+		if w.set(name) && !w.lease {
+			return nil, nil, fmt.Errorf("%w: -%s needs -lease%s: only a leased worker ID expires and reserves ahead", ErrUsage, name, w.store.orStore())
+		}
+	}
+	if w.dsn == "" {
+		if w.lease {
+			return nil, nil, fmt.Errorf("%w: -lease needs -dsn: leases live in the worker table", ErrUsage)
+		}
+		return uidgen.Static(w.id), func() {}, nil
+	}
+	if w.set("worker") {
+		return nil, nil, fmt.Errorf("%w: -worker and -dsn both given: the worker ID comes from one or the other", ErrUsage)
+	}
+	db, err := openDB(w.dsn)
+	if err != nil {
+		return nil, nil, err
+	}
+	release := func() { db.Close() }
+	schema := ensuring{db, w.table}
+	if w.lease {
+		l, err := worker.NewLeased(worker.Config{DB: db, Table: w.table, LeaseTTL: w.ttl, LeaseHorizon: w.horizon})
+		if err != nil {
+			db.Close()
+			return nil, nil, callerError{err}
+		}
+		return ensuringLeaser{l, schema}, release, nil
+	}
+	d, err := worker.NewDisposable(worker.Config{DB: db, Table: w.table})
+	if err != nil {
+		db.Close()
+		return nil, nil, callerError{err}
+	}
+	return ensuringAssigner{d, schema}, release, nil
+}
+
+func (w *workerFlags) set(name string) bool {
+	found := false
+	w.fs.Visit(func(f *flag.Flag) { found = found || f.Name == name })
+	return found
+}
+
+// ensuring creates the worker table, or adds its lease columns, the first
+// time they are found missing, so a newcomer's first -dsn run works on an
+// empty database. It asks for CREATE and ALTER only then: a user allowed to
+// write rows but not to change tables can use a table that is up to date.
+type ensuring struct {
+	db    *sql.DB
+	table string
+}
+
+// again runs do, and once more after EnsureSchema where do found the table
+// or its lease columns missing.
+func (e ensuring) again(ctx context.Context, do func() error) error {
+	err := do()
+	if !errors.Is(err, worker.ErrNoTable) && !errors.Is(err, worker.ErrNoLeaseColumns) {
+		return err
+	}
+	if err := worker.EnsureSchema(ctx, worker.Config{DB: e.db, Table: e.table}); err != nil {
+		return err
+	}
+	return do()
+}
+
+// ensuringAssigner is a Disposable that creates its table when missing.
+type ensuringAssigner struct {
+	d *worker.Disposable
+	ensuring
+}
+
+func (a ensuringAssigner) AssignWorkerID(ctx context.Context) (id int64, err error) {
+	err = a.again(ctx, func() error {
+		id, err = a.d.AssignWorkerID(ctx)
+		return err
+	})
+	return id, err
+}
+
+// ensuringLeaser is a Leased that creates its table, or adds the lease
+// columns, when missing. It is a uidgen.Leaser, as a generator that knows
+// leases looks for.
+type ensuringLeaser struct {
+	*worker.Leased
+	ensuring
+}
+
+func (l ensuringLeaser) LeaseWorkerID(ctx context.Context, maxWorkerID int64) (lease uidgen.Lease, err error) {
+	err = l.again(ctx, func() error {
+		lease, err = l.Leased.LeaseWorkerID(ctx, maxWorkerID)
+		return err
+	})
+	return lease, err
+}

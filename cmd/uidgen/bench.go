@@ -1,0 +1,318 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"runtime"
+	"slices"
+	"text/tabwriter"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"golang.org/x/term"
+
+	"github.com/seed4d941b13/uidgen"
+	"github.com/seed4d941b13/uidgen/cached"
+	"github.com/seed4d941b13/uidgen/defaultgen"
+	"github.com/seed4d941b13/uidgen/internal/loadtest"
+	"github.com/seed4d941b13/uidgen/metrics"
+)
+
+// benchSampleEvery is how many calls `uidgen bench` makes per timed one:
+// reading the clock twice costs more than a cached NextID, so timing every
+// call would halve what it measures.
+const benchSampleEvery = 32
+
+// contender is one generator `uidgen bench` measures: open builds it from
+// the flags' config.
+type contender struct {
+	name string
+	open func(ctx context.Context, cfg defaultgen.Config) (benchee, error)
+}
+
+// benchee is a generator as the commands use it: gen and serve take IDs,
+// bench measures it.
+type benchee struct {
+	next      func() (int64, error)
+	nextIDs   func(dst []int64) (int, error) // fills dst, as cached.Generator.NextIDs
+	nextFor   func(key int64) (int64, error)
+	parse     func(uid int64) uidgen.ID
+	workerID  int64
+	collector prometheus.Collector // its metrics, for serve
+	ahead     func() int64         // seconds of ID time borrowed beyond the clock so far
+	ring      func() string        // the ring's statistics for the table; nil without a ring
+	close     func() error         // releases the generator
+}
+
+// contenders are measured in this order.
+var contenders = []contender{
+	{"cached", func(ctx context.Context, cfg defaultgen.Config) (benchee, error) {
+		g, err := cached.New(ctx, cached.Config{
+			TimeBits: cfg.TimeBits, WorkerBits: cfg.WorkerBits, SeqBits: cfg.SeqBits, GeneBits: cfg.GeneBits,
+			Epoch: cfg.Epoch, Assigner: cfg.Assigner, Clock: cfg.Clock,
+		})
+		if err != nil {
+			return benchee{}, err
+		}
+		return benchee{
+			next:      g.NextID,
+			nextIDs:   g.NextIDs,
+			nextFor:   g.NextIDFor,
+			parse:     g.Parse,
+			workerID:  g.WorkerID(),
+			collector: metrics.NewCached(g),
+			ahead:     func() int64 { return g.Stats().SecondsAhead },
+			ring: func() string {
+				s := g.Stats()
+				return fmt.Sprintf("%s slots, %s pad runs, %s takes waited, %s failed",
+					group(s.Size), group(s.PadRuns), group(s.TakesWaited), group(s.TakesFailed))
+			},
+			close: g.Close,
+		}, nil
+	}},
+	{"default", func(ctx context.Context, cfg defaultgen.Config) (benchee, error) {
+		g, err := defaultgen.New(ctx, cfg)
+		if err != nil {
+			return benchee{}, err
+		}
+		return benchee{next: g.NextID, nextIDs: oneByOne(g.NextID), nextFor: g.NextIDFor, parse: g.Parse,
+			workerID: g.WorkerID(), collector: metrics.NewDefault(g),
+			ahead: func() int64 { return g.Stats().SecondsAhead }, close: g.Close}, nil
+	}},
+}
+
+// atomicContender is the baseline `uidgen bench` runs first, with the same
+// goroutines and harness as the generators: a bare atomic counter, the
+// cheapest unique number there is. Each generator's ns/ID divided by its
+// ns/ID is a ratio that means the same on any machine, where IDs/s do not.
+var atomicContender = contender{"atomic", func(context.Context, defaultgen.Config) (benchee, error) {
+	return benchee{next: loadtest.Atomic(), close: func() error { return nil }}, nil
+}}
+
+// oneByOne makes NextIDs of next, for a generator that has no batch take:
+// it fills dst from the front and stops at the first error.
+func oneByOne(next func() (int64, error)) func(dst []int64) (int, error) {
+	return func(dst []int64) (int, error) {
+		for i := range dst {
+			uid, err := next()
+			if err != nil {
+				return i, err
+			}
+			dst[i] = uid
+		}
+		return len(dst), nil
+	}
+}
+
+// openContender builds the generator called name from cfg, bounding the
+// worker ID assignment by assignTimeout.
+func openContender(name string, cfg defaultgen.Config) (benchee, error) {
+	i := slices.IndexFunc(contenders, func(c contender) bool { return c.name == name })
+	if i < 0 {
+		return benchee{}, fmt.Errorf("%w: -generator %q: want cached or default", ErrUsage, name)
+	}
+	return contenders[i].build(cfg)
+}
+
+// build builds c from cfg, bounding the worker ID assignment by
+// assignTimeout.
+func (c contender) build(cfg defaultgen.Config) (benchee, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), assignTimeout)
+	defer cancel()
+	b, err := c.open(ctx, cfg)
+	if err != nil {
+		return benchee{}, usageIf(err)
+	}
+	return b, nil
+}
+
+// segmentContender is the segment generator the flags ask for, on dsn's
+// database: `uidgen bench -segment` measures it beside the cached one.
+func segmentContender(sf *segmentFlags, dsn string) contender {
+	return contender{"segment", func(context.Context, defaultgen.Config) (benchee, error) {
+		g, closeAll, err := sf.open(dsn)
+		if err != nil {
+			return benchee{}, err
+		}
+		return benchee{
+			next:  g.NextID,
+			ahead: func() int64 { return 0 },
+			ring: func() string {
+				s := g.Stats()
+				return fmt.Sprintf("%s slots, %s claims of up to %s, %s takes waited, %s failed",
+					group(s.Size), group(s.Claims), group(s.ClaimSize), group(s.TakesWaited), group(s.TakesFailed))
+			},
+			close: closeAll,
+		}, nil
+	}}
+}
+
+// benchRow is what one contender measured.
+type benchRow struct {
+	name  string
+	r     loadtest.Result
+	ahead string // seconds borrowed beyond the clock, or "-"
+	ring  string // the ring's statistics, or "-"
+}
+
+func runBench(args []string, stdout, stderr io.Writer, store leaseStore) error {
+	fs := newFlagSet("bench", "bench [-d DURATION] [-goroutines N] [-worker ID | -dsn DSN [-lease [-lease-ttl D] [-lease-horizon D]]] [layout flags]\n"+
+		"       uidgen bench -segment TAG -dsn DSN [-d DURATION] [-goroutines N]",
+		"uidgen bench -d 3s -goroutines 4\n  uidgen bench -segment bench -dsn 'root@tcp(127.0.0.1:3306)/test'", stderr)
+	d := fs.Duration("d", 3*time.Second, "how long to run each generator")
+	goroutines := fs.Int("goroutines", runtime.GOMAXPROCS(0), "goroutines calling NextID at once")
+	var mf makerFlags
+	mf.register(fs, store)
+	var sf segmentFlags
+	sf.register(fs)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	switch {
+	case fs.NArg() > 0:
+		return fmt.Errorf("%w: unexpected argument %q", ErrUsage, fs.Arg(0))
+	case *d <= 0:
+		return fmt.Errorf("%w: -d %v: must be more than 0", ErrUsage, *d)
+	case *goroutines < 1:
+		return fmt.Errorf("%w: -goroutines %d: must be 1 or more", ErrUsage, *goroutines)
+	}
+	list := contenders
+	var cfg defaultgen.Config
+	if sf.tag == "" {
+		if name := setFlag(fs, "segment-table", "start", "step"); name != "" {
+			return fmt.Errorf("%w: -%s needs -segment", ErrUsage, name)
+		}
+		var release func()
+		var err error
+		if cfg, release, err = mf.config(); err != nil {
+			return err
+		}
+		defer release()
+	} else {
+		// The segment generator beside the cached one, whose worker ID is
+		// static: -dsn is the tag table's database.
+		if err := segmentConflicts(fs, "segment", "segment-table", "start", "step", "dsn", "d", "goroutines", "worker"); err != nil {
+			return err
+		}
+		var err error
+		if cfg, err = mf.layout.config(uidgen.Static(mf.worker.id)); err != nil {
+			return err
+		}
+		list = []contender{contenders[0], segmentContender(&sf, mf.worker.dsn)}
+	}
+
+	list = append([]contender{atomicContender}, list...)
+	rows := make([]benchRow, 0, len(list))
+	for _, c := range list {
+		row, err := benchOne(c, cfg, *goroutines, *d, stderr)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, row)
+	}
+	return printBench(stdout, rows, *goroutines, cfg)
+}
+
+// benchOne builds c and hammers it for d, with progress on stderr: a line
+// redrawn five times a second on a terminal, and elsewhere (a pipe, a log
+// file) a line a second with no carriage return, so that a log reads line
+// by line.
+func benchOne(c contender, cfg defaultgen.Config, goroutines int, d time.Duration, stderr io.Writer) (benchRow, error) {
+	b, err := c.build(cfg)
+	if err != nil {
+		return benchRow{}, err
+	}
+	defer b.close()
+	tty := isTerminal(stderr)
+	every := 200 * time.Millisecond
+	if !tty {
+		every = time.Second
+	}
+	progress := func(ids int64, elapsed time.Duration) {
+		line := fmt.Sprintf("%-8s %5.1fs of %v  %15s IDs  %12s IDs/s", c.name,
+			elapsed.Seconds(), d, group(ids), group(int64(float64(ids)/elapsed.Seconds())))
+		if tty {
+			fmt.Fprintf(stderr, "\r%s ", line)
+		} else {
+			fmt.Fprintln(stderr, line)
+		}
+	}
+	r := loadtest.Run(loadtest.Config{
+		Goroutines:    goroutines,
+		Duration:      d,
+		SampleEvery:   benchSampleEvery,
+		Progress:      progress,
+		ProgressEvery: every,
+	}, b.next)
+	progress(r.IDs, r.Elapsed)
+	if tty {
+		fmt.Fprintln(stderr)
+	}
+	if r.Err != nil {
+		return benchRow{}, fmt.Errorf("%s: %w", c.name, r.Err)
+	}
+	row := benchRow{name: c.name, r: r, ahead: "-", ring: "-"}
+	if b.ahead != nil {
+		row.ahead = fmt.Sprintf("%ds", b.ahead())
+	}
+	if b.ring != nil {
+		row.ring = b.ring()
+	}
+	return row, nil
+}
+
+// printBench writes the table a person reads, aligned, and what it means.
+// rows[0] is the atomic baseline.
+func printBench(w io.Writer, rows []benchRow, goroutines int, cfg defaultgen.Config) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "generator\t×atomic\tIDs/s\tns/ID\tp50\tp99\tmax\tahead\tring")
+	for _, r := range rows {
+		h := r.r.Latency
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%v\t%v\t%v\t%s\t%s\n", r.name, ratio(r.r.NsPerID()/rows[0].r.NsPerID()),
+			group(int64(r.r.PerSecond())), nsPerID(r.r.NsPerID()),
+			loadtest.Round(loadtest.Quantile(h, 0.5)), loadtest.Round(loadtest.Quantile(h, 0.99)), loadtest.Round(loadtest.Max(h)), r.ahead, r.ring)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	plural := "s"
+	if goroutines == 1 {
+		plural = ""
+	}
+	fmt.Fprintf(w, "\n%d goroutine%s; ns/ID is wall time per ID across them all; latencies from one call in %d.\n",
+		goroutines, plural, benchSampleEvery)
+	fmt.Fprintln(w, "×atomic is ns/ID over the bare atomic counter's in this run: the ratio means the same on any machine, IDs/s do not.")
+	if slices.ContainsFunc(rows, func(r benchRow) bool { return r.name == "default" }) {
+		perSecond := int64(1) << cfg.SeqBits // the layout flags always set all three widths
+		fmt.Fprintf(w, "default makes at most %s IDs a second (its sequence bits); past that, callers sleep to the next second.\n",
+			group(perSecond))
+	}
+	_, err := fmt.Fprintln(w, "ahead is how many seconds of ID time a generator has borrowed beyond the clock.")
+	return err
+}
+
+// isTerminal reports whether w is a terminal, where a progress line may
+// redraw itself.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// ratio formats a ratio to the baseline: two decimals where they matter.
+func ratio(x float64) string {
+	if x < 100 {
+		return fmt.Sprintf("%.2fx", x)
+	}
+	return group(int64(math.Round(x))) + "x"
+}
+
+// nsPerID formats nanoseconds per ID: one decimal where it matters.
+func nsPerID(ns float64) string {
+	if ns < 100 {
+		return fmt.Sprintf("%.1f", ns)
+	}
+	return group(int64(math.Round(ns)))
+}

@@ -1,0 +1,58 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"testing"
+
+	"github.com/seed4d941b13/uidgen/internal/dbtest"
+	"github.com/seed4d941b13/uidgen/internal/fleettest"
+	"github.com/seed4d941b13/uidgen/worker"
+)
+
+// The lease fleet tests run `uidgen gen -lease` as separate processes that
+// start, finish, crash and pause around one worker table: package
+// fleettest's scenarios, on each database server.
+
+// sqlStore is a fleet test's worker table, of its own.
+type sqlStore struct {
+	db         *sql.DB
+	dsn, table string
+}
+
+// sqlStores returns a fleettest.NewStore of worker tables on s.
+func sqlStores(s dbtest.Server) fleettest.NewStore {
+	return func(t *testing.T) fleettest.Store {
+		db := s.Open(t)
+		return sqlStore{db: db, dsn: s.DSN, table: dbtest.Table(t, db, "WORKER_NODE_")}
+	}
+}
+
+func (s sqlStore) Args() []string { return []string{"-lease", "-dsn", s.dsn, "-table", s.table} }
+
+func (s sqlStore) One(ctx context.Context) (held bool, reservedUntil int64, err error) {
+	rows, err := worker.List(ctx, worker.Config{DB: s.db, Table: s.table})
+	if err != nil {
+		return false, 0, err
+	}
+	if len(rows) != 1 || rows[0].ID != 1 {
+		return false, 0, fmt.Errorf("the worker table %s holds %+v, want worker ID 1 alone", s.table, rows)
+	}
+	return rows[0].Held, rows[0].ReservedUntil, nil
+}
+
+// TestLeaseReuse: fleettest.Reuse on a worker table.
+func TestLeaseReuse(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, s dbtest.Server) { fleettest.Reuse(t, sqlStores(s)) })
+}
+
+// TestLeaseCrash: fleettest.Crash on a worker table.
+func TestLeaseCrash(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, s dbtest.Server) { fleettest.Crash(t, sqlStores(s)) })
+}
+
+// TestLeasePause: fleettest.Pause on a worker table.
+func TestLeasePause(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, s dbtest.Server) { fleettest.Pause(t, sqlStores(s)) })
+}

@@ -1,0 +1,335 @@
+package main
+
+import (
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	mathbits "math/bits"
+	"strconv"
+	"text/tabwriter"
+	"time"
+
+	"github.com/seed4d941b13/uidgen/bits"
+	"github.com/seed4d941b13/uidgen/worker"
+)
+
+// secondsPerYear is a Julian year, 365.25 days.
+const secondsPerYear = 365.25 * 24 * 60 * 60
+
+// lastDate is the last instant plan prints as a date: past it a layout
+// lasts "beyond year 9999".
+var lastDate = time.Date(9999, time.December, 31, 23, 59, 59, 0, time.UTC)
+
+// layoutPlan is the arithmetic behind Baidu's README tips for one layout:
+// how long its time bits last at the wall clock's pace and at a load
+// through the cached generator, and how many restarts its worker bits
+// allow. Its JSON form is `uidgen plan -json`: fields are only ever added.
+type layoutPlan struct {
+	// GeneBits and UsedBits are the gene field's width and the bits below
+	// the always-zero ones: every ID is below 2^UsedBits, exact as a
+	// JavaScript number when UsedBits is 53 or less.
+	GeneBits int `json:"geneBits"`
+	UsedBits int `json:"usedBits"`
+
+	TimeBits   int       `json:"timeBits"`
+	WorkerBits int       `json:"workerBits"`
+	SeqBits    int       `json:"seqBits"`
+	Epoch      time.Time `json:"epoch"`
+	From       time.Time `json:"from"` // the instant the years left count from
+
+	// IDsPerSecond is how many IDs one worker makes in one second of ID
+	// time: 2^SeqBits.
+	IDsPerSecond int64 `json:"idsPerSecond"`
+	// TimeSpanYears is what the time bits hold: 2^TimeBits seconds.
+	TimeSpanYears float64 `json:"timeSpanYears"`
+	// RunsOut is the instant the time bits run out at the wall clock's
+	// pace: Epoch + 2^TimeBits s. Null past year 9999.
+	RunsOut *time.Time `json:"runsOut"`
+	// YearsLeft is the years from From to RunsOut; negative once run out.
+	YearsLeft float64 `json:"yearsLeft"`
+
+	// QPS is the load planned for, in IDs per second through one cached
+	// generator.
+	QPS float64 `json:"qps"`
+	// BorrowRate is the seconds of ID time the cached generator uses per
+	// second of the clock at QPS: max(1, QPS / IDsPerSecond). Above 1 it
+	// borrows future seconds.
+	BorrowRate float64 `json:"borrowRate"`
+	// CachedRunsOut is the instant the time bits run out for one process
+	// that sustains QPS from From on without a restart; a restarted process
+	// takes a new worker ID and starts again from the clock. Null past year
+	// 9999.
+	CachedRunsOut *time.Time `json:"cachedRunsOut"`
+	// CachedYearsLeft is the years from From to CachedRunsOut.
+	CachedYearsLeft float64 `json:"cachedYearsLeft"`
+
+	// WorkerIDs is how many process starts the worker bits allow: each
+	// start takes a fresh AUTO_INCREMENT ID from 1 to 2^WorkerBits-1.
+	WorkerIDs int64 `json:"workerIds"`
+	// RestartsPerDay is the fleet's process starts per day planned for.
+	RestartsPerDay float64 `json:"restartsPerDay"`
+	// RestartYears is how long WorkerIDs last at RestartsPerDay. Null
+	// when RestartsPerDay is 0.
+	RestartYears *float64 `json:"restartYears"`
+
+	// PeakWorkers is the most processes alive at once planned for, with
+	// leased worker IDs (-lease), which come back: they fit when
+	// PeakWorkers <= WorkerIDs, however often the processes restart. 0
+	// when not given.
+	PeakWorkers int64 `json:"peakWorkers"`
+	// CrashesPerHour is the fleet's crashes an hour planned for, and
+	// ReservedByCrashes the leased IDs they keep reserved at once: a
+	// crashed holder's ID stays reserved up to LeaseHorizonSeconds ahead,
+	// and new holders take other IDs meanwhile. The leased IDs needed are
+	// PeakWorkers + ReservedByCrashes.
+	CrashesPerHour      float64 `json:"crashesPerHour"`
+	LeaseHorizonSeconds float64 `json:"leaseHorizonSeconds"`
+	ReservedByCrashes   int64   `json:"reservedByCrashes"`
+}
+
+func runPlan(args []string, stdout, stderr io.Writer, _ leaseStore) error {
+	fs := newFlagSet("plan",
+		"plan [-time-bits T -worker-bits W -seq-bits S | -fit -years Y [-max-bits B]] [-gene-bits G] [-epoch DATE] [-qps Q] [-restarts-per-day R] [-peak-workers N [-crashes-per-hour C] [-lease-horizon D]] [-from DATE] [-json]",
+		"uidgen plan -time-bits 29 -worker-bits 21 -seq-bits 13 -epoch 2026-01-01 -qps 100000 -restarts-per-day 500",
+		stderr)
+	var layout layoutFlags
+	layout.register(fs)
+	qps := fs.Float64("qps", 0, "IDs per second through one cached generator to plan for")
+	restarts := fs.Float64("restarts-per-day", 0, "process starts a day across the whole fleet (each takes a worker ID)")
+	peak := fs.Int64("peak-workers", 0, "most processes alive at once, with leased worker IDs (-lease), which come back")
+	crashes := fs.Float64("crashes-per-hour", 0, "with -peak-workers: processes that die an hour without releasing their leased ID,\nwhich stays reserved up to -lease-horizon ahead while others take new IDs")
+	horizon := fs.Duration("lease-horizon", worker.DefaultLeaseHorizon, "with -crashes-per-hour: the fleet's lease horizon (-lease-horizon of gen and serve)")
+	fit := fs.Bool("fit", false, "plan the layout with the most sequence bits whose worker bits hold -peak-workers\nand whose time bits last -years from the epoch")
+	lifetime := fs.Float64("years", 0, "with -fit: how many years from the epoch the layout must last")
+	maxBits := fs.Int("max-bits", 63, "with -fit: bits the IDs may use below the sign; 53 keeps every ID exact as a JavaScript number")
+	from := fs.String("from", "", "date to count years left from, as YYYY-MM-DD or RFC 3339 (default now)")
+	asJSON := fs.Bool("json", false, "print the plan as one JSON object")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("%w: unexpected argument %q", ErrUsage, fs.Arg(0))
+	}
+	if *qps < 0 || math.IsInf(*qps, 0) || math.IsNaN(*qps) {
+		return fmt.Errorf("%w: -qps %v: must be 0 or more", ErrUsage, *qps)
+	}
+	if *restarts < 0 || math.IsInf(*restarts, 0) || math.IsNaN(*restarts) {
+		return fmt.Errorf("%w: -restarts-per-day %v: must be 0 or more", ErrUsage, *restarts)
+	}
+	if *peak < 0 {
+		return fmt.Errorf("%w: -peak-workers %d: must be 0 or more", ErrUsage, *peak)
+	}
+	if *crashes < 0 || math.IsInf(*crashes, 0) || math.IsNaN(*crashes) {
+		return fmt.Errorf("%w: -crashes-per-hour %v: must be 0 or more", ErrUsage, *crashes)
+	}
+	if *horizon < worker.MinLeaseHorizon || *horizon > worker.MaxLeaseHorizon {
+		return fmt.Errorf("%w: -lease-horizon %v: want %v to %v", ErrUsage, *horizon, worker.MinLeaseHorizon, worker.MaxLeaseHorizon)
+	}
+	// Crashes at a steady rate keep rate × horizon IDs reserved at once.
+	reserved := int64(math.Ceil(*crashes * horizon.Hours()))
+	if *fit {
+		set := false
+		fs.Visit(func(f *flag.Flag) {
+			set = set || f.Name == "time-bits" || f.Name == "worker-bits" || f.Name == "seq-bits"
+		})
+		if set {
+			return fmt.Errorf("%w: -fit chooses the bits: give -peak-workers and -years, not -time-bits, -worker-bits or -seq-bits", ErrUsage)
+		}
+		var err error
+		if layout.timeBits, layout.workerBits, layout.seqBits, err = fitLayout(*peak+reserved, *lifetime, layout.geneBits, *maxBits); err != nil {
+			return err
+		}
+	}
+	alloc, err := bits.NewGene(layout.timeBits, layout.workerBits, layout.seqBits, layout.geneBits)
+	if err != nil {
+		return callerError{err}
+	}
+	epoch, err := parseEpoch(layout.epoch)
+	if err != nil {
+		return err
+	}
+	start := time.Now().Truncate(time.Second)
+	if *from != "" {
+		if start, err = parseEpoch(*from); err != nil {
+			return fmt.Errorf("%w: -from %q is neither YYYY-MM-DD nor RFC 3339", ErrUsage, *from)
+		}
+	}
+	p := makePlan(alloc, epoch.Truncate(time.Second), start, *qps, *restarts)
+	p.PeakWorkers, p.CrashesPerHour, p.LeaseHorizonSeconds, p.ReservedByCrashes = *peak, *crashes, horizon.Seconds(), reserved
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(p)
+	}
+	return p.print(stdout)
+}
+
+// fitLayout returns the widths with the most sequence bits whose worker bits
+// hold peak live processes (leased IDs 1..peak), whose time bits last years
+// from the epoch, and which with geneBits use at most maxBits bits.
+func fitLayout(peak int64, years float64, geneBits, maxBits int) (timeBits, workerBits, seqBits int, err error) {
+	if peak < 1 || !(years > 0) || math.IsInf(years, 0) {
+		return 0, 0, 0, fmt.Errorf("%w: -fit needs -peak-workers 1 or more and -years above 0, not %d and %v", ErrUsage, peak, years)
+	}
+	if maxBits < 3 || maxBits > bits.TotalBits-bits.SignBits {
+		return 0, 0, 0, fmt.Errorf("%w: -max-bits %d: want 3 to %d", ErrUsage, maxBits, bits.TotalBits-bits.SignBits)
+	}
+	workerBits = mathbits.Len64(uint64(peak))
+	timeBits = max(1, int(math.Ceil(math.Log2(years*secondsPerYear))))
+	seqBits = maxBits - timeBits - workerBits - geneBits
+	if seqBits < 1 {
+		return 0, 0, 0, fmt.Errorf("%w: -fit: %d peak workers need %d worker bits, %v years %d time bits, and %d gene bits, which leave no sequence bit of %d",
+			ErrUsage, peak, workerBits, years, timeBits, geneBits, maxBits)
+	}
+	return timeBits, workerBits, seqBits, nil
+}
+
+// makePlan does the arithmetic for alloc's layout from epoch, counting from
+// the instant from, at qps IDs/s and restarts process starts a day.
+func makePlan(alloc *bits.Allocator, epoch, from time.Time, qps, restarts float64) layoutPlan {
+	span := float64(alloc.MaxDeltaSeconds()) + 1
+	p := layoutPlan{
+		GeneBits: alloc.GeneBits(), UsedBits: alloc.UsedBits(),
+		TimeBits: alloc.TimeBits(), WorkerBits: alloc.WorkerBits(), SeqBits: alloc.SeqBits(),
+		Epoch: epoch.UTC(), From: from.UTC(),
+		IDsPerSecond:   alloc.MaxSequence() + 1,
+		TimeSpanYears:  round2(span / secondsPerYear),
+		QPS:            qps,
+		WorkerIDs:      alloc.MaxWorkerID(),
+		RestartsPerDay: restarts,
+	}
+	// Seconds of ID time already spent at from; none before the epoch.
+	used := max(from.Sub(epoch).Seconds(), 0)
+	left := span - used
+	p.RunsOut = instant(epoch, span)
+	p.YearsLeft = round2(left / secondsPerYear)
+
+	// The cached generator's padder takes max(last+1, now) as its next
+	// second, so under a load above IDsPerSecond its seconds run ahead of
+	// the clock at QPS/IDsPerSecond; below it they follow the clock.
+	p.BorrowRate = round2(max(1, qps/float64(p.IDsPerSecond)))
+	cachedLeft := left / max(1, qps/float64(p.IDsPerSecond))
+	if left <= 0 {
+		cachedLeft = left
+	}
+	p.CachedRunsOut = instant(maxTime(from, epoch), cachedLeft)
+	p.CachedYearsLeft = round2(cachedLeft / secondsPerYear)
+
+	if restarts > 0 {
+		years := round2(float64(p.WorkerIDs) / restarts / 365.25)
+		p.RestartYears = &years
+	}
+	return p
+}
+
+// print writes p for a person: aligned, with the reasoning in words.
+func (p *layoutPlan) print(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	day := p.From.Format(time.DateOnly)
+	perSecond := group(p.IDsPerSecond)
+	layout := fmt.Sprintf("1+%d+%d+%d bits (sign+time+worker+sequence)", p.TimeBits, p.WorkerBits, p.SeqBits)
+	if p.GeneBits > 0 {
+		layout = fmt.Sprintf("1+%d+%d+%d+%d bits (sign+time+worker+sequence+gene)", p.TimeBits, p.WorkerBits, p.SeqBits, p.GeneBits)
+	}
+	fmt.Fprintf(tw, "layout\t%s from %s\n", layout, p.Epoch.Format(time.DateTime+" MST"))
+	switch {
+	case p.UsedBits <= 53:
+		fmt.Fprintf(tw, "  %d bits\tevery ID is below 2^%d: exact as a JavaScript number\n", p.UsedBits, p.UsedBits)
+	case p.UsedBits < bits.TotalBits-bits.SignBits:
+		fmt.Fprintf(tw, "  %d bits\tevery ID is below 2^%d; above 2^53 a JavaScript number rounds it\n", p.UsedBits, p.UsedBits)
+	}
+	if p.GeneBits > 0 {
+		fmt.Fprintf(tw, "  gene\tNextIDFor(key) puts key %% %s in the low bits: the key's shard of %s\n", group(1<<p.GeneBits), group(1<<p.GeneBits))
+	}
+	fmt.Fprintf(tw, "IDs per second\t%s per worker in each second of ID time (2^%d)\n", perSecond, p.SeqBits)
+	fmt.Fprintf(tw, "time bits\t2^%d s = %s years, run out %s\n", p.TimeBits, years(p.TimeSpanYears), date(p.RunsOut))
+	if p.YearsLeft <= 0 {
+		fmt.Fprintf(tw, "  at %s\talready run out: no IDs can be made with this layout and epoch\n", day)
+	} else {
+		fmt.Fprintf(tw, "  at the clock's pace\t%s years left after %s\n", years(p.YearsLeft), day)
+		load := group(int64(p.QPS))
+		switch {
+		case p.QPS == 0:
+			fmt.Fprintf(tw, "  under load\tgive -qps: past %s IDs/s the cached generator borrows future seconds\n", perSecond)
+		case p.BorrowRate <= 1:
+			fmt.Fprintf(tw, "  at %s IDs/s\tno borrowing: the load fits in %s IDs a second\n", load, perSecond)
+		default:
+			fmt.Fprintf(tw, "  at %s IDs/s\tthe cached generator uses %v s of ID time a second: run out %s, %s years after %s\n",
+				load, p.BorrowRate, date(p.CachedRunsOut), years(p.CachedYearsLeft), day)
+			fmt.Fprintf(tw, "\tthat is for one process that sustains the load without a restart: a restarted process starts again from the clock\n")
+			fmt.Fprintf(tw, "\tdefaultgen makes at most %s IDs/s per process; its callers wait for the next second\n", perSecond)
+		}
+	}
+	fmt.Fprintf(tw, "worker IDs\t%s process starts (2^%d-1), each taking a fresh ID\n", group(p.WorkerIDs), p.WorkerBits)
+	if p.RestartYears == nil {
+		fmt.Fprintf(tw, "  restarts\tgive -restarts-per-day for how many years they last\n")
+	} else {
+		fmt.Fprintf(tw, "  at %v starts a day\tthey last %s years\n", p.RestartsPerDay, years(*p.RestartYears))
+	}
+	need := p.PeakWorkers + p.ReservedByCrashes
+	alive := group(p.PeakWorkers) + " processes alive at once"
+	if p.ReservedByCrashes > 0 {
+		alive += fmt.Sprintf(" and %s IDs that crashes keep reserved (%v an hour, each for a %v horizon)",
+			group(p.ReservedByCrashes), p.CrashesPerHour, time.Duration(p.LeaseHorizonSeconds*float64(time.Second)))
+	}
+	switch {
+	case p.PeakWorkers == 0:
+		fmt.Fprintf(tw, "  leased IDs\tgive -peak-workers: IDs leased with -lease come back, so they need only count processes alive at once\n")
+	case need <= p.WorkerIDs:
+		fmt.Fprintf(tw, "  leased IDs\t%s fit, however often they restart (-lease)\n", alive)
+	default:
+		fmt.Fprintf(tw, "  leased IDs\t%s need %d worker bits (-lease)\n", alive, mathbits.Len64(uint64(need)))
+	}
+	return tw.Flush()
+}
+
+// instant returns t plus seconds, or nil past year 9999. It counts in
+// whole seconds, since a time.Duration holds only 292 years.
+func instant(t time.Time, seconds float64) *time.Time {
+	if float64(t.Unix())+seconds > float64(lastDate.Unix()) {
+		return nil
+	}
+	at := time.Unix(t.Unix()+int64(math.Floor(seconds)), 0).UTC()
+	return &at
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+func round2(x float64) float64 { return math.Round(x*100) / 100 }
+
+// date formats an instant from instant for a person.
+func date(t *time.Time) string {
+	if t == nil {
+		return "beyond year 9999"
+	}
+	return t.Format(time.DateTime + " MST")
+}
+
+// years formats a number of years for a person: one decimal, or two below
+// one year.
+func years(y float64) string {
+	if math.Abs(y) < 1 {
+		return strconv.FormatFloat(y, 'f', 2, 64)
+	}
+	return strconv.FormatFloat(y, 'f', 1, 64)
+}
+
+// group formats n >= 0 with commas between groups of three digits.
+func group(n int64) string {
+	s := strconv.FormatInt(n, 10)
+	out := make([]byte, 0, len(s)+len(s)/3)
+	for i := range len(s) {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			out = append(out, ',')
+		}
+		out = append(out, s[i])
+	}
+	return string(out)
+}

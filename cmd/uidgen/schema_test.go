@@ -1,0 +1,44 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/seed4d941b13/uidgen/worker"
+)
+
+// TestSchemaPrintsBaidusDDL: schema prints what EnsureSchema makes, the
+// table's DDL and then the lease columns: Baidu's DDL by default, and the
+// PostgreSQL table with -dialect postgres.
+func TestSchemaPrintsBaidusDDL(t *testing.T) {
+	for _, dialect := range []string{"mysql", "postgres"} {
+		ddl, err := worker.Schema(dialect, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		lease, err := worker.LeaseSchema(dialect, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		args := []string{"schema", "-dialect", dialect}
+		if dialect == "mysql" {
+			args = args[:1] // the default
+		}
+		code, out, stderr := runCLI(t, args...)
+		if code != 0 || !strings.HasPrefix(out, strings.TrimSuffix(ddl, "\n")+"\n\n-- ") || !strings.HasSuffix(out, "\n"+lease) {
+			t.Fatalf("%v: exit %d, stderr %q, printed\n%s\nwant\n%s\nthen a comment and\n%s", args, code, stderr, out, ddl, lease)
+		}
+		code, out, _ = runCLI(t, "schema", "-dialect", dialect, "-table", "ORDER_WORKERS")
+		if code != 0 || !strings.HasPrefix(out, "CREATE TABLE ORDER_WORKERS\n") {
+			t.Fatalf("-dialect %s -table: exit %d, printed %q", dialect, code, out)
+		}
+	}
+}
+
+func TestSchemaBadCalls(t *testing.T) {
+	testBadCalls(t, []badCall{
+		{[]string{"schema", "-table", "x; DROP TABLE y"}, "bad table name"},
+		{[]string{"schema", "extra"}, `unexpected argument "extra"`},
+		{[]string{"schema", "-dialect", "oracle"}, `"oracle", want mysql or postgres`},
+	})
+}

@@ -1,0 +1,326 @@
+package main
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/seed4d941b13/uidgen/metrics"
+	"github.com/seed4d941b13/uidgen/segment"
+)
+
+// defaultMaxTags bounds the generators serve opens: each holds a ring of
+// segment.DefaultRingSize numbers (512 KiB) and two goroutines.
+const defaultMaxTags = 100
+
+// listFresh is how long a listing of the tag table answers "is this tag
+// in the table?": a flood of requests for tags that are not there costs
+// the database one SELECT a second, and a row added to the table is
+// served within a second. (Leaf's server re-reads its tags every minute.)
+const listFresh = time.Second
+
+// Why serve has no generator for a tag; the handlers map them to statuses.
+var (
+	errSegmentOff  = errors.New("segment mode is off: serve was started without -dsn, so it has no tag table")
+	errUnknownTag  = errors.New("unknown tag")
+	errTooManyTags = errors.New("too many tags")
+	errStopping    = errors.New("serve is stopping")
+)
+
+// tagServer opens a segment generator per tag of one table on the tag's
+// first request, and closes them all at the end.
+// A tagServer must not be copied.
+type tagServer struct {
+	db      *sql.DB
+	table   string
+	create  bool // open tags not in the table, creating their rows
+	maxTags int
+	reg     *prometheus.Registry // each generator's metrics, labelled with its tag
+	now     func() time.Time
+
+	// ctx bounds the opens in progress; close cancels it.
+	ctx    context.Context
+	cancel context.CancelFunc
+
+	mu     sync.Mutex           // guards tags and closed
+	tags   map[string]*tagEntry // the tags opened and being opened: at most maxTags
+	closed bool                 // set by close: no tag is opened from then on
+	// opening counts the opens in progress: Add under mu while !closed,
+	// so close, which sets closed first, waits for every one.
+	opening sync.WaitGroup
+
+	// listMu serialises the listings of the table and guards known and
+	// listedAt, which open writes and reads under it.
+	listMu   sync.Mutex
+	known    map[string]bool // the tags in the table at listedAt
+	listedAt time.Time
+}
+
+// tagEntry is one tag's generator, or its open in progress.
+type tagEntry struct {
+	ready chan struct{} // closed by the open once g is set or the entry dropped
+	g     *segment.Generator
+	err   error // why the open failed; the entry is gone from tags then
+}
+
+// newTagServer serves the tags of table in dsn's database, up to maxTags
+// (at least 1) of them. It checks the
+// table's name and creates the table where create is set and it is
+// missing; a missing table is otherwise a table without tags.
+func newTagServer(dsn, table string, maxTags int, create bool) (*tagServer, error) {
+	db, err := openDB(dsn)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &tagServer{db: db, table: table, create: create, maxTags: maxTags, reg: prometheus.NewRegistry(), now: time.Now,
+		ctx: ctx, cancel: cancel, tags: make(map[string]*tagEntry)}
+	listCtx, cancelList := context.WithTimeout(ctx, assignTimeout)
+	defer cancelList()
+	cfg := segment.Config{DB: db, Table: table}
+	_, err = segment.List(listCtx, cfg)
+	if errors.Is(err, segment.ErrNoTable) && create {
+		err = segment.EnsureSchema(listCtx, cfg)
+	}
+	if err != nil && !errors.Is(err, segment.ErrNoTable) {
+		cancel()
+		db.Close()
+		return nil, segmentUsage(err)
+	}
+	return s, nil
+}
+
+// generator returns tag's generator, opening it on the tag's first request.
+// Concurrent first requests share one open; one that fails is tried again
+// by the next request. ctx bounds the wait, not the open.
+func (s *tagServer) generator(ctx context.Context, tag string) (*segment.Generator, error) {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil, errStopping
+	}
+	e, ok := s.tags[tag]
+	if !ok {
+		if len(s.tags) >= s.maxTags {
+			s.mu.Unlock()
+			return nil, fmt.Errorf("%w: %q would be tag %d, and -max-tags is %d", errTooManyTags, tag, s.maxTags+1, s.maxTags)
+		}
+		e = &tagEntry{ready: make(chan struct{})}
+		s.tags[tag] = e
+		s.opening.Add(1)
+		s.mu.Unlock()
+		s.open(tag, e)
+	} else {
+		s.mu.Unlock()
+	}
+	select {
+	case <-e.ready:
+		return e.g, e.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// open opens tag's generator into e, or drops e with the reason.
+func (s *tagServer) open(tag string, e *tagEntry) {
+	defer s.opening.Done()
+	defer close(e.ready)
+	ctx, cancel := context.WithTimeout(s.ctx, assignTimeout)
+	defer cancel()
+	e.g, e.err = s.newGenerator(ctx, tag)
+	if e.err != nil {
+		s.mu.Lock()
+		delete(s.tags, tag)
+		s.mu.Unlock()
+	}
+}
+
+// newGenerator opens tag's generator and registers its metrics. Without
+// create it looks the tag up first, for segment.New would create it.
+func (s *tagServer) newGenerator(ctx context.Context, tag string) (*segment.Generator, error) {
+	if !s.create {
+		in, err := s.inTable(ctx, tag)
+		if err != nil {
+			return nil, err
+		}
+		if !in {
+			return nil, fmt.Errorf("%w: no row %q in %s: add one, or start serve with -create-tags", errUnknownTag, tag, s.table)
+		}
+	}
+	cfg := segment.Config{DB: s.db, Tag: tag, Table: s.table, Description: "made by uidgen serve"}
+	g, err := segment.New(ctx, cfg)
+	if errors.Is(err, segment.ErrNoTable) && s.create {
+		if err = segment.EnsureSchema(ctx, cfg); err == nil {
+			g, err = segment.New(ctx, cfg)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := prometheus.WrapRegistererWith(prometheus.Labels{"tag": tag}, s.reg).Register(metrics.NewSegment(g)); err != nil {
+		return nil, errors.Join(fmt.Errorf("metrics of tag %q: %w", tag, err), g.Close())
+	}
+	return g, nil
+}
+
+// inTable reports whether tag has a row in the table, by a listing no
+// older than listFresh. It writes nothing. A missing table has no tags.
+func (s *tagServer) inTable(ctx context.Context, tag string) (bool, error) {
+	s.listMu.Lock()
+	defer s.listMu.Unlock()
+	if s.known == nil || s.now().Sub(s.listedAt) >= listFresh {
+		rows, err := segment.List(ctx, segment.Config{DB: s.db, Table: s.table})
+		if err != nil && !errors.Is(err, segment.ErrNoTable) {
+			return false, err
+		}
+		s.known = make(map[string]bool, len(rows))
+		for _, r := range rows {
+			s.known[r.Tag] = true
+		}
+		s.listedAt = s.now()
+	}
+	return s.known[tag], nil
+}
+
+// close stops opening tags, waits for the opens in progress, and closes
+// every generator, which gives back the numbers it holds, and the
+// database. Serve calls it once no request runs.
+func (s *tagServer) close() error {
+	s.mu.Lock()
+	s.closed = true
+	s.mu.Unlock()
+	s.cancel()
+	s.opening.Wait()
+	s.mu.Lock()
+	gens := make([]*segment.Generator, 0, len(s.tags))
+	for _, e := range s.tags {
+		gens = append(gens, e.g)
+	}
+	s.mu.Unlock()
+	// Concurrently: with the database down each Close takes seconds.
+	errs := make([]error, len(gens))
+	var wg sync.WaitGroup
+	for i, g := range gens {
+		wg.Go(func() { errs[i] = g.Close() })
+	}
+	wg.Wait()
+	return errors.Join(errors.Join(errs...), s.db.Close())
+}
+
+// tagView is one served tag on the /segments page, as Leaf's /cache page
+// shows its buffers.
+type tagView struct {
+	RingSize      int64     `json:"ring_size"`
+	RingAvailable int64     `json:"ring_available"`
+	Held          int64     `json:"held"` // claimed and not handed out: in the ring, and still to be put there
+	Taken         int64     `json:"taken"`
+	Claims        int64     `json:"claims"`
+	ClaimSize     int64     `json:"claim_size"`
+	ClaimsFailed  int64     `json:"claims_failed"`
+	TakesFailed   int64     `json:"takes_failed"`
+	LastClaim     time.Time `json:"last_claim"`
+}
+
+// views returns the tags open now, by name.
+func (s *tagServer) views() map[string]tagView {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	v := make(map[string]tagView, len(s.tags))
+	for tag, e := range s.tags {
+		select {
+		case <-e.ready:
+		default:
+			continue // still opening
+		}
+		st := e.g.Stats()
+		v[tag] = tagView{
+			RingSize: st.Size, RingAvailable: st.Available, Held: st.Available + st.Pending,
+			Taken: st.Taken, Claims: st.Claims, ClaimSize: st.ClaimSize, ClaimsFailed: st.ClaimsFailed, TakesFailed: st.TakesFailed,
+			LastClaim: st.LastClaim.UTC(),
+		}
+	}
+	return v
+}
+
+// tagStatus is the HTTP status of serve's own routes for why a tag has no
+// generator.
+func tagStatus(err error) int {
+	switch {
+	case errors.Is(err, errUnknownTag):
+		return http.StatusNotFound
+	case errors.Is(err, segment.ErrBadTag):
+		return http.StatusBadRequest
+	case errors.Is(err, errSegmentOff):
+		return http.StatusNotImplemented
+	default:
+		return http.StatusServiceUnavailable
+	}
+}
+
+// tagGenerator returns the generator of the request's tag, or answers why
+// there is none.
+func (s *idServer) tagGenerator(w http.ResponseWriter, r *http.Request) (*segment.Generator, bool) {
+	if s.tags == nil {
+		writeError(w, tagStatus(errSegmentOff), errSegmentOff.Error())
+		return nil, false
+	}
+	g, err := s.tags.generator(r.Context(), r.PathValue("tag"))
+	if err != nil {
+		writeError(w, tagStatus(err), err.Error())
+		return nil, false
+	}
+	return g, true
+}
+
+func (s *idServer) segmentID(w http.ResponseWriter, r *http.Request) {
+	g, ok := s.tagGenerator(w, r)
+	if !ok {
+		return
+	}
+	n, err := g.NextID()
+	if err != nil {
+		writeError(w, http.StatusServiceUnavailable, err.Error())
+		return
+	}
+	writeNumber(w, n)
+}
+
+func (s *idServer) segmentIDs(w http.ResponseWriter, r *http.Request) {
+	n, err := idsWanted(r.URL.RawQuery)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	g, ok := s.tagGenerator(w, r)
+	if !ok {
+		return
+	}
+	buf := s.bufs.Get().(*idsBuf)
+	defer s.bufs.Put(buf)
+	ids := buf.ids[:n]
+	if _, err := g.NextIDs(ids); err != nil {
+		writeError(w, http.StatusServiceUnavailable, err.Error())
+		return
+	}
+	buf.write(w, r, ids)
+}
+
+// segments is the monitor page: every tag served, its ring, claims and
+// the numbers it holds.
+func (s *idServer) segments(w http.ResponseWriter, _ *http.Request) {
+	if s.tags == nil {
+		writeError(w, tagStatus(errSegmentOff), errSegmentOff.Error())
+		return
+	}
+	writeJSON(w, http.StatusOK, struct {
+		Table   string             `json:"table"`
+		MaxTags int                `json:"max_tags"`
+		Tags    map[string]tagView `json:"tags"`
+	}{s.tags.table, s.tags.maxTags, s.tags.views()})
+}

@@ -1,0 +1,108 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/seed4d941b13/uidgen"
+	"github.com/seed4d941b13/uidgen/internal/dbtest"
+	"github.com/seed4d941b13/uidgen/worker"
+)
+
+func TestPrintWorkers(t *testing.T) {
+	rows := []worker.Row{
+		{ID: 1, Leased: true, Type: worker.Container, Host: "10.0.0.5", Port: "orders-7d9f-x2", Held: true,
+			LeaseLeft: 28140 * time.Millisecond, ReservedUntil: 1795400045, ReservedAhead: 609 * time.Second},
+		{ID: 2, Leased: true, Type: worker.Container, Host: "10.0.0.6", Port: "orders-7d9f-k8",
+			LeaseLeft: -time.Hour, ReservedUntil: 1795396402},
+		{ID: 3, Type: worker.Actual, Host: "10.1.2.3", Port: "1700000000000-4242"},
+	}
+	var out bytes.Buffer
+	if err := printWorkers(&out, "WORKER_NODE", rows); err != nil {
+		t.Fatal(err)
+	}
+	want := `ID  KIND        TYPE       HOST      PORT                STATE  LEASE LEFT  RESERVED UNTIL (UTC)  AHEAD
+1   leased      CONTAINER  10.0.0.5  orders-7d9f-x2      held   28.1s       2026-11-23 02:14:05   10m9s
+2   leased      CONTAINER  10.0.0.6  orders-7d9f-k8      free   -           2026-11-23 01:13:22   -
+3   disposable  ACTUAL     10.1.2.3  1700000000000-4242  spent  -           -                     -
+3 rows in WORKER_NODE: 2 leased (1 held, 1 free), 1 disposable
+`
+	if out.String() != want {
+		t.Errorf("printed\n%s\nwant\n%s", out.String(), want)
+	}
+}
+
+// TestWorkersShowsLeases leases through -lease on a table that does not
+// exist yet, and looks at it with the workers command while it is held and
+// after it is released.
+func TestWorkersShowsLeases(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, s dbtest.Server) {
+		table := dbtest.Table(t, s.Open(t), "WORKER_NODE_")
+		dsn := s.DSN
+
+		var w workerFlags
+		fs := flag.NewFlagSet("gen", flag.ContinueOnError)
+		w.register(fs, nil)
+		if err := fs.Parse([]string{"-dsn", dsn, "-table", table, "-lease"}); err != nil {
+			t.Fatal(err)
+		}
+		a, release, err := w.assigner()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer release()
+		leaser, ok := a.(uidgen.Leaser)
+		if !ok {
+			t.Fatalf("-lease made a %T, want a uidgen.Leaser", a)
+		}
+		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+		defer cancel()
+		if _, err := leaser.AssignWorkerID(ctx); !errors.Is(err, worker.ErrNotReserving) {
+			t.Errorf("AssignWorkerID of -lease: %v, want %q", err, worker.ErrNotReserving)
+		}
+		lease, err := leaser.LeaseWorkerID(ctx, 7)
+		if err != nil {
+			t.Fatalf("LeaseWorkerID on a missing table: %v", err)
+		}
+
+		workers := func() string {
+			t.Helper()
+			code, out, stderr := runCLI(t, "workers", "-dsn", dsn, "-table", table)
+			if code != 0 {
+				t.Fatalf("workers: exit %d: %s", code, stderr)
+			}
+			return out
+		}
+		out := workers()
+		if !strings.HasPrefix(out, "ID  KIND") || !strings.Contains(out, "\n1   leased  ") ||
+			!strings.HasSuffix(out, "1 rows in "+table+": 1 leased (1 held, 0 free), 0 disposable\n") {
+			t.Errorf("workers with worker ID %d held printed\n%s", lease.WorkerID(), out)
+		}
+		if err := lease.Release(ctx, lease.Start()); err != nil {
+			t.Fatal(err)
+		}
+		if out := workers(); !strings.HasSuffix(out, "1 leased (0 held, 1 free), 0 disposable\n") {
+			t.Errorf("workers after the release printed\n%s", out)
+		}
+	})
+}
+
+func TestWorkersBadCalls(t *testing.T) {
+	testBadCalls(t, []badCall{
+		{[]string{"workers", "-dsn", ""}, "-dsn (or $UIDGEN_DSN) is required"},
+		{[]string{"workers", "-dsn", "root@tcp(127.0.0.1:1)/test", "-table", "no such"}, `"no such"`},
+		{[]string{"workers", "-dsn", "root@tcp(127.0.0.1:1)/test", "extra"}, `unexpected argument "extra"`},
+		{[]string{"gen", "-lease"}, "-lease needs -dsn"},
+		{[]string{"gen", "-lease-ttl", "5s", "-dsn", "root@tcp(127.0.0.1:1)/test"}, "-lease-ttl needs -lease"},
+		{[]string{"gen", "-lease-horizon", "5m", "-dsn", "root@tcp(127.0.0.1:1)/test"}, "-lease-horizon needs -lease"},
+		{[]string{"gen", "-lease", "-lease-ttl", "soon", "-dsn", "root@tcp(127.0.0.1:1)/test"}, `invalid value "soon" for flag -lease-ttl`},
+		{[]string{"gen", "-lease", "-lease-ttl", "500ms", "-dsn", "root@tcp(127.0.0.1:1)/test"}, "lease TTL out of range: 500ms, want 1s to 1h0m0s"},
+		{[]string{"gen", "-lease", "-lease-ttl", "-1s", "-dsn", "root@tcp(127.0.0.1:1)/test"}, "lease TTL out of range: -1s"},
+		{[]string{"gen", "-lease", "-lease-ttl", "2h", "-dsn", "root@tcp(127.0.0.1:1)/test"}, "lease TTL out of range: 2h0m0s"},
+	})
+}

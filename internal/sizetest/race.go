@@ -1,0 +1,5 @@
+//go:build race
+
+package sizetest
+
+const race = true

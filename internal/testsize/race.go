@@ -1,5 +1,0 @@
-//go:build race
-
-package testsize
-
-const race = true
