@@ -2,10 +2,15 @@ package bench
 
 import (
 	"context"
+	"sync"
 	"testing"
+	"time"
+
+	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 
 	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/cached"
+	"github.com/seed4d941b13/uidgen/internal/loadtest"
 )
 
 // batch is how many IDs BenchmarkCachedBatch takes per NextIDs call.
@@ -51,4 +56,42 @@ func BenchmarkCachedBatch(b *testing.B) {
 			}
 		}
 	})
+}
+
+// BenchmarkCachedLatency times every NextID of two goroutines while the
+// padder refills the ring behind them, and reports percentiles of the
+// latency. Each goroutine reads the clock once per call, so a latency
+// includes one clock read and the loop.
+func BenchmarkCachedLatency(b *testing.B) {
+	const consumers = 2
+	g := openCached(b)
+	hists := make([]*hdrhistogram.Histogram, consumers)
+	var wg sync.WaitGroup
+	b.ResetTimer()
+	for i := range consumers {
+		hists[i] = loadtest.NewHistogram()
+		wg.Go(func() {
+			last := time.Now()
+			for range b.N / consumers {
+				if _, err := g.NextID(); err != nil {
+					b.Error(err)
+					return
+				}
+				now := time.Now()
+				loadtest.Record(hists[i], now.Sub(last))
+				last = now
+			}
+		})
+	}
+	wg.Wait()
+	b.StopTimer()
+	for i := 1; i < consumers; i++ {
+		hists[0].Merge(hists[i])
+	}
+	for _, p := range []struct {
+		q    float64
+		unit string
+	}{{0.5, "p50-ns"}, {0.99, "p99-ns"}, {0.999, "p99.9-ns"}, {0.9999, "p99.99-ns"}} {
+		b.ReportMetric(float64(loadtest.Quantile(hists[0], p.q)), p.unit)
+	}
 }

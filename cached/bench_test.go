@@ -1,31 +1,29 @@
 package cached
 
 import (
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 	"unsafe"
 
-	hdrhistogram "github.com/HdrHistogram/hdrhistogram-go"
 	"golang.org/x/sys/cpu"
 
 	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/defaultgen"
+	"github.com/seed4d941b13/uidgen/internal/benchtest"
 	"github.com/seed4d941b13/uidgen/internal/clocktest"
-	"github.com/seed4d941b13/uidgen/internal/loadtest"
 )
 
-// The baselines, from internal/loadtest, called through a func value as the
+// The baselines, from internal/benchtest, called through a func value as the
 // bench module calls every implementation.
 
-func BenchmarkAtomicCounter(b *testing.B) { benchSerial(b, loadtest.Atomic()) }
+func BenchmarkAtomicCounter(b *testing.B) { benchSerial(b, benchtest.Atomic()) }
 
-func BenchmarkAtomicCounterParallel(b *testing.B) { benchParallel(b, loadtest.Atomic()) }
+func BenchmarkAtomicCounterParallel(b *testing.B) { benchParallel(b, benchtest.Atomic()) }
 
-func BenchmarkMutexCounter(b *testing.B) { benchSerial(b, loadtest.Mutex()) }
+func BenchmarkMutexCounter(b *testing.B) { benchSerial(b, benchtest.Mutex()) }
 
-func BenchmarkMutexCounterParallel(b *testing.B) { benchParallel(b, loadtest.Mutex()) }
+func BenchmarkMutexCounterParallel(b *testing.B) { benchParallel(b, benchtest.Mutex()) }
 
 // benchSerial loops over b.N, not b.Loop: b.Loop ramps up before the
 // testing package sets GOMAXPROCS for the first -cpu value, so a -cpu 1,2
@@ -143,43 +141,5 @@ func BenchmarkNextIDs(b *testing.B) {
 		if _, err := g.NextIDs(dst); err != nil {
 			b.Fatal(err)
 		}
-	}
-}
-
-// BenchmarkNextIDLatency times every NextID of two goroutines while the
-// padder refills the ring behind them, and reports percentiles of the
-// latency. Each goroutine reads the clock once per call, so a latency
-// includes one clock read and the loop.
-func BenchmarkNextIDLatency(b *testing.B) {
-	const consumers = 2
-	g := benchGenerator(b, Config{})
-	hists := make([]*hdrhistogram.Histogram, consumers)
-	var wg sync.WaitGroup
-	b.ResetTimer()
-	for i := range consumers {
-		hists[i] = loadtest.NewHistogram()
-		wg.Go(func() {
-			last := time.Now()
-			for range b.N / consumers {
-				if _, err := g.NextID(); err != nil {
-					b.Error(err)
-					return
-				}
-				now := time.Now()
-				loadtest.Record(hists[i], now.Sub(last))
-				last = now
-			}
-		})
-	}
-	wg.Wait()
-	b.StopTimer()
-	for i := 1; i < consumers; i++ {
-		hists[0].Merge(hists[i])
-	}
-	for _, p := range []struct {
-		q    float64
-		unit string
-	}{{0.5, "p50-ns"}, {0.99, "p99-ns"}, {0.999, "p99.9-ns"}, {0.9999, "p99.99-ns"}} {
-		b.ReportMetric(float64(loadtest.Quantile(hists[0], p.q)), p.unit)
 	}
 }

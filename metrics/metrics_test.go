@@ -15,10 +15,8 @@ import (
 	"github.com/seed4d941b13/uidgen/cached"
 	"github.com/seed4d941b13/uidgen/defaultgen"
 	"github.com/seed4d941b13/uidgen/internal/clocktest"
-	"github.com/seed4d941b13/uidgen/internal/dbtest"
 	"github.com/seed4d941b13/uidgen/internal/leasetest"
 	"github.com/seed4d941b13/uidgen/internal/scheme/schemetest"
-	"github.com/seed4d941b13/uidgen/segment"
 )
 
 // start is where the fake clocks start: a year after the default epoch.
@@ -237,48 +235,4 @@ func TestIDsTotalNeverFalls(t *testing.T) {
 	if want := []float64{25, 25, 30}; !slices.Equal(seen, want) {
 		t.Fatalf("uidgen_ids_total over three scrapes = %v, want %v", seen, want)
 	}
-}
-
-// TestSegment: the segment generator exports the takes, the ring and its
-// claims, they lint clean, and taking numbers moves them, on each server.
-func TestSegment(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, s dbtest.Server) {
-		db := s.Open(t)
-		table := dbtest.Table(t, db, "leaf_alloc_")
-		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
-		defer cancel()
-		if err := segment.EnsureSchema(ctx, segment.Config{DB: db, Table: table}); err != nil {
-			t.Fatal(err)
-		}
-		g, err := segment.New(ctx, segment.Config{DB: db, Table: table, Tag: "metrics", Step: 100, MaxStep: 100, RingSize: 64})
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer g.Close()
-		c := NewSegment(g)
-		lint(t, c)
-		before := gather(t, c)
-		wantNames := want([]string{
-			"uidgen_ids_total", "uidgen_takes_failed_total", "uidgen_takes_waited_total",
-			"uidgen_padder_runs_total", "uidgen_ring_available", "uidgen_ring_size",
-			"uidgen_segment_claim_size", "uidgen_segment_claims_failed_total", "uidgen_segment_claims_total",
-			"uidgen_segment_last_claim_timestamp_seconds", "uidgen_segment_pending",
-		})
-		if got := names(before); !slices.Equal(got, wantNames) {
-			t.Fatalf("metrics %v, want %v", got, wantNames)
-		}
-		if before["uidgen_ids_total"] != 0 || before["uidgen_segment_claims_total"] != 1 || before["uidgen_ring_size"] != 64 ||
-			before["uidgen_segment_claim_size"] != 100 {
-			t.Fatalf("a new generator: %v", before)
-		}
-		dst := make([]int64, 250) // past two and a half ranges of the step
-		if _, err := g.NextIDs(dst); err != nil {
-			t.Fatal(err)
-		}
-		after := gather(t, c)
-		if after["uidgen_ids_total"] != 250 || after["uidgen_segment_claims_total"] < 3 ||
-			after["uidgen_padder_runs_total"] <= before["uidgen_padder_runs_total"] {
-			t.Errorf("after 250 numbers: %v", after)
-		}
-	})
 }

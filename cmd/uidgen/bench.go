@@ -17,6 +17,7 @@ import (
 	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/cached"
 	"github.com/seed4d941b13/uidgen/defaultgen"
+	"github.com/seed4d941b13/uidgen/internal/benchtest"
 	"github.com/seed4d941b13/uidgen/internal/loadtest"
 	"github.com/seed4d941b13/uidgen/metrics"
 )
@@ -89,7 +90,7 @@ var contenders = []contender{
 // cheapest unique number there is. Each generator's ns/ID divided by its
 // ns/ID is a ratio that means the same on any machine, where IDs/s do not.
 var atomicContender = contender{"atomic", func(context.Context, defaultgen.Config) (benchee, error) {
-	return benchee{next: loadtest.Atomic(), close: func() error { return nil }}, nil
+	return benchee{next: benchtest.Atomic(), close: func() error { return nil }}, nil
 }}
 
 // oneByOne makes NextIDs of next, for a generator that has no batch take:

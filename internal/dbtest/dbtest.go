@@ -8,6 +8,13 @@
 //
 // Start starts a throwaway server instead, for tests that stop, kill or
 // pause the database under a client.
+//
+// This directory's external tests (package dbtest_test) are also the
+// library's tests that need real servers across packages: cached riding
+// out outages and a failover, and metrics over segment generators. They
+// live here rather than beside cached and metrics because `go mod tidy` in
+// a program that imports a package loads that package's tests: beside
+// cached, they would put both database drivers in every user's go.sum.
 package dbtest
 
 import (

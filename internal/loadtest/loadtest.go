@@ -1,8 +1,6 @@
 // Package loadtest drives an ID generator from many goroutines for a fixed
-// time and records how long its calls took, beside the baselines every
-// uidgen benchmark runs (a bare atomic counter and a mutex-guarded one), for
-// `uidgen bench` and the runs in bench/. It measures; it asserts nothing
-// about time.
+// time and records how long its calls took, for `uidgen bench` and the runs
+// in bench/. It measures; it asserts nothing about time.
 package loadtest
 
 import (

@@ -27,6 +27,7 @@ import (
 	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/cached"
 	"github.com/seed4d941b13/uidgen/defaultgen"
+	"github.com/seed4d941b13/uidgen/internal/benchtest"
 	"github.com/seed4d941b13/uidgen/internal/loadtest"
 )
 
@@ -42,7 +43,7 @@ type contender struct {
 var contenders = []contender{
 	{name: "atomic", open: func() (func() (int64, error), func() string, func(), error) {
 		// The baseline: what timing a call costs when the call costs nothing.
-		return loadtest.Atomic(), nil, func() {}, nil
+		return benchtest.Atomic(), nil, func() {}, nil
 	}},
 	{name: "cached", histogram: true, open: func() (func() (int64, error), func() string, func(), error) {
 		g, err := cached.New(context.Background(), cached.Config{Assigner: uidgen.Static(1)})

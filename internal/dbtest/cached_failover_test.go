@@ -1,4 +1,4 @@
-package cached
+package dbtest_test
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seed4d941b13/uidgen/cached"
 	"github.com/seed4d941b13/uidgen/internal/dbtest"
 	"github.com/seed4d941b13/uidgen/internal/sizetest"
 	"github.com/seed4d941b13/uidgen/segment"
@@ -82,7 +83,7 @@ func TestFailover(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		g, err := New(ctx, Config{Assigner: l})
+		g, err := cached.New(ctx, cached.Config{Assigner: l})
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}

@@ -1,4 +1,4 @@
-package cached
+package dbtest_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/seed4d941b13/uidgen"
+	"github.com/seed4d941b13/uidgen/cached"
 	"github.com/seed4d941b13/uidgen/internal/dbtest"
 	"github.com/seed4d941b13/uidgen/internal/idtest"
 	"github.com/seed4d941b13/uidgen/internal/leasetest"
@@ -49,7 +50,7 @@ func testLeaseDatabaseDown(t *testing.T, kind string) {
 		t.Fatal(err)
 	}
 	leaser := &leasetest.Watched{Leaser: l}
-	g := newGenerator(t, Config{TimeBits: 40, WorkerBits: 3, SeqBits: 8, Assigner: leaser})
+	g := newCached(t, cached.Config{TimeBits: 40, WorkerBits: 3, SeqBits: 8, Assigner: leaser})
 	lease := leaser.Last()
 
 	var ids []int64
@@ -181,7 +182,7 @@ func testLeaseRidesOutOutage(t *testing.T, kind string) {
 		t.Fatal(err)
 	}
 	leaser := &leasetest.Watched{Leaser: l}
-	g := newGenerator(t, Config{Assigner: leaser})
+	g := newCached(t, cached.Config{Assigner: leaser})
 	lease := leaser.Last()
 
 	var ids []int64
