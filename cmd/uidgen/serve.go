@@ -37,8 +37,9 @@ var (
 	jsonType  = []string{"application/json"}
 )
 
-const serveSynopsis = `serve [-addr HOST:PORT] [-generator cached|default] [-shutdown-timeout D] [-worker ID | -dsn DSN [-lease [-lease-ttl D] [-lease-horizon D]]
-             [-segment-table NAME] [-max-tags N] [-create-tags]] [layout flags]
+const serveSynopsis = `serve [-addr HOST:PORT] [-generator cached|default] [-shutdown-timeout D]
+             [-worker ID | -dsn DSN [-lease] [-segment-table NAME] [-max-tags N] [-create-tags] | -etcd ENDPOINTS [-etcd-prefix P]]
+             [-lease-ttl D] [-lease-horizon D] [layout flags]
 
 Serves IDs over HTTP, for services in any language:
 

@@ -47,7 +47,7 @@ func TestWorkersShowsLeases(t *testing.T) {
 
 		var w workerFlags
 		fs := flag.NewFlagSet("gen", flag.ContinueOnError)
-		w.register(fs, nil)
+		w.register(fs, &etcdStore{})
 		if err := fs.Parse([]string{"-dsn", dsn, "-table", table, "-lease"}); err != nil {
 			t.Fatal(err)
 		}
