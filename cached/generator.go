@@ -100,10 +100,12 @@ type Config struct {
 	// MaxLag bounds how stale an ID may be: no ID handed out has a second
 	// more than MaxLag (whole seconds, at least one) behind the clock at
 	// the moment of the take. Older ones are thrown away (Stats.Stale),
-	// which costs no time bits: the clock spends those seconds anyway. The
-	// padder wakes once a second to keep it. Zero means DefaultMaxLag; a
-	// negative MaxLag keeps Baidu's behaviour, where an ID waits in the ring
-	// however long takes are slow (hours, at a few IDs a second).
+	// which costs no time bits: the clock spends those seconds anyway. To
+	// keep the bound the padder wakes once a second, and refills the ring as
+	// it goes (Baidu's scheduleInterval, at one second). Zero means
+	// DefaultMaxLag; a negative MaxLag keeps Baidu's behaviour, where an ID
+	// waits in the ring however long takes are slow (hours, at a few IDs a
+	// second), and only a take below the padding threshold wakes the padder.
 	MaxLag time.Duration
 
 	// BoostPower sizes the ring: 2^SeqBits << BoostPower slots, that is
@@ -116,11 +118,6 @@ type Config struct {
 	// (50). The padder puts a second only when a whole second is free, so
 	// a factor above 100 - 100/2^BoostPower wakes it early for nothing.
 	PaddingFactor int
-
-	// ScheduleInterval makes the padder also refill the ring this often, as
-	// Baidu's scheduleInterval does. Zero means off; it must not be
-	// negative.
-	ScheduleInterval time.Duration
 
 	// RejectedTake decides what NextID does when the ring is empty. Nil
 	// means ringbuffer.Wait(ringbuffer.DefaultWait): wait while the padder
@@ -154,7 +151,6 @@ type Generator struct {
 //   - ringbuffer.ErrPaddingFactor: PaddingFactor is outside (0, 100);
 //   - ErrMaxAhead: MaxAhead is negative;
 //   - ErrMaxLag: MaxLag is above 0 but below a second;
-//   - padding.ErrInterval: ScheduleInterval is negative;
 //   - the Assigner's own error;
 //   - ctx.Err(), where a leased worker ID's start is more than MaxAhead
 //     ahead of the clock and ctx ends before the clock comes within it;
@@ -192,7 +188,7 @@ type checked struct {
 	s                *scheme.Scheme
 	ringSize         int
 	maxAhead, maxLag time.Duration
-	interval         time.Duration // between the padder's scheduled fills; 0: none
+	interval         time.Duration // between the padder's scheduled fills: a second under MaxLag; 0: none
 }
 
 // check checks every field of cfg but PaddingFactor, which the ring checks,
@@ -209,7 +205,7 @@ func (cfg Config) check() (checked, error) {
 	if err != nil {
 		return checked{}, err
 	}
-	c := checked{s: s, maxAhead: cfg.MaxAhead, maxLag: cmp.Or(cfg.MaxLag, DefaultMaxLag), interval: cfg.ScheduleInterval}
+	c := checked{s: s, maxAhead: cfg.MaxAhead, maxLag: cmp.Or(cfg.MaxLag, DefaultMaxLag)}
 	boost, seqBits := cmp.Or(cfg.BoostPower, DefaultBoostPower), s.Bits().SeqBits()
 	if maxBits := bits.Len(ringbuffer.MaxSize) - 1; boost < 1 || seqBits+boost > maxBits {
 		return checked{}, fmt.Errorf("%w: %d with %d sequence bits makes a ring of 2^%d slots; want a boost power of at least 1 and a ring of at most 2^%d (ringbuffer.MaxSize)",
@@ -222,10 +218,7 @@ func (cfg Config) check() (checked, error) {
 	if c.maxLag > 0 && c.maxLag < time.Second {
 		return checked{}, fmt.Errorf("%w: %v, want a second or more, or below 0 for no bound", ErrMaxLag, c.maxLag)
 	}
-	if c.interval < 0 {
-		return checked{}, fmt.Errorf("%w: ScheduleInterval %v, want 0 (off) or more", padding.ErrInterval, c.interval)
-	}
-	if c.maxLag > 0 && (c.interval == 0 || c.interval > time.Second) {
+	if c.maxLag > 0 {
 		c.interval = time.Second // the stale bound moves once a second
 	}
 	return c, nil

@@ -19,7 +19,6 @@ import (
 	"github.com/seed4d941b13/uidgen/internal/leaktest"
 	"github.com/seed4d941b13/uidgen/internal/scheme/schemetest"
 	"github.com/seed4d941b13/uidgen/internal/sizetest"
-	"github.com/seed4d941b13/uidgen/padding"
 	"github.com/seed4d941b13/uidgen/ringbuffer"
 )
 
@@ -61,7 +60,6 @@ func TestNewRejects(t *testing.T) {
 		{"negative boost", Config{BoostPower: -1}, ErrBoostPower, "-1 with 13 sequence bits"},
 		{"ring too large", Config{BoostPower: 12}, ErrBoostPower, "2^25 slots"},
 		{"padding factor 100", Config{PaddingFactor: 100}, ringbuffer.ErrPaddingFactor, "100"},
-		{"negative interval", Config{ScheduleInterval: -time.Second}, padding.ErrInterval, "-1s"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -165,7 +163,7 @@ func TestClose(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		const padder = "github.com/seed4d941b13/uidgen/padding.(*Executor).run"
 		before := leaktest.Running(padder)
-		g := newGenerator(t, Config{ScheduleInterval: time.Second, Clock: clocktest.New(uidgen.DefaultEpoch.Add(time.Hour))})
+		g := newGenerator(t, Config{Clock: clocktest.New(uidgen.DefaultEpoch.Add(time.Hour))})
 		synctest.Wait() // the goroutine has started and blocks
 		if now := leaktest.Running(padder); now != before+1 {
 			t.Fatalf("%d padding goroutines after New, %d before", now, before)
@@ -271,6 +269,31 @@ func TestStatsAfterNew(t *testing.T) {
 			t.Fatalf("Stats = %+v, want %+v", s, want)
 		}
 	})
+}
+
+// TestPadderTicks: under MaxLag the padder wakes once a second, with no take
+// to ask it, to drop the IDs gone stale; with a negative MaxLag (Baidu's)
+// nothing but a take wakes it.
+func TestPadderTicks(t *testing.T) {
+	for _, tt := range []struct {
+		maxLag time.Duration
+		runs   int64
+	}{
+		{0, 11}, // DefaultMaxLag: New's fill and one a second
+		{5 * time.Second, 11},
+		{-1, 1}, // New's fill alone
+	} {
+		t.Run(fmt.Sprint(tt.maxLag), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				g := newGenerator(t, Config{MaxLag: tt.maxLag, Clock: clocktest.New(uidgen.DefaultEpoch.Add(time.Hour))})
+				time.Sleep(10*time.Second + time.Millisecond)
+				synctest.Wait()
+				if s := g.Stats(); s.PadRuns != tt.runs {
+					t.Fatalf("PadRuns after 10 idle seconds = %d, want %d", s.PadRuns, tt.runs)
+				}
+			})
+		})
+	}
 }
 
 // TestMemory: the default ring costs 16 bytes a slot and a small fixed part
