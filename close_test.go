@@ -25,13 +25,13 @@ func TestCloseTwice(t *testing.T) {
 	now := time.Now().Unix()
 	tests := []struct {
 		name string
-		open func(ctx context.Context, a uidgen.Assigner) (generator, error)
+		open func(ctx context.Context, l uidgen.Leaser) (generator, error)
 	}{
-		{"cached", func(ctx context.Context, a uidgen.Assigner) (generator, error) {
-			return cached.New(ctx, cached.Config{Assigner: a})
+		{"cached", func(ctx context.Context, l uidgen.Leaser) (generator, error) {
+			return cached.New(ctx, cached.Config{Leaser: l})
 		}},
-		{"defaultgen", func(ctx context.Context, a uidgen.Assigner) (generator, error) {
-			return defaultgen.New(ctx, defaultgen.Config{Assigner: a})
+		{"defaultgen", func(ctx context.Context, l uidgen.Leaser) (generator, error) {
+			return defaultgen.New(ctx, defaultgen.Config{Leaser: l})
 		}},
 	}
 	for _, tt := range tests {

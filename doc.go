@@ -1,12 +1,13 @@
 // Package uidgen holds what every uidgen generator shares: the Layout that
 // reads any ID (Baidu's layouts included, expired ones too), the ID it reads
-// into, the Assigner that hands a process its worker ID, the Clock, and the
-// errors the generators return.
+// into, the Assigner and the Leaser that hand a process its worker ID, the
+// Clock, and the errors the generators return.
 //
 // The generators live in packages of their own: cached, the product (a
 // lock-free ring kept full by one goroutine), and defaultgen, the
 // mutex-guarded baseline. Both take a flat Config whose zero value, but for
-// its Assigner, means the defaults:
+// its Assigner (or, for a worker ID that comes back, its Leaser), means the
+// defaults:
 //
 //	g, err := cached.New(ctx, cached.Config{Assigner: uidgen.Static(7)})
 //

@@ -5,8 +5,13 @@ import "errors"
 // The errors the generators share, tested with errors.Is. Each is wrapped
 // with the values at fault and the limit they broke.
 var (
-	// ErrNoAssigner: a generator's Config has no Assigner.
+	// ErrNoAssigner: a generator's Config has neither an Assigner nor a
+	// Leaser.
 	ErrNoAssigner = errors.New("no worker ID assigner")
+
+	// ErrAssignerAndLeaser: a generator's Config has both an Assigner and a
+	// Leaser; the worker ID comes from one of them.
+	ErrAssignerAndLeaser = errors.New("both an Assigner and a Leaser")
 
 	// ErrEpochInFuture: the epoch is later than the clock's now.
 	ErrEpochInFuture = errors.New("epoch is in the future")

@@ -5,8 +5,8 @@ import (
 	"time"
 )
 
-// Leaser is an Assigner whose worker IDs come back: a worker ID is lent to
-// one process at a time and returned when it is done, so worker bits are
+// Leaser lends worker IDs that come back: a worker ID is lent to one
+// process at a time and returned when it is done, so worker bits are
 // sized to the most processes alive at once rather than to every start a
 // fleet will ever make.
 //
@@ -16,13 +16,9 @@ import (
 // ID, the seconds reserved for it: the holder uses a second only once the
 // lease has reserved it, and a new holder starts above every second reserved
 // for the ones before. Package worker's Leased keeps leases in the
-// WORKER_NODE table.
-//
-// A generator checks for Leaser before it calls AssignWorkerID, and a Leaser
-// refuses AssignWorkerID, which would hand out an ID with no reservation.
+// WORKER_NODE table. Pass one as a generator's Config.Leaser, in place of
+// an Assigner.
 type Leaser interface {
-	Assigner
-
 	// LeaseWorkerID takes a worker ID in [1, maxWorkerID] for this process
 	// and starts renewing it in the background until Release. It honours
 	// ctx's deadline and cancellation, also while it waits for an ID to

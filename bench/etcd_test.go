@@ -52,7 +52,7 @@ func openEtcdLeased(b *testing.B) (*cached.Generator, *atomic.Int64) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	return openWith(b, l), requests
+	return openWith(b, cached.Config{Leaser: l}), requests
 }
 
 // BenchmarkEtcdLeased takes IDs flat out from one goroutine of a cached
@@ -61,7 +61,7 @@ func openEtcdLeased(b *testing.B) (*cached.Generator, *atomic.Int64) {
 // leased one also reports the requests a second its lease sent meanwhile.
 func BenchmarkEtcdLeased(b *testing.B) {
 	b.Run("assigner=static", func(b *testing.B) {
-		serial(b, openWith(b, uidgen.Static(1)).NextID)
+		serial(b, openWith(b, cached.Config{Assigner: uidgen.Static(1)}).NextID)
 	})
 	b.Run("assigner=leased-etcd", func(b *testing.B) {
 		g, requests := openEtcdLeased(b)

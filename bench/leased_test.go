@@ -95,15 +95,15 @@ func openLeased(b *testing.B, kind, env, dsn string) (*cached.Generator, *atomic
 	if err != nil {
 		b.Fatal(err)
 	}
-	return openWith(b, l), statements
+	return openWith(b, cached.Config{Leaser: l}), statements
 }
 
-// openWith returns a cached generator with the defaults and assigner,
-// closed when the benchmark ends.
-func openWith(b *testing.B, assigner uidgen.Assigner) *cached.Generator {
+// openWith returns a cached generator of cfg, which names only where the
+// worker ID comes from, closed when the benchmark ends.
+func openWith(b *testing.B, cfg cached.Config) *cached.Generator {
 	ctx, cancel := context.WithTimeout(b.Context(), 10*time.Second)
 	defer cancel()
-	g, err := cached.New(ctx, cached.Config{Assigner: assigner})
+	g, err := cached.New(ctx, cfg)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -122,7 +122,7 @@ func openWith(b *testing.B, assigner uidgen.Assigner) *cached.Generator {
 // meanwhile.
 func BenchmarkLeased(b *testing.B) {
 	b.Run("assigner=static", func(b *testing.B) {
-		serial(b, openWith(b, uidgen.Static(1)).NextID)
+		serial(b, openWith(b, cached.Config{Assigner: uidgen.Static(1)}).NextID)
 	})
 	for _, srv := range servers {
 		b.Run("assigner=leased-"+srv.kind, func(b *testing.B) {

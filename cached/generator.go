@@ -51,8 +51,8 @@ var (
 // check costs no allocation.
 var errNextIDClosed = fmt.Errorf("cached: next ID: %w", uidgen.ErrClosed)
 
-// Config says how to build a Generator. Its zero value, but for Assigner,
-// means the defaults.
+// Config says how to build a Generator. Its zero value, but for Assigner or
+// Leaser, means the defaults.
 type Config struct {
 	// TimeBits, WorkerBits and SeqBits are the widths of the three fields of
 	// a UID; with the sign bit they add up to 64 in Baidu's layouts, and
@@ -74,10 +74,17 @@ type Config struct {
 	// and the seconds since it must still fit the time bits.
 	Epoch time.Time
 
-	// Assigner gives this process its worker ID, once, in New. Required:
+	// Assigner gives this process its worker ID, once, in New:
 	// uidgen.Static(id) for a process that owns its ID space, a
-	// worker.NewDisposable for a fleet.
+	// worker.NewDisposable for a fleet. Exactly one of Assigner and Leaser
+	// is required.
 	Assigner uidgen.Assigner
+
+	// Leaser lends this process a worker ID that comes back when Close
+	// gives it back, with the seconds reserved for it (a worker.NewLeased):
+	// New takes the lease, and the generator uses no second the lease has
+	// not reserved. Set it in place of Assigner.
+	Leaser uidgen.Leaser
 
 	// Clock is the source of time. Nil means uidgen.SystemClock(): the
 	// system clock anchored to Go's monotonic clock, which never runs
@@ -139,19 +146,20 @@ type Generator struct {
 	closeErr  error // set once, by Close
 }
 
-// New checks cfg, asks its Assigner for the worker ID under ctx, fills the
-// ring, and starts the padding goroutine; Close stops it. Every field is
-// checked before the Assigner is asked, so a bad Config costs no worker ID.
-// Errors start "cached: " and wrap:
+// New checks cfg, asks its Assigner for the worker ID (or its Leaser for a
+// lease) under ctx, fills the ring, and starts the padding goroutine; Close
+// stops it. Every field is checked before the Assigner or Leaser is asked,
+// so a bad Config costs no worker ID. Errors start "cached: " and wrap:
 //   - bits.ErrLayout: the widths do not make a layout;
-//   - uidgen.ErrNoAssigner: Assigner is nil;
+//   - uidgen.ErrNoAssigner: Assigner and Leaser are both nil;
+//   - uidgen.ErrAssignerAndLeaser: Assigner and Leaser are both set;
 //   - uidgen.ErrEpochInFuture: Epoch is after the clock's now;
 //   - uidgen.ErrTimeExhausted: the seconds since Epoch no longer fit TimeBits;
 //   - ErrBoostPower: BoostPower is negative or makes the ring too large;
 //   - ringbuffer.ErrPaddingFactor: PaddingFactor is outside (0, 100);
 //   - ErrMaxAhead: MaxAhead is negative;
 //   - ErrMaxLag: MaxLag is above 0 but below a second;
-//   - the Assigner's own error;
+//   - the Assigner's or Leaser's own error;
 //   - ctx.Err(), where a leased worker ID's start is more than MaxAhead
 //     ahead of the clock and ctx ends before the clock comes within it;
 //   - uidgen.ErrWorkerIDRange: the worker ID is below 0 or above the layout's
@@ -200,7 +208,7 @@ func (cfg Config) check() (checked, error) {
 	}
 	s, err := scheme.New(scheme.Params{
 		TimeBits: cfg.TimeBits, WorkerBits: cfg.WorkerBits, SeqBits: cfg.SeqBits, GeneBits: cfg.GeneBits,
-		Epoch: cfg.Epoch, Assigner: cfg.Assigner, Clock: cfg.Clock, LeadLimit: lead,
+		Epoch: cfg.Epoch, Assigner: cfg.Assigner, Leaser: cfg.Leaser, Clock: cfg.Clock, LeadLimit: lead,
 	})
 	if err != nil {
 		return checked{}, err

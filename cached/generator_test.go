@@ -17,6 +17,7 @@ import (
 	"github.com/seed4d941b13/uidgen/internal/clocktest"
 	"github.com/seed4d941b13/uidgen/internal/idtest"
 	"github.com/seed4d941b13/uidgen/internal/leaktest"
+	"github.com/seed4d941b13/uidgen/internal/leasetest"
 	"github.com/seed4d941b13/uidgen/internal/scheme/schemetest"
 	"github.com/seed4d941b13/uidgen/internal/sizetest"
 	"github.com/seed4d941b13/uidgen/ringbuffer"
@@ -24,7 +25,7 @@ import (
 
 func newGenerator(t testing.TB, cfg Config) *Generator {
 	t.Helper()
-	if cfg.Assigner == nil {
+	if cfg.Assigner == nil && cfg.Leaser == nil {
 		cfg.Assigner = uidgen.Static(42)
 	}
 	g, err := New(t.Context(), cfg)
@@ -51,7 +52,9 @@ func TestNewRejects(t *testing.T) {
 		want error
 		text string
 	}{
-		{"no assigner", Config{}, uidgen.ErrNoAssigner, "uidgen.Static"},
+		{"no assigner or leaser", Config{}, uidgen.ErrNoAssigner, "Config.Assigner (uidgen.Static(id) for one process, a worker.NewDisposable for a fleet) or Config.Leaser"},
+		{"assigner and leaser", Config{Leaser: &leasetest.Leaser{ID: 1}}, uidgen.ErrAssignerAndLeaser,
+			"Config.Assigner *cached.countingAssigner and Config.Leaser *leasetest.Leaser are both set"},
 		{"bad layout", Config{TimeBits: 40, WorkerBits: 20, SeqBits: 13}, bits.ErrLayout, "= 74, more than 64"},
 		{"gene bits past 64", Config{GeneBits: 2}, bits.ErrLayout, "+ gene 2 bits = 66, more than 64"},
 		{"epoch in the future", Config{Epoch: time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC), Clock: now}, uidgen.ErrEpochInFuture, "epoch 2027-01-01"},
@@ -64,7 +67,7 @@ func TestNewRejects(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var a countingAssigner
-			if tt.want != uidgen.ErrNoAssigner {
+			if !errors.Is(tt.want, uidgen.ErrNoAssigner) {
 				tt.cfg.Assigner = &a
 			}
 			g, err := New(t.Context(), tt.cfg)
@@ -76,6 +79,11 @@ func TestNewRejects(t *testing.T) {
 			}
 			if got := a.n.Load(); got != 0 {
 				t.Fatalf("%d worker IDs assigned, want none", got)
+			}
+			if l, ok := tt.cfg.Leaser.(*leasetest.Leaser); ok {
+				if lease, _ := l.Lease(); lease != nil {
+					t.Fatal("a worker ID leased, want none")
+				}
 			}
 		})
 	}

@@ -7,8 +7,8 @@ import (
 	"github.com/seed4d941b13/uidgen/internal/scheme"
 )
 
-// Config says how to build a Generator. Its zero value, but for Assigner,
-// means the defaults.
+// Config says how to build a Generator. Its zero value, but for Assigner or
+// Leaser, means the defaults.
 type Config struct {
 	// TimeBits, WorkerBits and SeqBits are the widths of the three fields of
 	// a UID; with the sign bit they add up to 64 in Baidu's layouts, and
@@ -30,10 +30,17 @@ type Config struct {
 	// and the seconds since it must still fit the time bits.
 	Epoch time.Time
 
-	// Assigner gives this process its worker ID, once, in New. Required:
+	// Assigner gives this process its worker ID, once, in New:
 	// uidgen.Static(id) for a process that owns its ID space, a
-	// worker.NewDisposable for a fleet.
+	// worker.NewDisposable for a fleet. Exactly one of Assigner and Leaser
+	// is required.
 	Assigner uidgen.Assigner
+
+	// Leaser lends this process a worker ID that comes back when Close
+	// gives it back, with the seconds reserved for it (a worker.NewLeased):
+	// New takes the lease, and the generator uses no second the lease has
+	// not reserved. Set it in place of Assigner.
+	Leaser uidgen.Leaser
 
 	// Clock is the source of time. Nil means uidgen.SystemClock(): the
 	// system clock anchored to Go's monotonic clock, which never runs
@@ -44,7 +51,7 @@ type Config struct {
 func (c Config) params() scheme.Params {
 	return scheme.Params{
 		TimeBits: c.TimeBits, WorkerBits: c.WorkerBits, SeqBits: c.SeqBits, GeneBits: c.GeneBits,
-		Epoch: c.Epoch, Assigner: c.Assigner, Clock: c.Clock,
+		Epoch: c.Epoch, Assigner: c.Assigner, Leaser: c.Leaser, Clock: c.Clock,
 		// As far ahead as NextID waits for a clock set back.
 		LeadLimit: MaxClockWait,
 	}

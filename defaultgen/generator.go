@@ -53,14 +53,16 @@ type Generator struct {
 	taken, waited, failed int64
 }
 
-// New checks cfg, then asks its Assigner for the worker ID under ctx. Every
-// field is checked before the Assigner is asked, so a bad Config costs no
-// worker ID. Errors start "defaultgen: " and wrap:
+// New checks cfg, then asks its Assigner for the worker ID (or its Leaser
+// for a lease) under ctx. Every field is checked before the Assigner or
+// Leaser is asked, so a bad Config costs no worker ID. Errors start
+// "defaultgen: " and wrap:
 //   - bits.ErrLayout: the widths do not make a layout;
-//   - uidgen.ErrNoAssigner: Assigner is nil;
+//   - uidgen.ErrNoAssigner: Assigner and Leaser are both nil;
+//   - uidgen.ErrAssignerAndLeaser: Assigner and Leaser are both set;
 //   - uidgen.ErrEpochInFuture: Epoch is after the clock's now;
 //   - uidgen.ErrTimeExhausted: the seconds since Epoch no longer fit TimeBits;
-//   - the Assigner's own error;
+//   - the Assigner's or Leaser's own error;
 //   - ctx.Err(), where a leased worker ID's start, above the seconds its
 //     last holder reserved, is more than MaxClockWait ahead of the clock
 //     and ctx ends before the clock comes within it;

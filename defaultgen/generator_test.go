@@ -17,6 +17,7 @@ import (
 	"github.com/seed4d941b13/uidgen/defaultgen"
 	"github.com/seed4d941b13/uidgen/internal/clocktest"
 	"github.com/seed4d941b13/uidgen/internal/idtest"
+	"github.com/seed4d941b13/uidgen/internal/leasetest"
 	"github.com/seed4d941b13/uidgen/internal/sizetest"
 )
 
@@ -26,7 +27,7 @@ var start = uidgen.DefaultEpoch.AddDate(1, 0, 0).Add(300 * time.Millisecond)
 
 func newGen(t *testing.T, cfg defaultgen.Config) *defaultgen.Generator {
 	t.Helper()
-	if cfg.Assigner == nil {
+	if cfg.Assigner == nil && cfg.Leaser == nil {
 		cfg.Assigner = uidgen.Static(7)
 	}
 	g, err := defaultgen.New(context.Background(), cfg)
@@ -213,7 +214,9 @@ func TestNewRejectsBadConfig(t *testing.T) {
 		{"partial layout", nil, defaultgen.Config{TimeBits: 40, Assigner: uidgen.Static(1)},
 			bits.ErrLayout, []string{"worker 0"}},
 		{"no assigner", nil, defaultgen.Config{},
-			uidgen.ErrNoAssigner, []string{"uidgen.Static"}},
+			uidgen.ErrNoAssigner, []string{"Config.Assigner (uidgen.Static(id)", "or Config.Leaser (a worker.NewLeased)"}},
+		{"assigner and leaser", nil, defaultgen.Config{Assigner: uidgen.Static(1), Leaser: &leasetest.Leaser{ID: 1}},
+			uidgen.ErrAssignerAndLeaser, []string{"defaultgen: ", "Config.Assigner uidgen.static and Config.Leaser *leasetest.Leaser are both set"}},
 		{"epoch in the future", nil, defaultgen.Config{Epoch: time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC), Assigner: uidgen.Static(1), Clock: now},
 			uidgen.ErrEpochInFuture, []string{"epoch 2027-01-01 00:00:00 UTC", "now 2026-11-22 12:00:00 UTC"}},
 		{"Baidu's exhausted default", nil, defaultgen.Config{TimeBits: 28, WorkerBits: 22, SeqBits: 13,

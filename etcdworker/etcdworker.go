@@ -77,10 +77,6 @@ var (
 	// free before the context ended.
 	ErrNoFreeID = worker.ErrNoFreeID
 
-	// ErrNotReserving: Leased.AssignWorkerID was called; a leased worker ID
-	// is safe only through LeaseWorkerID.
-	ErrNotReserving = worker.ErrNotReserving
-
 	// ErrReleased: a Lease was used after Release.
 	ErrReleased = worker.ErrReleased
 )

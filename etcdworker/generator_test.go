@@ -35,10 +35,10 @@ func TestGenerators(t *testing.T) {
 		open func(t *testing.T, l *Leased) (generator, error)
 	}{
 		{"cached", func(t *testing.T, l *Leased) (generator, error) {
-			return cached.New(testContext(t), cached.Config{Assigner: l})
+			return cached.New(testContext(t), cached.Config{Leaser: l})
 		}},
 		{"default", func(t *testing.T, l *Leased) (generator, error) {
-			return defaultgen.New(testContext(t), defaultgen.Config{Assigner: l})
+			return defaultgen.New(testContext(t), defaultgen.Config{Leaser: l})
 		}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -89,7 +89,7 @@ func TestClientLogs(t *testing.T) {
 // ID leased from SQL read the same for one leased from etcd.
 func TestMetrics(t *testing.T) {
 	f := newFleet(t)
-	g, err := cached.New(testContext(t), cached.Config{Assigner: f.leased(t, Config{})})
+	g, err := cached.New(testContext(t), cached.Config{Leaser: f.leased(t, Config{})})
 	if err != nil {
 		t.Fatal(err)
 	}

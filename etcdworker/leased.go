@@ -70,13 +70,6 @@ func NewLeased(cfg Config) (*Leased, error) {
 
 var _ uidgen.Leaser = (*Leased)(nil)
 
-// AssignWorkerID refuses, with an error wrapping ErrNotReserving: an ID
-// handed out without its reservation could repeat the seconds of its last
-// holder. A generator that knows leases calls LeaseWorkerID instead.
-func (l *Leased) AssignWorkerID(ctx context.Context) (int64, error) {
-	return 0, fmt.Errorf("etcdworker: assign from %s: %w: lease one with LeaseWorkerID (uidgen.Leaser)", l.prefix, ErrNotReserving)
-}
-
 // LeaseWorkerID leases the lowest free worker ID in [1, maxWorkerID] (see
 // the package doc for which comes first) and starts the goroutine that
 // renews it, which runs until Release.

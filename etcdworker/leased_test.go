@@ -138,9 +138,6 @@ func TestConfigErrors(t *testing.T) {
 	if l.prefix != "/a/" {
 		t.Errorf("prefix %q, want %q: a fleet's keys must not run into another fleet's", l.prefix, "/a/")
 	}
-	if _, err := l.AssignWorkerID(t.Context()); !errors.Is(err, ErrNotReserving) {
-		t.Errorf("AssignWorkerID: %v, want %q", err, ErrNotReserving)
-	}
 	if _, err := l.LeaseWorkerID(t.Context(), 0); !errors.Is(err, ErrMaxWorkerID) {
 		t.Errorf("LeaseWorkerID(0): %v, want %q", err, ErrMaxWorkerID)
 	}

@@ -37,7 +37,7 @@ func TestLeaseQuorumLost(t *testing.T) {
 		t.Fatal(err)
 	}
 	leaser := &leasetest.Watched{Leaser: l}
-	g, err := cached.New(testContext(t), cached.Config{Assigner: leaser})
+	g, err := cached.New(testContext(t), cached.Config{Leaser: leaser})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -163,17 +163,17 @@ func TestDefault(t *testing.T) {
 func TestLease(t *testing.T) {
 	for _, gen := range []struct {
 		name string
-		open func(a uidgen.Assigner) (prometheus.Collector, func() error, error)
+		open func(l uidgen.Leaser) (prometheus.Collector, func() error, error)
 	}{
-		{"cached", func(a uidgen.Assigner) (prometheus.Collector, func() error, error) {
-			g, err := cached.New(context.Background(), cached.Config{Assigner: a})
+		{"cached", func(l uidgen.Leaser) (prometheus.Collector, func() error, error) {
+			g, err := cached.New(context.Background(), cached.Config{Leaser: l})
 			if err != nil {
 				return nil, nil, err
 			}
 			return NewCached(g), g.Close, nil
 		}},
-		{"default", func(a uidgen.Assigner) (prometheus.Collector, func() error, error) {
-			g, err := defaultgen.New(context.Background(), defaultgen.Config{Assigner: a})
+		{"default", func(l uidgen.Leaser) (prometheus.Collector, func() error, error) {
+			g, err := defaultgen.New(context.Background(), defaultgen.Config{Leaser: l})
 			if err != nil {
 				return nil, nil, err
 			}

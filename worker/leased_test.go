@@ -585,11 +585,6 @@ func TestLeasedErrors(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		id, err := l.AssignWorkerID(ctx)
-		checkErr(t, "AssignWorkerID", err, ErrNotReserving, []string{"worker: assign from " + table, "LeaseWorkerID"})
-		if id != 0 {
-			t.Errorf("AssignWorkerID = %d with an error, want 0", id)
-		}
 		_, err = l.LeaseWorkerID(ctx, 0)
 		checkErr(t, "LeaseWorkerID(0)", err, ErrMaxWorkerID, []string{"worker: lease a worker ID from " + table, "0, want 1 or more"})
 		_, err = l.LeaseWorkerID(ctx, 7)

@@ -197,11 +197,6 @@ var (
 	// free before the context ended.
 	ErrNoFreeID = errors.New("no free worker ID")
 
-	// ErrNotReserving: Leased.AssignWorkerID was called. A leased worker ID
-	// is safe only for a generator that uses the seconds its lease
-	// reserves, through LeaseWorkerID.
-	ErrNotReserving = errors.New("a leased worker ID needs a generator that reserves seconds")
-
 	// ErrReleased: a Lease was used after Release.
 	ErrReleased = errors.New("lease released")
 )

@@ -34,13 +34,13 @@ func (m *makerFlags) register(fs *flag.FlagSet, store leaseStore) {
 }
 
 // config returns the generator config the flags describe and a func that
-// releases what its Assigner holds.
+// releases what its Assigner or Leaser holds.
 func (m *makerFlags) config() (defaultgen.Config, func(), error) {
-	assigner, release, err := m.worker.assigner()
+	src, release, err := m.worker.source()
 	if err != nil {
 		return defaultgen.Config{}, nil, err
 	}
-	cfg, err := m.layout.config(assigner)
+	cfg, err := m.layout.config(src)
 	if err != nil {
 		release()
 		return defaultgen.Config{}, nil, err
@@ -49,8 +49,8 @@ func (m *makerFlags) config() (defaultgen.Config, func(), error) {
 }
 
 // open builds the generator called name (see openContender) from the
-// config the flags describe; its close also releases what the Assigner
-// holds.
+// config the flags describe; its close also releases what the Assigner or
+// Leaser holds.
 func (m *makerFlags) open(name string) (benchee, defaultgen.Config, error) {
 	cfg, release, err := m.config()
 	if err != nil {
@@ -103,32 +103,40 @@ func (w *workerFlags) register(fs *flag.FlagSet, store leaseStore) {
 		with, worker.MinLeaseHorizon, worker.MaxLeaseHorizon, worker.DefaultLeaseHorizon, limits))
 }
 
-// assigner returns the Assigner the flags ask for and a func that releases
-// what it holds.
-func (w *workerFlags) assigner() (uidgen.Assigner, func(), error) {
+// idSource is where a generator's worker ID comes from: an Assigner or a
+// Leaser, the other nil, as a generator's Config takes them.
+type idSource struct {
+	assigner uidgen.Assigner
+	leaser   uidgen.Leaser
+}
+
+// source returns the Assigner or Leaser the flags ask for and a func that
+// releases what it holds.
+func (w *workerFlags) source() (idSource, func(), error) {
 	if w.store.chosen() {
 		if err := w.store.conflict("the worker ID is leased from the store", "worker", "dsn", "table", "lease"); err != nil {
-			return nil, nil, err
+			return idSource{}, nil, err
 		}
-		return w.store.store.Leaser(w.ttl, w.horizon)
+		l, release, err := w.store.store.Leaser(w.ttl, w.horizon)
+		return idSource{leaser: l}, release, err
 	}
 	for _, name := range []string{"lease-ttl", "lease-horizon"} {
 		if w.set(name) && !w.lease {
-			return nil, nil, fmt.Errorf("%w: -%s needs -lease%s: only a leased worker ID expires and reserves ahead", ErrUsage, name, w.store.orStore())
+			return idSource{}, nil, fmt.Errorf("%w: -%s needs -lease%s: only a leased worker ID expires and reserves ahead", ErrUsage, name, w.store.orStore())
 		}
 	}
 	if w.dsn == "" {
 		if w.lease {
-			return nil, nil, fmt.Errorf("%w: -lease needs -dsn: leases live in the worker table", ErrUsage)
+			return idSource{}, nil, fmt.Errorf("%w: -lease needs -dsn: leases live in the worker table", ErrUsage)
 		}
-		return uidgen.Static(w.id), func() {}, nil
+		return idSource{assigner: uidgen.Static(w.id)}, func() {}, nil
 	}
 	if w.set("worker") {
-		return nil, nil, fmt.Errorf("%w: -worker and -dsn both given: the worker ID comes from one or the other", ErrUsage)
+		return idSource{}, nil, fmt.Errorf("%w: -worker and -dsn both given: the worker ID comes from one or the other", ErrUsage)
 	}
 	db, err := openDB(w.dsn)
 	if err != nil {
-		return nil, nil, err
+		return idSource{}, nil, err
 	}
 	release := func() { db.Close() }
 	schema := ensuring{db, w.table}
@@ -136,16 +144,16 @@ func (w *workerFlags) assigner() (uidgen.Assigner, func(), error) {
 		l, err := worker.NewLeased(worker.Config{DB: db, Table: w.table, LeaseTTL: w.ttl, LeaseHorizon: w.horizon})
 		if err != nil {
 			db.Close()
-			return nil, nil, callerError{err}
+			return idSource{}, nil, callerError{err}
 		}
-		return ensuringLeaser{l, schema}, release, nil
+		return idSource{leaser: ensuringLeaser{l, schema}}, release, nil
 	}
 	d, err := worker.NewDisposable(worker.Config{DB: db, Table: w.table})
 	if err != nil {
 		db.Close()
-		return nil, nil, callerError{err}
+		return idSource{}, nil, callerError{err}
 	}
-	return ensuringAssigner{d, schema}, release, nil
+	return idSource{assigner: ensuringAssigner{d, schema}}, release, nil
 }
 
 func (w *workerFlags) set(name string) bool {
@@ -191,8 +199,7 @@ func (a ensuringAssigner) AssignWorkerID(ctx context.Context) (id int64, err err
 }
 
 // ensuringLeaser is a Leased that creates its table, or adds the lease
-// columns, when missing. It is a uidgen.Leaser, as a generator that knows
-// leases looks for.
+// columns, when missing.
 type ensuringLeaser struct {
 	*worker.Leased
 	ensuring

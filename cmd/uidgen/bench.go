@@ -53,7 +53,7 @@ var contenders = []contender{
 	{"cached", func(ctx context.Context, cfg defaultgen.Config) (benchee, error) {
 		g, err := cached.New(ctx, cached.Config{
 			TimeBits: cfg.TimeBits, WorkerBits: cfg.WorkerBits, SeqBits: cfg.SeqBits, GeneBits: cfg.GeneBits,
-			Epoch: cfg.Epoch, Assigner: cfg.Assigner, Clock: cfg.Clock,
+			Epoch: cfg.Epoch, Assigner: cfg.Assigner, Leaser: cfg.Leaser, Clock: cfg.Clock,
 		})
 		if err != nil {
 			return benchee{}, err
@@ -199,7 +199,7 @@ func runBench(args []string, stdout, stderr io.Writer, store leaseStore) error {
 			return err
 		}
 		var err error
-		if cfg, err = mf.layout.config(uidgen.Static(mf.worker.id)); err != nil {
+		if cfg, err = mf.layout.config(idSource{assigner: uidgen.Static(mf.worker.id)}); err != nil {
 			return err
 		}
 		list = []contender{contenders[0], segmentContender(&sf, mf.worker.dsn)}

@@ -25,16 +25,16 @@ func (l *layoutFlags) register(fs *flag.FlagSet) {
 		"epoch, as YYYY-MM-DD (midnight UTC) or RFC 3339")
 }
 
-// config returns the generator config the flags describe, with assigner:
-// the fields both generators' Configs share.
-func (l *layoutFlags) config(assigner uidgen.Assigner) (defaultgen.Config, error) {
+// config returns the generator config the flags describe, with the worker
+// ID from src: the fields both generators' Configs share.
+func (l *layoutFlags) config(src idSource) (defaultgen.Config, error) {
 	epoch, err := parseEpoch(l.epoch)
 	if err != nil {
 		return defaultgen.Config{}, err
 	}
 	return defaultgen.Config{
 		TimeBits: l.timeBits, WorkerBits: l.workerBits, SeqBits: l.seqBits, GeneBits: l.geneBits,
-		Epoch: epoch, Assigner: assigner,
+		Epoch: epoch, Assigner: src.assigner, Leaser: src.leaser,
 	}, nil
 }
 

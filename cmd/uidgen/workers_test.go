@@ -3,13 +3,11 @@ package main
 import (
 	"bytes"
 	"context"
-	"errors"
 	"flag"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/internal/dbtest"
 	"github.com/seed4d941b13/uidgen/worker"
 )
@@ -51,20 +49,17 @@ func TestWorkersShowsLeases(t *testing.T) {
 		if err := fs.Parse([]string{"-dsn", dsn, "-table", table, "-lease"}); err != nil {
 			t.Fatal(err)
 		}
-		a, release, err := w.assigner()
+		src, release, err := w.source()
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer release()
-		leaser, ok := a.(uidgen.Leaser)
-		if !ok {
-			t.Fatalf("-lease made a %T, want a uidgen.Leaser", a)
+		leaser := src.leaser
+		if leaser == nil || src.assigner != nil {
+			t.Fatalf("-lease made %+v, want a uidgen.Leaser alone", src)
 		}
 		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 		defer cancel()
-		if _, err := leaser.AssignWorkerID(ctx); !errors.Is(err, worker.ErrNotReserving) {
-			t.Errorf("AssignWorkerID of -lease: %v, want %q", err, worker.ErrNotReserving)
-		}
 		lease, err := leaser.LeaseWorkerID(ctx, 7)
 		if err != nil {
 			t.Fatalf("LeaseWorkerID on a missing table: %v", err)

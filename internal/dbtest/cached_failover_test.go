@@ -83,7 +83,7 @@ func TestFailover(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		g, err := cached.New(ctx, cached.Config{Assigner: l})
+		g, err := cached.New(ctx, cached.Config{Leaser: l})
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}

@@ -50,7 +50,7 @@ func testLeaseDatabaseDown(t *testing.T, kind string) {
 		t.Fatal(err)
 	}
 	leaser := &leasetest.Watched{Leaser: l}
-	g := newCached(t, cached.Config{TimeBits: 40, WorkerBits: 3, SeqBits: 8, Assigner: leaser})
+	g := newCached(t, cached.Config{TimeBits: 40, WorkerBits: 3, SeqBits: 8, Leaser: leaser})
 	lease := leaser.Last()
 
 	var ids []int64
@@ -182,7 +182,7 @@ func testLeaseRidesOutOutage(t *testing.T, kind string) {
 		t.Fatal(err)
 	}
 	leaser := &leasetest.Watched{Leaser: l}
-	g := newCached(t, cached.Config{Assigner: leaser})
+	g := newCached(t, cached.Config{Leaser: leaser})
 	lease := leaser.Last()
 
 	var ids []int64

@@ -25,11 +25,6 @@ type Leaser struct {
 	max   int64
 }
 
-// AssignWorkerID refuses, as a Leaser must.
-func (l *Leaser) AssignWorkerID(context.Context) (int64, error) {
-	return 0, fmt.Errorf("leasetest: a leased ID needs a generator that reserves seconds")
-}
-
 // LeaseWorkerID lends the ID, remembering maxWorkerID.
 func (l *Leaser) LeaseWorkerID(ctx context.Context, maxWorkerID int64) (uidgen.Lease, error) {
 	if err := ctx.Err(); err != nil {

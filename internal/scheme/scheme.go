@@ -24,6 +24,7 @@ type Params struct {
 	GeneBits                      int
 	Epoch                         time.Time
 	Assigner                      uidgen.Assigner
+	Leaser                        uidgen.Leaser
 	Clock                         uidgen.Clock
 
 	// LeadLimit is how far ahead of the clock a leased worker ID may let
@@ -39,11 +40,12 @@ type Scheme struct {
 	alloc     *bits.Allocator
 	epochSec  int64
 	clock     uidgen.Clock
-	assigner  uidgen.Assigner
-	leadLimit time.Duration // Params.LeadLimit
+	assigner  uidgen.Assigner // nil when leaser is set
+	leaser    uidgen.Leaser   // nil when assigner is set
+	leadLimit time.Duration   // Params.LeadLimit
 	workerID  int64
 
-	// lease is the worker ID's lease when the Assigner is a uidgen.Leaser,
+	// lease is the worker ID's lease when it came from the Leaser,
 	// and firstSecond the first second (delta) it lets this holder use:
 	// above every second an earlier holder may have used. Set once, by
 	// Assign.
@@ -55,7 +57,8 @@ type Scheme struct {
 // worker ID yet. Its errors carry no package prefix; the generator adds its
 // own. It fails on:
 //   - a bad layout (wraps bits.ErrLayout);
-//   - a nil Assigner (uidgen.ErrNoAssigner);
+//   - neither an Assigner nor a Leaser (uidgen.ErrNoAssigner);
+//   - both (uidgen.ErrAssignerAndLeaser);
 //   - an epoch after now (uidgen.ErrEpochInFuture);
 //   - an epoch whose time bits ran out before now (uidgen.ErrTimeExhausted).
 func New(p Params) (*Scheme, error) {
@@ -69,8 +72,11 @@ func New(p Params) (*Scheme, error) {
 	if err != nil {
 		return nil, err
 	}
-	if p.Assigner == nil {
-		return nil, fmt.Errorf("%w: set Config.Assigner (uidgen.Static(id) for one process, a worker.NewDisposable for a fleet)", uidgen.ErrNoAssigner)
+	if p.Assigner == nil && p.Leaser == nil {
+		return nil, fmt.Errorf("%w: set Config.Assigner (uidgen.Static(id) for one process, a worker.NewDisposable for a fleet) or Config.Leaser (a worker.NewLeased)", uidgen.ErrNoAssigner)
+	}
+	if p.Assigner != nil && p.Leaser != nil {
+		return nil, fmt.Errorf("%w: Config.Assigner %T and Config.Leaser %T are both set; the worker ID comes from one of them", uidgen.ErrAssignerAndLeaser, p.Assigner, p.Leaser)
 	}
 	if p.Clock == nil {
 		p.Clock = uidgen.SystemClock()
@@ -81,6 +87,7 @@ func New(p Params) (*Scheme, error) {
 		epochSec:  layout.Epoch().Unix(),
 		clock:     p.Clock,
 		assigner:  p.Assigner,
+		leaser:    p.Leaser,
 		leadLimit: p.LeadLimit,
 	}
 	if now := s.clock.Now(); now.Before(layout.Epoch()) {
@@ -93,14 +100,14 @@ func New(p Params) (*Scheme, error) {
 	return s, nil
 }
 
-// Assign asks the Assigner for the worker ID under ctx and checks that it
-// fits the layout: the one step of building a generator that does I/O. A
-// uidgen.Leaser is asked for a lease instead, with the layout's maximum
-// worker ID. It fails with the Assigner's error, wrapped, or
-// uidgen.ErrWorkerIDRange; a lease it cannot use it releases.
+// Assign asks the Assigner for the worker ID under ctx, or the Leaser for a
+// lease with the layout's maximum worker ID, and checks that it fits the
+// layout: the one step of building a generator that does I/O. It fails with
+// the Assigner's or Leaser's error, wrapped, or uidgen.ErrWorkerIDRange; a
+// lease it cannot use it releases.
 func (s *Scheme) Assign(ctx context.Context) error {
-	if l, ok := s.assigner.(uidgen.Leaser); ok {
-		return s.assignLease(ctx, l)
+	if s.leaser != nil {
+		return s.assignLease(ctx, s.leaser)
 	}
 	id, err := s.assigner.AssignWorkerID(ctx)
 	if err != nil {
