@@ -71,9 +71,9 @@ type Lease interface {
 
 // LeaseStats is what a generator's Stats say of its leased worker ID.
 type LeaseStats struct {
-	// Held says the worker ID is leased; without a lease every field is
-	// zero.
-	Held bool
+	// Leased says the worker ID came from a Leaser (held now, or lost);
+	// without a lease every field is zero.
+	Leased bool
 
 	// Lost says another process took the lease over: the generator hands
 	// out what was reserved, then fails with ErrLeaseLost.
@@ -84,7 +84,8 @@ type LeaseStats struct {
 	// Expires() time.Time, as package worker's leases do.
 	Expires time.Time
 
-	// ReservedUntil is the end of the last second reserved: the generator
+	// ReservedUntil is the instant the reservation ends, the end of the
+	// last second reserved (Lease.Reserved()+1 as a Unix time): the generator
 	// uses no second from it on until a renewal moves it.
 	ReservedUntil time.Time
 }

@@ -46,7 +46,7 @@ func TestLeasedWorkerID(t *testing.T) {
 		if first, last := unix(g, ids[0]), unix(g, ids[len(ids)-1]); first != now+100 || last != now+101 {
 			t.Fatalf("IDs from %d to %d, want the reserved seconds %d and %d", first, last, now+100, now+101)
 		}
-		if s := g.Stats(); s.Taken != 2*perSecond || !s.Lease.Held || s.Lease.Lost || s.Lease.ReservedUntil.Unix() != now+102 {
+		if s := g.Stats(); s.Taken != 2*perSecond || !s.Lease.Leased || s.Lease.Lost || s.Lease.ReservedUntil.Unix() != now+102 {
 			t.Fatalf("Stats %+v, want %d taken, the lease held and reserved to the end of second %d", s, 2*perSecond, now+101)
 		}
 		if lease.Needed() < now+102 {
@@ -106,7 +106,7 @@ func TestLeaseLost(t *testing.T) {
 		})
 		lease, _ := leaser.Lease()
 		lease.Lose()
-		if s := g.Stats().Lease; !s.Held || !s.Lost {
+		if s := g.Stats().Lease; !s.Leased || !s.Lost {
 			t.Fatalf("Stats().Lease = %+v after the lease was lost, want it held and lost", s)
 		}
 		if _, err := g.NextIDs(make([]int64, 2*perSecond)); err != nil {

@@ -138,9 +138,10 @@ type Row struct {
 	// cluster's clock, while Held.
 	LeaseLeft time.Duration
 
-	// ReservedUntil is the last Unix second reserved for the ID's holders.
-	ReservedUntil int64
-	// ReservedAhead is how far ReservedUntil runs ahead of this process's
+	// LastReserved is the last Unix second reserved for the ID's holders,
+	// which they may still use.
+	LastReserved int64
+	// ReservedAhead is how far LastReserved runs ahead of this process's
 	// clock, never below 0: for a held ID, how long its holder goes on
 	// without etcd while it uses one second a second; for a free one, how
 	// long the ID stays reserved ahead.
@@ -165,7 +166,7 @@ func List(ctx context.Context, cfg Config) ([]Row, error) {
 	now := time.Now()
 	rows := make([]Row, 0, len(states))
 	for _, s := range states {
-		r := Row{ID: s.id, Held: s.held, ReservedUntil: s.reserved,
+		r := Row{ID: s.id, Held: s.held, LastReserved: s.reserved,
 			ReservedAhead: time.Duration(max(s.reserved-now.Unix(), 0)) * time.Second}
 		if s.held {
 			r.Host, r.PID, r.Since = s.holder.Host, s.holder.PID, s.holder.Since

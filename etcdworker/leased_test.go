@@ -492,10 +492,10 @@ func TestList(t *testing.T) {
 	}
 	held, free := rows[0], rows[1]
 	if held.ID != 1 || !held.Held || held.PID == 0 || held.LeaseLeft <= 0 || held.LeaseLeft > 30*time.Second ||
-		held.ReservedUntil != a.Reserved() || held.ReservedAhead <= 0 {
+		held.LastReserved != a.Reserved() || held.ReservedAhead <= 0 {
 		t.Errorf("held row %+v; want ID 1, held, with its holder, lease left and reservation %d", held, a.Reserved())
 	}
-	if free.ID != 2 || free.Held || free.PID != 0 || free.LeaseLeft != 0 || free.ReservedUntil != b.Start() {
+	if free.ID != 2 || free.Held || free.PID != 0 || free.LeaseLeft != 0 || free.LastReserved != b.Start() {
 		t.Errorf("free row %+v; want ID 2, free, reserved to %d", free, b.Start())
 	}
 	f.put(t, f.prefix+"held/x", "{}")

@@ -232,7 +232,7 @@ func idConsts(workerID int64, layout uidgen.Layout) []prometheus.Metric {
 // leased or not for its life).
 func newCollector(read func() snapshot, consts []prometheus.Metric, extra ...[]metric) *Collector {
 	ms := slices.Concat(append([][]metric{generatorMetrics}, extra...)...)
-	if read().lease.Held {
+	if read().lease.Leased {
 		ms = append(ms, leaseMetrics...)
 	}
 	return &Collector{read: read, metrics: ms, consts: consts, now: time.Now, taken: -1}

@@ -676,7 +676,7 @@ func TestList(t *testing.T) {
 		}
 		var got []string
 		for _, r := range rows {
-			got = append(got, fmt.Sprint(r.ID, r.Leased, r.Type, r.Host, r.Held, r.ReservedUntil))
+			got = append(got, fmt.Sprint(r.ID, r.Leased, r.Type, r.Host, r.Held, r.LastReserved))
 			if r.Held != (r.LeaseLeft > 0) || r.LeaseLeft > DefaultLeaseTTL {
 				t.Errorf("row %d: held %v with %v left, want held just when time is left, at most %v", r.ID, r.Held, r.LeaseLeft, DefaultLeaseTTL)
 			}

@@ -20,10 +20,10 @@ type Row struct {
 	// LeaseLeft is how long the lease has left by the database's clock:
 	// negative once it has expired, 0 for a disposable row.
 	LeaseLeft time.Duration
-	// ReservedUntil is the last Unix second reserved for the ID's holders;
-	// 0 for a disposable row.
-	ReservedUntil int64
-	// ReservedAhead is how far ReservedUntil runs ahead of the database's
+	// LastReserved is the last Unix second reserved for the ID's holders,
+	// which they may still use; 0 for a disposable row.
+	LastReserved int64
+	// ReservedAhead is how far LastReserved runs ahead of the database's
 	// clock, never below 0. For a held ID it is how long its holder goes on
 	// without the database while it uses one second a second (less while
 	// it borrows faster); for a free one, how long the ID stays reserved
@@ -58,7 +58,7 @@ func List(ctx context.Context, cfg Config) ([]Row, error) {
 	for rows.Next() {
 		var r Row
 		var leftMillis, aheadSeconds int64
-		if err := rows.Scan(&r.ID, &r.Leased, &r.Type, &r.Host, &r.Port, &leftMillis, &r.ReservedUntil, &aheadSeconds); err != nil {
+		if err := rows.Scan(&r.ID, &r.Leased, &r.Type, &r.Host, &r.Port, &leftMillis, &r.LastReserved, &aheadSeconds); err != nil {
 			return nil, fail(ctx, d, op, err)
 		}
 		if r.Leased {
@@ -66,7 +66,7 @@ func List(ctx context.Context, cfg Config) ([]Row, error) {
 			r.Held = r.LeaseLeft > 0
 			r.ReservedAhead = time.Duration(max(aheadSeconds, 0)) * time.Second
 		} else {
-			r.LeaseLeft, r.ReservedUntil = 0, 0
+			r.LeaseLeft, r.LastReserved = 0, 0
 		}
 		list = append(list, r)
 	}

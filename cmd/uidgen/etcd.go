@@ -88,7 +88,7 @@ func (s *etcdStore) List(ctx context.Context, w io.Writer) error {
 			ahead = r.ReservedAhead.String()
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, state, host, pid, since, left,
-			time.Unix(r.ReservedUntil, 0).UTC().Format(time.DateTime), ahead)
+			time.Unix(r.LastReserved, 0).UTC().Format(time.DateTime), ahead)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -56,7 +56,7 @@ func (s *fleetStore) One(ctx context.Context) (held bool, reservedUntil int64, e
 	if len(rows) != 1 || rows[0].ID != 1 {
 		return false, 0, fmt.Errorf("the fleet under %s holds %+v, want worker ID 1 alone", s.prefix, rows)
 	}
-	return rows[0].Held, rows[0].ReservedUntil, nil
+	return rows[0].Held, rows[0].LastReserved, nil
 }
 
 // TestEtcdLeaseReuse: fleettest.Reuse on an etcd fleet.

@@ -39,7 +39,7 @@ func (s sqlStore) One(ctx context.Context) (held bool, reservedUntil int64, err 
 	if len(rows) != 1 || rows[0].ID != 1 {
 		return false, 0, fmt.Errorf("the worker table %s holds %+v, want worker ID 1 alone", s.table, rows)
 	}
-	return rows[0].Held, rows[0].ReservedUntil, nil
+	return rows[0].Held, rows[0].LastReserved, nil
 }
 
 // TestLeaseReuse: fleettest.Reuse on a worker table.

@@ -56,8 +56,8 @@ func printWorkers(w io.Writer, table string, rows []worker.Row) error {
 				held++
 				state, left = "held", r.LeaseLeft.Round(100*time.Millisecond).String()
 			}
-			if r.ReservedUntil > 0 {
-				reserved = time.Unix(r.ReservedUntil, 0).UTC().Format(time.DateTime)
+			if r.LastReserved > 0 {
+				reserved = time.Unix(r.LastReserved, 0).UTC().Format(time.DateTime)
 			}
 			if r.ReservedAhead > 0 {
 				ahead = r.ReservedAhead.String()

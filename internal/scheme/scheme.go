@@ -251,7 +251,7 @@ func (s *Scheme) LeaseStats() uidgen.LeaseStats {
 	if s.lease == nil {
 		return uidgen.LeaseStats{}
 	}
-	ls := uidgen.LeaseStats{Held: true, Lost: s.LeaseLost(), ReservedUntil: time.Unix(s.lease.Reserved()+1, 0)}
+	ls := uidgen.LeaseStats{Leased: true, Lost: s.LeaseLost(), ReservedUntil: time.Unix(s.lease.Reserved()+1, 0)}
 	if e, ok := s.lease.(expirer); ok {
 		ls.Expires = e.Expires()
 	}
