@@ -7,7 +7,7 @@ import (
 )
 
 // TestLibraryLinksNoDriver: a program that imports the library's packages
-// links no database driver, no etcd or gRPC client, no metrics client, none
+// links no database driver, no etcd, gRPC or Redis client, no metrics client, none
 // of the CLI's terminal code and no testing code: it imports the driver it
 // opens its *sql.DB with, as database/sql has it, and the etcd leaser only
 // where it leases from etcd. The CLI, the collectors and the etcd leaser
@@ -21,7 +21,8 @@ func TestLibraryLinksNoDriver(t *testing.T) {
 	}
 	library := []string{"github.com/go-sql-driver/", "github.com/jackc/", "github.com/prometheus/",
 		"golang.org/x/term", "github.com/HdrHistogram/", "testing",
-		"go.etcd.io/", "google.golang.org/", "go.uber.org/", "github.com/seed4d941b13/uidgen/etcdworker"}
+		"go.etcd.io/", "google.golang.org/", "go.uber.org/", "github.com/redis/",
+		"github.com/seed4d941b13/uidgen/etcdworker", "github.com/seed4d941b13/uidgen/redisworker"}
 	for _, tt := range []struct {
 		pkg    string
 		banned []string // import path prefixes

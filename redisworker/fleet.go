@@ -1,0 +1,117 @@
+package redisworker
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// holder is the value of a held key: who holds the ID, for a person reading
+// the fleet, and the take's random token, which makes the value this
+// holder's alone: the scripts act only while the key holds it.
+type holder struct {
+	Host  string    `json:"host"`
+	PID   int       `json:"pid"`
+	Since time.Time `json:"since"`
+	Token string    `json:"token"`
+}
+
+// idState is what a fleet's keys say of one worker ID.
+type idState struct {
+	id       int64
+	reserved int64 // the reservation's value: the last Unix second reserved
+	held     bool
+	holder   holder
+	left     time.Duration // the held key's TTL, while held
+}
+
+// readFleet reads every ID of the fleet under prefix in one step
+// (fleetScript), lowest first.
+func readFleet(ctx context.Context, c redis.UniversalClient, prefix string) ([]idState, error) {
+	res, err := fleetScript.Run(ctx, c, []string{idsKey(prefix)}, prefix).Slice()
+	if err != nil {
+		return nil, fmt.Errorf("read the fleet: %w", err)
+	}
+	if len(res)%4 != 0 {
+		return nil, fmt.Errorf("%w: reading the fleet returned %d values, want 4 an ID", ErrBadKey, len(res))
+	}
+	states := make([]idState, 0, len(res)/4)
+	for i := 0; i < len(res); i += 4 {
+		idText, _ := res[i].(string)
+		id, err := strconv.ParseInt(idText, 10, 64)
+		if err != nil || id < 1 {
+			return nil, fmt.Errorf("%w: %s holds member %q, want a worker ID of 1 or more", ErrBadKey, idsKey(prefix), res[i])
+		}
+		s := idState{id: id}
+		reserved, _ := res[i+1].(string)
+		if s.reserved, err = strconv.ParseInt(reserved, 10, 64); err != nil {
+			return nil, fmt.Errorf("%w: %s holds %q, want a Unix second", ErrBadKey, reservedKey(prefix, id), reserved)
+		}
+		if value, _ := res[i+2].(string); value != "" {
+			s.held = true
+			if err := json.Unmarshal([]byte(value), &s.holder); err != nil {
+				return nil, fmt.Errorf("%w: %s holds %q: %v", ErrBadKey, heldKey(prefix, id), value, err)
+			}
+			ms, _ := res[i+3].(int64)
+			s.left = time.Duration(ms) * time.Millisecond
+		}
+		states = append(states, s)
+	}
+	return states, nil
+}
+
+// Row is one worker ID of a fleet, as a person looking at it wants to see
+// it.
+type Row struct {
+	ID int64
+
+	// Held says a process holds the ID: its held key, whose TTL has not
+	// run out, exists.
+	Held bool
+	// Host, PID and Since describe the holder, while Held.
+	Host  string
+	PID   int
+	Since time.Time
+	// LeaseLeft is how long the held key has left by the server's clock,
+	// while Held.
+	LeaseLeft time.Duration
+
+	// LastReserved is the last Unix second reserved for the ID's holders,
+	// which they may still use.
+	LastReserved int64
+	// ReservedAhead is how far LastReserved runs ahead of this process's
+	// clock, never below 0: for a held ID, how long its holder goes on
+	// without Redis while it uses one second a second; for a free one, how
+	// long the ID stays reserved ahead.
+	ReservedAhead time.Duration
+}
+
+// List returns the worker IDs of cfg's fleet, by ID, read in one step. It
+// fails with an error wrapping ErrNilClient or ErrPrefix before sending
+// anything, with one wrapping ErrBadKey when a key of the fleet is not this
+// package's, and otherwise with the client's error.
+func List(ctx context.Context, cfg Config) ([]Row, error) {
+	c, err := cfg.check()
+	if err != nil {
+		return nil, err
+	}
+	states, err := readFleet(ctx, c.Client, c.Prefix)
+	if err != nil {
+		return nil, fmt.Errorf("redisworker: list the fleet under %s: %w", c.Prefix, err)
+	}
+	now := time.Now()
+	rows := make([]Row, 0, len(states))
+	for _, s := range states {
+		r := Row{ID: s.id, Held: s.held, LastReserved: s.reserved,
+			ReservedAhead: time.Duration(max(s.reserved-now.Unix(), 0)) * time.Second}
+		if s.held {
+			r.Host, r.PID, r.Since, r.LeaseLeft = s.holder.Host, s.holder.PID, s.holder.Since, s.left
+		}
+		rows = append(rows, r)
+	}
+	return rows, nil
+}

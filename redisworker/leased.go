@@ -1,0 +1,273 @@
+package redisworker
+
+import (
+	"cmp"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/seed4d941b13/uidgen"
+	"github.com/seed4d941b13/uidgen/internal/leasing"
+)
+
+// Leased is a uidgen.Leaser that keeps its leases in Redis, under one
+// fleet's key prefix: it lends each process the lowest free worker ID for as
+// long as the process renews it, and takes it back on Release or when the
+// holder's held key expires. The package doc proves that two holders of one
+// ID never use the same second.
+//
+// A Leased holds nothing of its own but a record of whether it has looked
+// at the deployment yet, and is safe for concurrent use.
+type Leased struct {
+	c              redis.UniversalClient
+	prefix         string // tagged
+	timing         leasing.Timing
+	replicas       int
+	replicaTimeout time.Duration
+	logger         *slog.Logger // nil: quiet
+	host           string
+
+	inspect sync.Once // logs what the deployment promises, at the first lease
+
+	// Replaced by tests. now sizes reservations, judges which free ID is
+	// cold, stamps the held key and starts a new holder; it never decides
+	// whether a lease expired, which the server's clock does.
+	now  func() time.Time
+	poll time.Duration // freePoll
+}
+
+// NewLeased returns a Leased that keeps its leases in cfg's fleet. It sends
+// nothing yet. It fails, with an error that names the value, on a nil
+// Client (ErrNilClient), a bad Prefix (ErrPrefix), a bad Replicas
+// (ErrReplicas), a LeaseTTL outside [MinLeaseTTL, MaxLeaseTTL]
+// (ErrLeaseTTL) and a LeaseHorizon outside [MinLeaseHorizon,
+// MaxLeaseHorizon] (ErrLeaseHorizon).
+func NewLeased(cfg Config) (*Leased, error) {
+	c, err := cfg.check()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmp.Or(leasing.CheckRange(ErrLeaseTTL, c.LeaseTTL, MinLeaseTTL, MaxLeaseTTL),
+		leasing.CheckRange(ErrLeaseHorizon, c.LeaseHorizon, MinLeaseHorizon, MaxLeaseHorizon)); err != nil {
+		return nil, fmt.Errorf("redisworker: %w", err)
+	}
+	host, err := os.Hostname()
+	if err != nil {
+		host = "unknown"
+	}
+	return &Leased{c: c.Client, prefix: c.Prefix, timing: leasing.NewTiming(c.LeaseTTL, c.LeaseHorizon),
+		replicas: c.Replicas, replicaTimeout: c.ReplicaTimeout, logger: c.Logger, host: host,
+		now: time.Now, poll: freePoll}, nil
+}
+
+var _ uidgen.Leaser = (*Leased)(nil)
+
+// LeaseWorkerID leases the lowest free worker ID in [1, maxWorkerID] (see
+// the package doc for which comes first) and starts the goroutine that
+// renews it, which runs until Release.
+//
+// When every ID up to maxWorkerID is held it looks again every second until
+// one comes free or ctx ends; then it fails with an error wrapping
+// ErrNoFreeID and ctx.Err(). A Redis that does not answer is asked again
+// every second until ctx ends, and the error names its last failure. It
+// fails with ErrMaxWorkerID for a maxWorkerID below 1, with ErrBadKey when
+// a key of the fleet is not this package's, and with ErrReplicas when the
+// replicas do not acknowledge the take.
+func (l *Leased) LeaseWorkerID(ctx context.Context, maxWorkerID int64) (uidgen.Lease, error) {
+	op := "lease a worker ID under " + l.prefix
+	if maxWorkerID < 1 {
+		return nil, fmt.Errorf("redisworker: %s: %w: %d, want 1 or more", op, ErrMaxWorkerID, maxWorkerID)
+	}
+	if l.logger != nil {
+		l.inspect.Do(func() { l.warnDurability(ctx) })
+	}
+	lease, err := l.leaseID(ctx, maxWorkerID)
+	if err != nil {
+		return nil, fmt.Errorf("redisworker: %s: %w", op, err)
+	}
+	return lease, nil
+}
+
+// leaseID takes the ID leasing.Choose picks until a take succeeds, waiting
+// for one to come free while every ID is held. A request that fails (a
+// failover under way, a server restarting) is tried again every poll until
+// ctx ends.
+func (l *Leased) leaseID(ctx context.Context, maxID int64) (*lease, error) {
+	full := false // the last read of the fleet found every ID held
+	var lastErr error
+	for {
+		lease, err := l.leaseOnce(ctx, maxID)
+		switch {
+		case lease != nil:
+			return lease, nil
+		case errors.Is(err, ErrBadKey), errors.Is(err, ErrReplicas):
+			return nil, err
+		case errors.Is(err, errFull):
+			full, lastErr = true, nil
+		case err != nil:
+			full, lastErr = false, err
+		default:
+			full = false
+			continue // another process took the ID first: read the fleet again
+		}
+		select {
+		case <-ctx.Done():
+			if full {
+				return nil, fmt.Errorf("%w: all %d IDs from 1 to %d are held and none came free: %w",
+					ErrNoFreeID, maxID, maxID, ctx.Err())
+			}
+			if lastErr == nil || errors.Is(lastErr, context.DeadlineExceeded) || errors.Is(lastErr, context.Canceled) {
+				return nil, fmt.Errorf("no answer from Redis: %w", ctx.Err())
+			}
+			return nil, fmt.Errorf("Redis: %w (%w)", lastErr, ctx.Err())
+		case <-time.After(l.poll):
+		}
+	}
+}
+
+// errFull says every ID up to the largest is held.
+var errFull = errors.New("every worker ID is held")
+
+// leaseOnce reads the fleet and takes the ID leasing.Choose picks. It
+// returns nil and no error when another process took that ID first, and
+// errFull when every ID is held.
+func (l *Leased) leaseOnce(ctx context.Context, maxID int64) (*lease, error) {
+	now := l.now() // a lease waited for starts from the time it is taken
+	states, err := readFleet(ctx, l.c, l.prefix)
+	if err != nil {
+		return nil, err
+	}
+	candidates := make([]leasing.Candidate, len(states))
+	for i, s := range states {
+		candidates[i] = leasing.Candidate{ID: s.id, Reserved: s.reserved, Held: s.held}
+	}
+	id, ok := leasing.Choose(candidates, now, maxID)
+	if !ok {
+		return nil, errFull
+	}
+	return l.take(ctx, id, now)
+}
+
+// take takes worker ID id with takeScript, which starts the holder above
+// the reservation it reads in the same step, and returns its lease,
+// started; or nil when the ID is held.
+func (l *Leased) take(ctx context.Context, id int64, now time.Time) (*lease, error) {
+	token := make([]byte, 16)
+	rand.Read(token)
+	value, err := json.Marshal(holder{Host: l.host, PID: os.Getpid(), Since: now.UTC().Truncate(time.Second),
+		Token: hex.EncodeToString(token)})
+	if err != nil {
+		return nil, err
+	}
+	ahead := leasing.FirstReservation(now.Unix(), now, l.timing.Ahead) - now.Unix()
+	s := &keyStore{l: l, id: id, held: heldKey(l.prefix, id), reserved: reservedKey(l.prefix, id), value: string(value)}
+	res, err := l.write(ctx, takeScript, []string{s.held, s.reserved, idsKey(l.prefix)},
+		s.value, l.timing.TTL.Milliseconds(), now.Unix(), ahead, id)
+	switch {
+	case errors.Is(err, redis.Nil):
+		return nil, nil
+	case err != nil:
+		// A take the replicas did not acknowledge holds the ID until its
+		// held key expires, a TTL later: nothing used it, and giving it back
+		// would write the reservation again, unacknowledged too.
+		return nil, fmt.Errorf("take worker ID %d: %w", id, err)
+	}
+	pair, ok := res.([]any)
+	if !ok || len(pair) != 2 {
+		return nil, fmt.Errorf("%w: taking worker ID %d returned %v, want {start, reserved}", ErrBadKey, id, res)
+	}
+	start, _ := pair[0].(int64)
+	reserved, _ := pair[1].(int64)
+	if l.logger != nil {
+		l.logger.InfoContext(ctx, "redisworker: leased worker ID", "id", id, "prefix", l.prefix,
+			"start", start, "reserved", reserved)
+	}
+	return &lease{leasing.Start(leasing.Params{Pkg: "redisworker", Where: l.prefix, ID: id, First: start,
+		LeasedAt: now, Reserved: reserved, Timing: l.timing,
+		Now: l.now, Logger: l.logger, Released: ErrReleased}, s)}, nil
+}
+
+// write runs script and, where Config.Replicas asks, WAITs for the
+// replicas in the same pipeline: one connection, so WAIT counts the
+// script's writes. It returns the script's result, redis.Nil for a nil
+// reply, and an error wrapping ErrReplicas when too few replicas
+// acknowledged in time.
+func (l *Leased) write(ctx context.Context, script *redis.Script, keys []string, args ...any) (any, error) {
+	if l.replicas == 0 {
+		return script.Run(ctx, l.c, keys, args...).Result()
+	}
+	var eval *redis.Cmd
+	var wait *redis.Cmd
+	_, err := l.c.Pipelined(ctx, func(p redis.Pipeliner) error {
+		eval = script.Eval(ctx, p, keys, args...)
+		wait = p.Do(ctx, "WAIT", l.replicas, l.replicaTimeout.Milliseconds())
+		return nil
+	})
+	if err := eval.Err(); err != nil {
+		return nil, err
+	}
+	if err != nil {
+		return nil, err
+	}
+	if acked, _ := wait.Int64(); acked < int64(l.replicas) {
+		return nil, fmt.Errorf("%w: %d of %d replicas within %v", ErrReplicas, acked, l.replicas, l.replicaTimeout)
+	}
+	return eval.Val(), nil
+}
+
+// lease is the uidgen.Lease of one worker ID, kept in Redis.
+type lease struct {
+	*leasing.Lease
+}
+
+// keyStore is the leasing.Store of one held worker ID: its scripts act
+// only while the held key holds this holder's value, whose random token no
+// other take shares.
+type keyStore struct {
+	l        *Leased
+	id       int64
+	held     string
+	reserved string
+	value    string
+}
+
+// Extend restarts the held key's TTL and raises the reservation to target,
+// in one script that acts only while the key is this holder's.
+func (s *keyStore) Extend(ctx context.Context, target int64) error {
+	res, err := s.l.write(ctx, renewScript, []string{s.held, s.reserved}, s.value, s.l.timing.TTL.Milliseconds(), target)
+	switch {
+	case err != nil:
+		return fmt.Errorf("reserve worker ID %d under %s to second %d: %w", s.id, s.l.prefix, target, err)
+	case res != int64(1):
+		return fmt.Errorf("%w: the held key of worker ID %d under %s expired or went to another holder",
+			uidgen.ErrLeaseLost, s.id, s.l.prefix)
+	}
+	return nil
+}
+
+// Free records lastUsed and deletes the held key in one script that acts
+// only while the key is this holder's, so the ID is free at once. It waits
+// for no replica: a failover that loses the release keeps the ID held for
+// a TTL and reserved higher, which delays the next holder and endangers
+// nothing.
+func (s *keyStore) Free(ctx context.Context, lastUsed int64) error {
+	op := fmt.Sprintf("release worker ID %d under %s", s.id, s.l.prefix)
+	res, err := freeScript.Run(ctx, s.l.c, []string{s.held, s.reserved}, s.value, strconv.FormatInt(lastUsed, 10)).Result()
+	switch {
+	case err != nil:
+		return fmt.Errorf("redisworker: %s: %w", op, err)
+	case res != int64(1):
+		return fmt.Errorf("redisworker: %s: %w: its held key expired or went to another holder", op, uidgen.ErrLeaseLost)
+	}
+	return nil
+}

@@ -1,0 +1,187 @@
+package redisworker
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/seed4d941b13/uidgen/worker"
+)
+
+// DefaultPrefix is the key prefix of a fleet whose Config names none. Its
+// braces are a Redis Cluster hash tag: every key of the fleet hashes to one
+// slot, as a script that touches two of them needs.
+const DefaultPrefix = "{uidgen}:"
+
+// The lease TTL's default and limits: package worker's. Redis keeps key
+// TTLs to the millisecond, so any TTL from a second up is the one the
+// server keeps.
+const (
+	DefaultLeaseTTL = worker.DefaultLeaseTTL
+	MinLeaseTTL     = worker.MinLeaseTTL
+	MaxLeaseTTL     = worker.MaxLeaseTTL
+)
+
+// The lease horizon's default and limits: package worker's. A Sentinel
+// failover takes seconds to a minute; a server rebuilt from its AOF after
+// its machine died takes minutes, which ten minutes rides out.
+const (
+	DefaultLeaseHorizon = worker.DefaultLeaseHorizon
+	MinLeaseHorizon     = worker.MinLeaseHorizon
+	MaxLeaseHorizon     = worker.MaxLeaseHorizon
+)
+
+// DefaultReplicaTimeout is how long a reservation write waits for
+// Config.Replicas to acknowledge it, where the Config names no time.
+const DefaultReplicaTimeout = time.Second
+
+// freePoll is how often LeaseWorkerID looks again when every ID is held: a
+// released ID is free at once, an abandoned one after its TTL.
+const freePoll = time.Second
+
+// Errors, tested with errors.Is. Every error this package returns starts
+// "redisworker: ", names the operation and the value at fault, and wraps the
+// Redis client's own error where there is one. Where the contract is
+// package worker's, so is the sentinel, so a program that moves its fleet
+// between stores matches the same errors.
+var (
+	// ErrNilClient: Config.Client is nil.
+	ErrNilClient = errors.New("no Redis client")
+
+	// ErrPrefix: Config.Prefix holds a character other than a printable
+	// ASCII one, or a hash tag that is not the prefix's only one.
+	ErrPrefix = errors.New("bad key prefix")
+
+	// ErrReplicas: Config.Replicas is negative, or asks for replicas of a
+	// Redis Cluster, whose WAIT this package cannot send to the slot's
+	// primary; or, from a lease, fewer replicas than Config.Replicas
+	// acknowledged a reservation within Config.ReplicaTimeout.
+	ErrReplicas = errors.New("replicas did not acknowledge")
+
+	// ErrBadKey: a key under the prefix does not hold what this package
+	// writes there: another program writes under the fleet's prefix.
+	ErrBadKey = errors.New("unexpected key or value under the prefix")
+
+	// ErrLeaseTTL: Config.LeaseTTL is outside [MinLeaseTTL, MaxLeaseTTL].
+	ErrLeaseTTL = worker.ErrLeaseTTL
+
+	// ErrLeaseHorizon: Config.LeaseHorizon is outside [MinLeaseHorizon,
+	// MaxLeaseHorizon].
+	ErrLeaseHorizon = worker.ErrLeaseHorizon
+
+	// ErrMaxWorkerID: LeaseWorkerID was given a largest worker ID below 1.
+	ErrMaxWorkerID = worker.ErrMaxWorkerID
+
+	// ErrNoFreeID: every worker ID a lease may take is held, and none came
+	// free before the context ended.
+	ErrNoFreeID = worker.ErrNoFreeID
+
+	// ErrReleased: a Lease was used after Release.
+	ErrReleased = worker.ErrReleased
+)
+
+// Config says which Redis deployment and which fleet in it. NewLeased and
+// List take one; each reads the fields that concern it. Its zero value, but
+// for Client, means the defaults.
+type Config struct {
+	// Client reaches the Redis deployment: a *redis.Client for one server,
+	// a failover client (redis.NewFailoverClient) for a primary watched by
+	// Sentinels, or a *redis.ClusterClient. Required. It stays the
+	// caller's to close, after the last Lease is released.
+	Client redis.UniversalClient
+
+	// Prefix is the fleet's key prefix; empty means DefaultPrefix. Fleets
+	// under other prefixes share the deployment. A prefix without a hash
+	// tag ({...}) is put in one, so that in a Redis Cluster the fleet's
+	// keys share a slot: "orders:" becomes "{orders:}".
+	Prefix string
+
+	// LeaseTTL is how long a lease lasts without renewal, in [MinLeaseTTL,
+	// MaxLeaseTTL]; zero means DefaultLeaseTTL. The holder renews every
+	// third of it, and a holder that died, or that is cut off from Redis,
+	// keeps its ID from the fleet for at most about this long. Only
+	// NewLeased reads it.
+	LeaseTTL time.Duration
+
+	// LeaseHorizon is how long a holder can go on without Redis: every
+	// renewal reserves the seconds it will use over the horizon and a
+	// third of the TTL at its current pace. In [MinLeaseHorizon,
+	// MaxLeaseHorizon]; zero means DefaultLeaseHorizon. Only NewLeased
+	// reads it.
+	LeaseHorizon time.Duration
+
+	// Replicas is how many replicas must acknowledge each reservation
+	// (WAIT) before the holder counts on it: set it to the number of
+	// replicas a failover may promote from, so that a promoted replica
+	// holds every reservation the old primary acknowledged. Zero waits
+	// for none, which is safe only on a single server that syncs every
+	// write to disk (appendfsync always). See the package doc. Only
+	// NewLeased reads it.
+	Replicas int
+
+	// ReplicaTimeout bounds each WAIT for Replicas; zero means
+	// DefaultReplicaTimeout. A write not acknowledged in time fails the
+	// take or the renewal (ErrReplicas): the renewal is tried again.
+	ReplicaTimeout time.Duration
+
+	// Logger is where each leased and released worker ID is logged, at
+	// level Info; lost leases, failing renewals and, at the first lease, a
+	// deployment that cannot keep what the leases need, at level Warn. Nil
+	// means nothing is logged.
+	Logger *slog.Logger
+}
+
+// check returns cfg with its defaults filled in and its prefix tagged,
+// without I/O. It fails, with an error that names the value, on a nil
+// Client (ErrNilClient), a prefix that is not printable ASCII or holds a
+// brace outside one hash tag (ErrPrefix), and a negative Replicas or one
+// asked of a Cluster (ErrReplicas).
+func (cfg Config) check() (Config, error) {
+	if cfg.Client == nil {
+		return cfg, fmt.Errorf("redisworker: %w: Config.Client is nil", ErrNilClient)
+	}
+	prefix, err := tagged(cmp.Or(cfg.Prefix, DefaultPrefix))
+	if err != nil {
+		return cfg, fmt.Errorf("redisworker: %w", err)
+	}
+	cfg.Prefix = prefix
+	if cfg.Replicas < 0 {
+		return cfg, fmt.Errorf("redisworker: %w: Config.Replicas is %d, want 0 or more", ErrReplicas, cfg.Replicas)
+	}
+	if _, cluster := cfg.Client.(*redis.ClusterClient); cluster && cfg.Replicas > 0 {
+		return cfg, fmt.Errorf("redisworker: %w: Config.Replicas is %d on a Redis Cluster, want 0: "+
+			"WAIT must reach the primary of the fleet's slot, which a cluster client does not route it to", ErrReplicas, cfg.Replicas)
+	}
+	cfg.LeaseTTL = cmp.Or(cfg.LeaseTTL, DefaultLeaseTTL)
+	cfg.LeaseHorizon = cmp.Or(cfg.LeaseHorizon, DefaultLeaseHorizon)
+	cfg.ReplicaTimeout = cmp.Or(cfg.ReplicaTimeout, DefaultReplicaTimeout)
+	return cfg, nil
+}
+
+// tagged returns prefix with a hash tag: as it is when it holds one pair of
+// braces around a non-empty tag, and wrapped in braces when it holds none.
+func tagged(prefix string) (string, error) {
+	for _, r := range prefix {
+		if r < ' ' || r > '~' {
+			return "", fmt.Errorf("%w: %q holds %q, want printable ASCII", ErrPrefix, prefix, r)
+		}
+	}
+	open, close := strings.Count(prefix, "{"), strings.Count(prefix, "}")
+	switch {
+	case open == 0 && close == 0:
+		return "{" + prefix + "}", nil
+	case open == 1 && close == 1 && strings.Index(prefix, "{")+1 < strings.Index(prefix, "}"):
+		return prefix, nil
+	}
+	return "", fmt.Errorf("%w: %q, want one hash tag {...} around a non-empty tag, or no brace at all", ErrPrefix, prefix)
+}
+
+// The keys of a fleet under its tagged prefix.
+func reservedKey(prefix string, id int64) string { return fmt.Sprintf("%sreserved:%d", prefix, id) }
+func heldKey(prefix string, id int64) string     { return fmt.Sprintf("%sheld:%d", prefix, id) }
+func idsKey(prefix string) string                { return prefix + "ids" }
