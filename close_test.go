@@ -37,7 +37,7 @@ func TestCloseTwice(t *testing.T) {
 	for _, tt := range tests {
 		for _, releaseErr := range []error{nil, errRelease} {
 			t.Run(tt.name, func(t *testing.T) {
-				leaser := &leasetest.Leaser{ID: 3, Start: now, Reserved: now + 3600, ReleaseErr: releaseErr}
+				leaser := &leasetest.Leaser{ID: 3, First: now, Reserved: now + 3600, ReleaseErr: releaseErr}
 				g, err := tt.open(t.Context(), leaser)
 				if err != nil {
 					t.Fatal(err)

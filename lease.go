@@ -27,34 +27,35 @@ type Leaser interface {
 }
 
 // Lease is a worker ID lent to one generator, with the seconds reserved for
-// it. All times are Unix seconds, whatever the layout's epoch. A Lease is
-// safe for concurrent use.
+// it. Every second a Lease takes or returns is a Unix second (seconds since
+// 1970 UTC), whatever the layout's epoch; a generator converts its own
+// delta seconds. A Lease is safe for concurrent use.
 //
-// The holder uses second s only if Start() <= s <= Reserved(): it calls Need
+// The holder uses second s only if First() <= s <= Reserved(): it calls Need
 // for each second it is about to use, so that the reservation runs ahead of
 // it, and Wait when s lies beyond Reserved().
 type Lease interface {
 	// WorkerID returns the ID lent.
 	WorkerID() int64
 
-	// Start returns the first second this holder may use: above every
-	// second an earlier holder of the ID may have used.
-	Start() int64
+	// First returns the first Unix second this holder may use: above
+	// every second an earlier holder of the ID may have used.
+	First() int64
 
-	// Reserved returns the last second this holder may use now. It never
-	// decreases, and it stops growing once the lease is lost or released.
-	// It is an atomic load.
+	// Reserved returns the last Unix second this holder may use now,
+	// inclusive. It never decreases, and it stops growing once the lease
+	// is lost or released. It is an atomic load.
 	Reserved() int64
 
-	// Need tells the lease that the holder is about to use second s, so
-	// the renewer reserves ahead of it at the pace seconds are asked for.
-	// It never blocks and does no I/O itself.
+	// Need tells the lease that the holder is about to use Unix second s,
+	// so the renewer reserves ahead of it at the pace seconds are asked
+	// for. It never blocks and does no I/O itself.
 	Need(s int64)
 
-	// Wait blocks until Reserved() >= s and returns nil. It fails with an
-	// error wrapping ctx.Err() when ctx ends first, one wrapping
-	// ErrLeaseLost when the lease is lost, and one naming the database's
-	// error when a renewal that could have reserved s failed.
+	// Wait blocks until Reserved() >= s, a Unix second, and returns nil.
+	// It fails with an error wrapping ctx.Err() when ctx ends first, one
+	// wrapping ErrLeaseLost when the lease is lost, and one naming the
+	// database's error when a renewal that could have reserved s failed.
 	Wait(ctx context.Context, s int64) error
 
 	// Err returns nil while the lease is held, and an error wrapping
@@ -62,10 +63,10 @@ type Lease interface {
 	Err() error
 
 	// Release stops the renewer and gives the ID back, recording lastUsed,
-	// the last second the holder used: it promises it used nothing above
-	// it. The ID is free for the next holder at once, who starts above
-	// lastUsed. Release is idempotent: later calls return the first one's
-	// result.
+	// the last Unix second the holder used (First()-1 for none): it
+	// promises it used nothing above it. The ID is free for the next
+	// holder at once, whose First() is above lastUsed. Release is
+	// idempotent: later calls return the first one's result.
 	Release(ctx context.Context, lastUsed int64) error
 }
 

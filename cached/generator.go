@@ -99,7 +99,7 @@ type Config struct {
 	// where the IDs' time must stay near the real time, or where a process
 	// sustains more than 2^SeqBits IDs a second for long; Stats.ClockWait
 	// says how long takes were held to the clock. It bounds a leased worker
-	// ID's start too: where the ID's last holder died with seconds reserved
+	// ID's first second too: where the ID's last holder died with seconds reserved
 	// further ahead, New waits under its ctx for the clock to come within
 	// MaxAhead of them.
 	MaxAhead time.Duration
@@ -160,8 +160,9 @@ type Generator struct {
 //   - ErrMaxAhead: MaxAhead is negative;
 //   - ErrMaxLag: MaxLag is above 0 but below a second;
 //   - the Assigner's or Leaser's own error;
-//   - ctx.Err(), where a leased worker ID's start is more than MaxAhead
-//     ahead of the clock and ctx ends before the clock comes within it;
+//   - ctx.Err(), where a leased worker ID's first second is more than
+//     MaxAhead ahead of the clock and ctx ends before the clock comes
+//     within it;
 //   - uidgen.ErrWorkerIDRange: the worker ID is below 0 or above the layout's
 //     maximum.
 func New(ctx context.Context, cfg Config) (*Generator, error) {
@@ -202,13 +203,13 @@ type checked struct {
 // check checks every field of cfg but PaddingFactor, which the ring checks,
 // without I/O, and fills in the defaults. Its errors are New's, unprefixed.
 func (cfg Config) check() (checked, error) {
-	lead := cfg.MaxAhead
-	if lead == 0 {
-		lead = -1 // Baidu's unbounded borrowing
+	ahead := cfg.MaxAhead
+	if ahead == 0 {
+		ahead = -1 // Baidu's unbounded borrowing
 	}
 	s, err := scheme.New(scheme.Params{
 		TimeBits: cfg.TimeBits, WorkerBits: cfg.WorkerBits, SeqBits: cfg.SeqBits, GeneBits: cfg.GeneBits,
-		Epoch: cfg.Epoch, Assigner: cfg.Assigner, Leaser: cfg.Leaser, Clock: cfg.Clock, LeadLimit: lead,
+		Epoch: cfg.Epoch, Assigner: cfg.Assigner, Leaser: cfg.Leaser, Clock: cfg.Clock, MaxAhead: ahead,
 	})
 	if err != nil {
 		return checked{}, err

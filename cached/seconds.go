@@ -25,7 +25,7 @@ const reservationRetry = 10 * time.Millisecond
 // the seconds borrowed beyond the clock are at most (IDs taken + ring size)
 // / IDs per second + 2.
 //
-// With a leased worker ID it uses no second below the lease's start and
+// With a leased worker ID it uses no second below the lease's first and
 // none beyond what the lease has reserved: it pauses the padder until a
 // renewal reaches the next second, and stops for good once the lease is
 // lost.
@@ -120,7 +120,7 @@ func (src *seconds) Next(room int) ([]int64, error) {
 		return nil, nil
 	}
 	now := src.s.NowDelta()
-	second := max(src.last+1, now, src.s.FirstSecond())
+	second := max(src.last+1, now, src.s.FirstDelta())
 	if err := src.s.CheckDelta(second); err != nil {
 		if second > now {
 			return nil, fmt.Errorf("%w (second %d is %d s ahead of the clock)", err, second, second-now)

@@ -53,6 +53,6 @@ func (c Config) params() scheme.Params {
 		TimeBits: c.TimeBits, WorkerBits: c.WorkerBits, SeqBits: c.SeqBits, GeneBits: c.GeneBits,
 		Epoch: c.Epoch, Assigner: c.Assigner, Leaser: c.Leaser, Clock: c.Clock,
 		// As far ahead as NextID waits for a clock set back.
-		LeadLimit: MaxClockWait,
+		MaxAhead: MaxClockWait,
 	}
 }

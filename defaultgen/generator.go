@@ -63,9 +63,9 @@ type Generator struct {
 //   - uidgen.ErrEpochInFuture: Epoch is after the clock's now;
 //   - uidgen.ErrTimeExhausted: the seconds since Epoch no longer fit TimeBits;
 //   - the Assigner's or Leaser's own error;
-//   - ctx.Err(), where a leased worker ID's start, above the seconds its
-//     last holder reserved, is more than MaxClockWait ahead of the clock
-//     and ctx ends before the clock comes within it;
+//   - ctx.Err(), where a leased worker ID's first second, above the
+//     seconds its last holder reserved, is more than MaxClockWait ahead of
+//     the clock and ctx ends before the clock comes within it;
 //   - uidgen.ErrWorkerIDRange: the worker ID is below 0 or above the layout's
 //     maximum.
 func New(ctx context.Context, cfg Config) (*Generator, error) {
@@ -78,7 +78,7 @@ func New(ctx context.Context, cfg Config) (*Generator, error) {
 	}
 	// The second before the first, spent, so that the first NextID starts
 	// a second and checks its reservation.
-	first := max(s.NowDelta(), s.FirstSecond())
+	first := max(s.NowDelta(), s.FirstDelta())
 	return &Generator{s: s, last: first - 1, seq: s.Bits().MaxSequence()}, nil
 }
 
@@ -133,7 +133,7 @@ func (g *Generator) next() (int64, error) {
 		}
 		// A leased worker ID starts above every second an earlier holder
 		// may have used, which may be ahead of the clock.
-		now = max(now, g.s.FirstSecond())
+		now = max(now, g.s.FirstDelta())
 		switch {
 		case now > g.last:
 			if !g.s.Reserve(now) {

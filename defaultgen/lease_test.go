@@ -27,7 +27,7 @@ func TestLeasedWorkerID(t *testing.T) {
 		now := start.Unix()
 		// An earlier holder may have used seconds up to now+2; this clock is
 		// behind that.
-		leaser := &leasetest.Leaser{ID: 9, Start: now + 3, Reserved: now + 3}
+		leaser := &leasetest.Leaser{ID: 9, First: now + 3, Reserved: now + 3}
 		g := newGen(t, defaultgen.Config{TimeBits: 40, WorkerBits: 15, SeqBits: 8, Leaser: leaser, Clock: clock})
 		lease, max := leaser.Lease()
 		if g.WorkerID() != 9 || max != 1<<15-1 {
@@ -78,7 +78,7 @@ func TestLeasedWorkerID(t *testing.T) {
 func TestLeaseStartBeyondClockWait(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		now := start.Unix()
-		leaser := &leasetest.Leaser{ID: 9, Start: now + 100, Reserved: now + 200}
+		leaser := &leasetest.Leaser{ID: 9, First: now + 100, Reserved: now + 200}
 		ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 		defer cancel()
 		g, err := defaultgen.New(ctx, defaultgen.Config{TimeBits: 40, WorkerBits: 15, SeqBits: 8, Leaser: leaser, Clock: clocktest.New(start)})

@@ -211,11 +211,11 @@ func (l *Leased) leaseOnce(ctx context.Context, g *granter, maxID int64) (*lease
 // for any other: the comparison of the reservation's mod revision makes the
 // value read the one at the takeover.
 func (l *Leased) take(ctx context.Context, s idState, id clientv3.LeaseID, now time.Time) (*lease, error) {
-	start := now.Unix()
+	first := now.Unix()
 	if s.modRev != 0 {
-		start = max(start, s.reserved+1)
+		first = max(first, s.reserved+1)
 	}
-	reserved := leasing.FirstReservation(start, now, l.timing.Ahead)
+	reserved := leasing.FirstReservation(first, now, l.timing.Ahead)
 	who, err := json.Marshal(holder{Host: l.host, PID: os.Getpid(), Since: now.UTC().Truncate(time.Second)})
 	if err != nil {
 		return nil, err
@@ -233,12 +233,12 @@ func (l *Leased) take(ctx context.Context, s idState, id clientv3.LeaseID, now t
 	}
 	if l.logger != nil {
 		l.logger.InfoContext(ctx, "etcdworker: leased worker ID", "id", s.id, "prefix", l.prefix,
-			"start", start, "reserved", reserved)
+			"first", first, "reserved", reserved)
 	}
 	store := &keyStore{c: l.c, lease: id, id: s.id, prefix: l.prefix, held: held, reservedKey: reservedKey,
 		rev: resp.Header.Revision}
 	store.written.Store(reserved)
-	return &lease{leasing.Start(leasing.Params{Pkg: "etcdworker", Where: l.prefix, ID: s.id, Start: start,
+	return &lease{leasing.Start(leasing.Params{Pkg: "etcdworker", Where: l.prefix, ID: s.id, First: first,
 		LeasedAt: now, Reserved: reserved, Timing: l.timing,
 		Now: l.now, Logger: l.logger, Released: ErrReleased}, store), store}, nil
 }

@@ -170,7 +170,7 @@ func TestLeaseLowestFreeFirst(t *testing.T) {
 		t.Errorf("reserved/2 holds %d, want the lease's Reserved() %d", got, held[1].Reserved())
 	}
 
-	lastUsed := held[1].Start() + 3
+	lastUsed := held[1].First() + 3
 	if err := held[1].Wait(ctx, lastUsed); err != nil {
 		t.Fatal(err)
 	}
@@ -181,8 +181,8 @@ func TestLeaseLowestFreeFirst(t *testing.T) {
 		t.Errorf("reserved/2 holds %d after Release, want the last second used, %d", got, lastUsed)
 	}
 	again := mustLease(t, l, 7)
-	if again.WorkerID() != 2 || again.Start() <= lastUsed {
-		t.Errorf("after releasing 2: worker ID %d from %d, want 2 from above %d", again.WorkerID(), again.Start(), lastUsed)
+	if again.WorkerID() != 2 || again.First() <= lastUsed {
+		t.Errorf("after releasing 2: worker ID %d from %d, want 2 from above %d", again.WorkerID(), again.First(), lastUsed)
 	}
 	if s := mustLease(t, l, 7); s.WorkerID() != 4 {
 		t.Errorf("next: worker ID %d, want 4", s.WorkerID())
@@ -196,8 +196,8 @@ func TestLeaseStartsAboveReservation(t *testing.T) {
 	ahead := time.Now().Unix() + 20 // hot, beyond coldSlack
 	f.put(t, reservedKey(f.prefix, 1), strconv.FormatInt(ahead, 10))
 	s := mustLease(t, f.leased(t, Config{}), 1)
-	if s.WorkerID() != 1 || s.Start() != ahead+1 {
-		t.Errorf("worker ID %d from %d, want 1 from %d, above the reservation", s.WorkerID(), s.Start(), ahead+1)
+	if s.WorkerID() != 1 || s.First() != ahead+1 {
+		t.Errorf("worker ID %d from %d, want 1 from %d, above the reservation", s.WorkerID(), s.First(), ahead+1)
 	}
 }
 
@@ -213,8 +213,8 @@ func TestLeaseColdFirst(t *testing.T) {
 	l := f.leased(t, Config{})
 	for _, want := range []struct{ id, start int64 }{{3, now - 4}, {4, now}, {2, now + 501}, {1, now + 1001}} {
 		s := mustLease(t, l, 4)
-		if s.WorkerID() != want.id || s.Start() < want.start || s.Start() > max(want.start, time.Now().Unix()) {
-			t.Errorf("worker ID %d from %d, want %d from %d", s.WorkerID(), s.Start(), want.id, want.start)
+		if s.WorkerID() != want.id || s.First() < want.start || s.First() > max(want.start, time.Now().Unix()) {
+			t.Errorf("worker ID %d from %d, want %d from %d", s.WorkerID(), s.First(), want.id, want.start)
 		}
 	}
 }
@@ -250,8 +250,8 @@ func testLeaseLost(t *testing.T, f fleet, end func(t *testing.T, s *lease)) {
 	reserved := a.Reserved()
 	end(t, a)
 	b := mustLease(t, l, 1)
-	if b.Start() <= reserved {
-		t.Fatalf("new holder starts at %d, want above the old reservation %d", b.Start(), reserved)
+	if b.First() <= reserved {
+		t.Fatalf("new holder starts at %d, want above the old reservation %d", b.First(), reserved)
 	}
 	bReserved := f.reserved(t, 1)
 
@@ -317,10 +317,10 @@ func TestLeaseRelease(t *testing.T) {
 	if err := a.Release(ctx, 0); err != nil { // a holder that used nothing
 		t.Fatal(err)
 	}
-	if got := f.reserved(t, 1); got != a.Start()-1 {
-		t.Errorf("reserved/1 holds %d after Release(0), want Start()-1 = %d", got, a.Start()-1)
+	if got := f.reserved(t, 1); got != a.First()-1 {
+		t.Errorf("reserved/1 holds %d after Release(0), want Start()-1 = %d", got, a.First()-1)
 	}
-	if err := a.store.Extend(ctx, a.Start()+1000); !errors.Is(err, uidgen.ErrLeaseLost) {
+	if err := a.store.Extend(ctx, a.First()+1000); !errors.Is(err, uidgen.ErrLeaseLost) {
 		t.Errorf("Extend after Release: %v, want %q", err, uidgen.ErrLeaseLost)
 	}
 	if err := a.Wait(ctx, a.Reserved()+1); !errors.Is(err, ErrReleased) {
@@ -330,8 +330,8 @@ func TestLeaseRelease(t *testing.T) {
 		t.Errorf("a second Release: %v, want the first one's nil", err)
 	}
 	b := mustLease(t, l, 1)
-	if b.Start() != a.Start() {
-		t.Errorf("the next holder starts at %d, want %d, right above what the last one recorded", b.Start(), a.Start())
+	if b.First() != a.First() {
+		t.Errorf("the next holder starts at %d, want %d, right above what the last one recorded", b.First(), a.First())
 	}
 	select {
 	case <-a.Done():
@@ -370,10 +370,10 @@ func TestLeaseNoFreeID(t *testing.T) {
 	}
 	go func() {
 		time.Sleep(100 * time.Millisecond)
-		a.Release(context.Background(), a.Start())
+		a.Release(context.Background(), a.First())
 	}()
-	if b := mustLease(t, l, 1); b.WorkerID() != 1 || b.Start() <= a.Start() {
-		t.Errorf("after the release: worker ID %d from %d, want 1 from above %d", b.WorkerID(), b.Start(), a.Start())
+	if b := mustLease(t, l, 1); b.WorkerID() != 1 || b.First() <= a.First() {
+		t.Errorf("after the release: worker ID %d from %d, want 1 from above %d", b.WorkerID(), b.First(), a.First())
 	}
 }
 
@@ -430,7 +430,7 @@ func TestLeaseConcurrent(t *testing.T) {
 					if err != nil {
 						return err
 					}
-					id, start := got.WorkerID(), got.Start()
+					id, start := got.WorkerID(), got.First()
 					last := start + int64(r%3)
 					if err := got.Wait(ctx, last); err != nil {
 						return err
@@ -480,7 +480,7 @@ func TestList(t *testing.T) {
 	l := f.leased(t, Config{LeaseTTL: 30 * time.Second})
 	a, b := mustLease(t, l, 7), mustLease(t, l, 7)
 	ctx := testContext(t)
-	if err := b.Release(ctx, b.Start()); err != nil {
+	if err := b.Release(ctx, b.First()); err != nil {
 		t.Fatal(err)
 	}
 	rows, err := List(ctx, Config{Client: f.c, Prefix: f.prefix})
@@ -495,8 +495,8 @@ func TestList(t *testing.T) {
 		held.LastReserved != a.Reserved() || held.ReservedAhead <= 0 {
 		t.Errorf("held row %+v; want ID 1, held, with its holder, lease left and reservation %d", held, a.Reserved())
 	}
-	if free.ID != 2 || free.Held || free.PID != 0 || free.LeaseLeft != 0 || free.LastReserved != b.Start() {
-		t.Errorf("free row %+v; want ID 2, free, reserved to %d", free, b.Start())
+	if free.ID != 2 || free.Held || free.PID != 0 || free.LeaseLeft != 0 || free.LastReserved != b.First() {
+		t.Errorf("free row %+v; want ID 2, free, reserved to %d", free, b.First())
 	}
 	f.put(t, f.prefix+"held/x", "{}")
 	if _, err := List(ctx, Config{Client: f.c, Prefix: f.prefix}); !errors.Is(err, ErrBadKey) || !strings.Contains(err.Error(), "held/x") {

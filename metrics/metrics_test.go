@@ -182,7 +182,7 @@ func TestLease(t *testing.T) {
 	} {
 		t.Run(gen.name, func(t *testing.T) {
 			now := time.Now()
-			leaser := &leasetest.Leaser{ID: 5, Start: now.Unix(), Reserved: now.Unix() + 100}
+			leaser := &leasetest.Leaser{ID: 5, First: now.Unix(), Reserved: now.Unix() + 100}
 			c, closeGen, err := gen.open(leaser)
 			if err != nil {
 				t.Fatal(err)

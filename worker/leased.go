@@ -193,11 +193,11 @@ func (l *Leased) take(ctx context.Context, n node, now time.Time, maxID int64, c
 	if err != nil {
 		return nil, false, err
 	}
-	start := dbNow
+	first := dbNow
 	if reserved.Valid {
-		start = max(dbNow, reserved.Int64+1)
+		first = max(dbNow, reserved.Int64+1)
 	}
-	t := l.newLease(id, start, now)
+	t := l.newLease(id, first, now)
 	took, err := l.d.Exec(ctx, l.db,
 		"UPDATE "+l.table+" SET OWNER = ?, LEASE_UNTIL = "+l.d.NowMillis()+" + ?, RESERVED_UNTIL = ?,"+
 			" HOST_NAME = ?, PORT = ?, TYPE = ?, LAUNCH_DATE = ?, MODIFIED = NOW()"+
@@ -247,27 +247,27 @@ func (l *Leased) insert(ctx context.Context, n node, now time.Time, maxID int64)
 // taking is a lease being taken: what the statement that takes it writes.
 type taking struct {
 	id       int64
-	token    string // the random OWNER that only this holder knows
-	start    int64
-	reserved int64
+	token    string    // the random OWNER that only this holder knows
+	first    int64     // the first Unix second the holder may use
+	reserved int64     // the last Unix second reserved
 	leasedAt time.Time // by the client's clock: the renewer's first pace counts from it
 }
 
-// newLease returns the lease of worker ID id from second start, with a fresh
-// token and a first reservation of the horizon and a third of the TTL ahead
-// of start or now, whichever is later.
-func (l *Leased) newLease(id, start int64, now time.Time) taking {
-	return taking{id: id, token: rand.Text(), start: start, reserved: leasing.FirstReservation(start, now, l.timing.Ahead), leasedAt: now}
+// newLease returns the lease of worker ID id whose holder may use Unix
+// seconds from first on, with a fresh token and a first reservation of the
+// horizon and a third of the TTL ahead of first or now, whichever is later.
+func (l *Leased) newLease(id, first int64, now time.Time) taking {
+	return taking{id: id, token: rand.Text(), first: first, reserved: leasing.FirstReservation(first, now, l.timing.Ahead), leasedAt: now}
 }
 
 // started logs t, a lease the table now holds, and starts its renewer.
 func (l *Leased) started(ctx context.Context, t taking, n node) *lease {
 	if l.logger != nil {
 		l.logger.InfoContext(ctx, "worker: leased worker ID", "id", t.id, "table", l.table,
-			"start", t.start, "reserved", t.reserved, "type", n.typ, "host", n.host, "port", n.port)
+			"first", t.first, "reserved", t.reserved, "type", n.typ, "host", n.host, "port", n.port)
 	}
 	store := &rowStore{l: l, id: t.id, token: t.token}
-	return &lease{leasing.Start(leasing.Params{Pkg: "worker", Where: l.table, ID: t.id, Start: t.start,
+	return &lease{leasing.Start(leasing.Params{Pkg: "worker", Where: l.table, ID: t.id, First: t.first,
 		LeasedAt: t.leasedAt, Reserved: t.reserved, Timing: l.timing,
 		Now: l.now, Logger: l.logger, Released: ErrReleased}, store), store}
 }

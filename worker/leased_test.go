@@ -39,7 +39,7 @@ func newTestLeased(t testing.TB, db *sql.DB, table string, cfg Config) *Leased {
 	return l
 }
 
-// mustLease leases an ID up to maxID, released with lastUsed Start()-1 when
+// mustLease leases an ID up to maxID, released with lastUsed First()-1 when
 // the test ends unless the test released it.
 func mustLease(t testing.TB, l *Leased, maxID int64) *lease {
 	t.Helper()
@@ -103,7 +103,7 @@ func TestLeaseLowestFreeFirst(t *testing.T) {
 			}
 			held = append(held, s)
 		}
-		if err := held[1].Release(ctx, held[1].Start()); err != nil {
+		if err := held[1].Release(ctx, held[1].First()); err != nil {
 			t.Fatalf("Release: %v", err)
 		}
 		for _, want := range []int64{2, 4} {
@@ -135,8 +135,8 @@ func TestLeaseExpiresByServerClock(t *testing.T) {
 		if c.WorkerID() != a.WorkerID() {
 			t.Fatalf("a client two hours behind leased worker ID %d, want %d, whose lease expired", c.WorkerID(), a.WorkerID())
 		}
-		if c.Start() <= a.Reserved() {
-			t.Errorf("new holder starts at %d, not above the old one's reservation %d", c.Start(), a.Reserved())
+		if c.First() <= a.Reserved() {
+			t.Errorf("new holder starts at %d, not above the old one's reservation %d", c.First(), a.Reserved())
 		}
 	})
 }
@@ -167,12 +167,12 @@ func TestLeaseStartsAboveReservation(t *testing.T) {
 				if s.WorkerID() != id {
 					t.Fatalf("worker ID %d, want %d", s.WorkerID(), id)
 				}
-				if lo, hi := max(before, reserved+1), max(after, reserved+1); s.Start() < lo || s.Start() > hi {
-					t.Errorf("Start %d, want max(server now, %d + 1) in [%d, %d]", s.Start(), reserved, lo, hi)
+				if lo, hi := max(before, reserved+1), max(after, reserved+1); s.First() < lo || s.First() > hi {
+					t.Errorf("Start %d, want max(server now, %d + 1) in [%d, %d]", s.First(), reserved, lo, hi)
 				}
 				r := readRow(t, db, table, id)
-				if s.Reserved() < s.Start() || r.reservedUntil.Int64 != s.Reserved() {
-					t.Errorf("Reserved %d, RESERVED_UNTIL %v; want them equal and at least Start %d", s.Reserved(), r.reservedUntil, s.Start())
+				if s.Reserved() < s.First() || r.reservedUntil.Int64 != s.Reserved() {
+					t.Errorf("Reserved %d, RESERVED_UNTIL %v; want them equal and at least Start %d", s.Reserved(), r.reservedUntil, s.First())
 				}
 			})
 		}
@@ -192,8 +192,8 @@ func TestLeaseLost(t *testing.T) {
 
 		expire(t, db, table, a.WorkerID())
 		b := mustLease(t, newTestLeased(t, db, table, Config{}), 1)
-		if b.WorkerID() != a.WorkerID() || b.Start() <= reserved {
-			t.Fatalf("takeover: worker ID %d from %d, want %d from above %d", b.WorkerID(), b.Start(), a.WorkerID(), reserved)
+		if b.WorkerID() != a.WorkerID() || b.First() <= reserved {
+			t.Fatalf("takeover: worker ID %d from %d, want %d from above %d", b.WorkerID(), b.First(), a.WorkerID(), reserved)
 		}
 
 		err := a.Wait(testContext(t), reserved+1)
@@ -230,7 +230,7 @@ func TestLeaseRelease(t *testing.T) {
 		ctx := testContext(t)
 
 		a := mustLease(t, l, 1)
-		lastUsed := a.Start() + 100
+		lastUsed := a.First() + 100
 		for range 2 {
 			if err := a.Release(ctx, lastUsed); err != nil {
 				t.Fatalf("Release: %v", err)
@@ -251,14 +251,14 @@ func TestLeaseRelease(t *testing.T) {
 		}
 
 		b := mustLease(t, l, 1)
-		if b.WorkerID() != a.WorkerID() || b.Start() != lastUsed+1 {
-			t.Fatalf("after Release: worker ID %d from %d, want %d from %d", b.WorkerID(), b.Start(), a.WorkerID(), lastUsed+1)
+		if b.WorkerID() != a.WorkerID() || b.First() != lastUsed+1 {
+			t.Fatalf("after Release: worker ID %d from %d, want %d from %d", b.WorkerID(), b.First(), a.WorkerID(), lastUsed+1)
 		}
 		if err := b.Release(ctx, 0); err != nil { // used nothing
 			t.Fatal(err)
 		}
-		if c := mustLease(t, l, 1); c.Start() != lastUsed+1 {
-			t.Errorf("after a holder that used nothing: Start %d, want %d", c.Start(), lastUsed+1)
+		if c := mustLease(t, l, 1); c.First() != lastUsed+1 {
+			t.Errorf("after a holder that used nothing: Start %d, want %d", c.First(), lastUsed+1)
 		}
 	})
 }
@@ -278,7 +278,7 @@ func TestLeaseHorizon(t *testing.T) {
 		l.timing.Every = time.Hour // only Need, Wait and renewNow make it renew
 		s := mustLease(t, l, 7)
 		ahead := int64((DefaultLeaseHorizon + DefaultLeaseTTL/3) / time.Second)
-		if want := max(s.Start(), now.Load()) + ahead; s.Reserved() != want {
+		if want := max(s.First(), now.Load()) + ahead; s.Reserved() != want {
 			t.Fatalf("first reservation to %d, want %d: %d s ahead", s.Reserved(), want, ahead)
 		}
 		for range 3 {
@@ -325,9 +325,9 @@ func TestLeaseColdFirst(t *testing.T) {
 			{4, 1, now + 601, now + 601},
 		} {
 			s := mustLease(t, l, tt.maxID)
-			if s.WorkerID() != tt.want || s.Start() < tt.from || s.Start() > tt.to {
+			if s.WorkerID() != tt.want || s.First() < tt.from || s.First() > tt.to {
 				t.Errorf("up to %d: worker ID %d from %d, want %d from %d to %d (the database's now is %d)",
-					tt.maxID, s.WorkerID(), s.Start(), tt.want, tt.from, tt.to, now)
+					tt.maxID, s.WorkerID(), s.First(), tt.want, tt.from, tt.to, now)
 			}
 		}
 	})
@@ -346,13 +346,13 @@ func TestLeaseRenewsAtPace(t *testing.T) {
 		l.now = func() time.Time { return time.Unix(now.Load(), 0) }
 		l.timing.Every = time.Hour // only Need and Wait make it renew
 		s := mustLease(t, l, 7)
-		if want := max(s.Start(), now.Load()) + 3; s.Reserved() != want {
+		if want := max(s.First(), now.Load()) + 3; s.Reserved() != want {
 			t.Fatalf("first reservation to %d, want %d: the horizon and a third of the TTL ahead", s.Reserved(), want)
 		}
 
 		// 100 seconds of IDs in one second of the clock.
 		now.Add(1)
-		need := s.Start() + 99
+		need := s.First() + 99
 		s.Need(need)
 		if err := s.Wait(testContext(t), need); err != nil {
 			t.Fatal(err)
@@ -388,7 +388,7 @@ func TestLeaseStartBurst(t *testing.T) {
 		table := testTable(t, db)
 		l := newTestLeased(t, db, table, Config{LeaseTTL: 2 * time.Second, LeaseHorizon: 2 * time.Second})
 		s := mustLease(t, l, 7)
-		need := s.Start() + 8 // the default ring: 8 seconds in a few milliseconds
+		need := s.First() + 8 // the default ring: 8 seconds in a few milliseconds
 		s.Need(need)
 		if err := s.Wait(testContext(t), need); err != nil {
 			t.Fatal(err)
@@ -437,7 +437,7 @@ func TestLeaseNoFreeID(t *testing.T) {
 			s := mustLease(t, l, 3)
 			got <- s.WorkerID()
 		}()
-		if err := a.Release(testContext(t), a.Start()); err != nil {
+		if err := a.Release(testContext(t), a.First()); err != nil {
 			t.Fatal(err)
 		}
 		if id := <-got; id != a.WorkerID() {
@@ -511,7 +511,7 @@ func TestLeaseConcurrent(t *testing.T) {
 				if err != nil {
 					return err
 				}
-				id, start := got.WorkerID(), got.Start()
+				id, start := got.WorkerID(), got.First()
 				mu.Lock()
 				other, held := holder[id]
 				last := lastUsed[id]
@@ -653,7 +653,7 @@ func testLeaseOutage(t *testing.T, kind string) {
 			}
 		})
 	}
-	if err := s.Release(ctx, s.Start()); err != nil {
+	if err := s.Release(ctx, s.First()); err != nil {
 		t.Errorf("Release after the outages: %v", err)
 	}
 }
@@ -666,7 +666,7 @@ func TestList(t *testing.T) {
 		java := javaInsert(t, db, table)
 		held := mustLease(t, l, 7)
 		free := mustLease(t, l, 7)
-		if err := free.Release(testContext(t), free.Start()+5); err != nil {
+		if err := free.Release(testContext(t), free.First()+5); err != nil {
 			t.Fatal(err)
 		}
 
@@ -696,7 +696,7 @@ func TestList(t *testing.T) {
 		want := []string{
 			fmt.Sprint(java, false, Actual, "10.1.2.3", false, 0),
 			fmt.Sprint(held.WorkerID(), true, Container, "10.0.0.9", true, held.Reserved()),
-			fmt.Sprint(free.WorkerID(), true, Container, "10.0.0.9", false, free.Start()+5),
+			fmt.Sprint(free.WorkerID(), true, Container, "10.0.0.9", false, free.First()+5),
 		}
 		if !slices.Equal(got, want) {
 			t.Errorf("List:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

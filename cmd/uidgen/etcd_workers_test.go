@@ -26,12 +26,12 @@ func TestWorkers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer held.Release(context.Background(), held.Start())
+	defer held.Release(context.Background(), held.First())
 	free, err := l.LeaseWorkerID(ctx, 7)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := free.Release(ctx, free.Start()); err != nil {
+	if err := free.Release(ctx, free.First()); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := client.Put(ctx, "/payments/reserved/9", "1"); err != nil { // another fleet

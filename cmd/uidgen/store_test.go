@@ -31,7 +31,7 @@ type fakeStore struct {
 
 func newFakeStore() *fakeStore {
 	now := time.Now().Unix()
-	return &fakeStore{leaser: leasetest.Leaser{ID: 7, Start: now - 10, Reserved: now + 3600}}
+	return &fakeStore{leaser: leasetest.Leaser{ID: 7, First: now - 10, Reserved: now + 3600}}
 }
 
 func (s *fakeStore) Register(fs *flag.FlagSet) {

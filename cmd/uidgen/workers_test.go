@@ -78,7 +78,7 @@ func TestWorkersShowsLeases(t *testing.T) {
 			!strings.HasSuffix(out, "1 rows in "+table+": 1 leased (1 held, 0 free), 0 disposable\n") {
 			t.Errorf("workers with worker ID %d held printed\n%s", lease.WorkerID(), out)
 		}
-		if err := lease.Release(ctx, lease.Start()); err != nil {
+		if err := lease.Release(ctx, lease.First()); err != nil {
 			t.Fatal(err)
 		}
 		if out := workers(); !strings.HasSuffix(out, "1 leased (0 held, 1 free), 0 disposable\n") {

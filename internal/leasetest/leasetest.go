@@ -14,10 +14,11 @@ import (
 	"github.com/seed4d941b13/uidgen"
 )
 
-// Leaser lends worker ID ID with the given start and first reservation;
+// Leaser lends worker ID ID with the given first Unix second and first
+// reservation (the last Unix second reserved);
 // its leases' Release returns ReleaseErr.
 type Leaser struct {
-	ID, Start, Reserved int64
+	ID, First, Reserved int64
 	ReleaseErr          error
 
 	mu    sync.Mutex
@@ -33,7 +34,7 @@ func (l *Leaser) LeaseWorkerID(ctx context.Context, maxWorkerID int64) (uidgen.L
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.max = maxWorkerID
-	l.lease = &Lease{id: l.ID, start: l.Start, releaseErr: l.ReleaseErr, changed: make(chan struct{})}
+	l.lease = &Lease{id: l.ID, first: l.First, releaseErr: l.ReleaseErr, changed: make(chan struct{})}
 	l.lease.reserved.Store(l.Reserved)
 	return l.lease, nil
 }
@@ -47,7 +48,7 @@ func (l *Leaser) Lease() (*Lease, int64) {
 
 // Lease is a lease whose reservation moves only when the test says.
 type Lease struct {
-	id, start  int64
+	id, first  int64
 	releaseErr error
 	reserved   atomic.Int64
 	needed     atomic.Int64
@@ -60,7 +61,7 @@ type Lease struct {
 }
 
 func (l *Lease) WorkerID() int64 { return l.id }
-func (l *Lease) Start() int64    { return l.start }
+func (l *Lease) First() int64    { return l.first }
 func (l *Lease) Reserved() int64 { return l.reserved.Load() }
 
 // Need records the highest second asked for.
@@ -181,7 +182,7 @@ func (w *Watched) Last() uidgen.Lease {
 
 // Must leases an ID up to maxID from l within ctx and returns the lease as
 // T, the leaser's own lease type, so that a test can reach its internals.
-// The lease is released with lastUsed Start()-1 when the test ends, unless
+// The lease is released with lastUsed First()-1 when the test ends, unless
 // the test released it first. Must fails t if leasing does.
 func Must[T uidgen.Lease](t testing.TB, ctx context.Context, l uidgen.Leaser, maxID int64) T {
 	t.Helper()
@@ -190,6 +191,6 @@ func Must[T uidgen.Lease](t testing.TB, ctx context.Context, l uidgen.Leaser, ma
 		t.Fatalf("LeaseWorkerID(%d): %v", maxID, err)
 	}
 	s := got.(T)
-	t.Cleanup(func() { s.Release(context.Background(), s.Start()-1) })
+	t.Cleanup(func() { s.Release(context.Background(), s.First()-1) })
 	return s
 }

@@ -77,10 +77,10 @@ type Params struct {
 	Where string
 
 	ID    int64
-	Start int64 // the first second the holder may use
+	First int64 // the first Unix second the holder may use
 
 	// LeasedAt is when the lease was taken, by this process's clock, and
-	// Reserved the last second the store reserved when it took it (see
+	// Reserved the last Unix second the store reserved when it took it (see
 	// FirstReservation).
 	LeasedAt time.Time
 	Reserved int64
@@ -92,11 +92,11 @@ type Params struct {
 	Released error            // the sentinel Wait wraps after Release
 }
 
-// FirstReservation returns the last second a lease taken at now from second
-// start reserves: ahead, in whole seconds, past start or now, whichever is
-// later.
-func FirstReservation(start int64, now time.Time, ahead time.Duration) int64 {
-	return max(start, now.Unix()) + seconds(ahead)
+// FirstReservation returns the last Unix second a lease taken at now whose
+// holder's first second is first reserves: ahead, in whole seconds, past
+// first or now, whichever is later.
+func FirstReservation(first int64, now time.Time, ahead time.Duration) int64 {
+	return max(first, now.Unix()) + seconds(ahead)
 }
 
 // seconds returns d in whole seconds, rounded up.
@@ -153,7 +153,7 @@ var _ uidgen.Lease = (*Lease)(nil)
 func Start(p Params, store Store) *Lease {
 	s := &Lease{p: p, store: store, wake: make(chan struct{}, 1), changed: make(chan struct{}), done: make(chan struct{})}
 	s.reserved.Store(p.Reserved)
-	s.need.Store(p.Start - 1)
+	s.need.Store(p.First - 1)
 	s.wakeAt.Store(p.Reserved - seconds(p.Ahead)/2)
 	var ctx context.Context
 	ctx, s.stop = context.WithCancel(context.Background())
@@ -162,7 +162,7 @@ func Start(p Params, store Store) *Lease {
 }
 
 func (s *Lease) WorkerID() int64 { return s.p.ID }
-func (s *Lease) Start() int64    { return s.p.Start }
+func (s *Lease) First() int64    { return s.p.First }
 func (s *Lease) Reserved() int64 { return s.reserved.Load() }
 
 // Expires returns when the lease lapses unless renewed, by this process's
@@ -275,7 +275,7 @@ func (s *Lease) renew(ctx context.Context) {
 	defer close(s.done)
 	timer := time.NewTimer(s.p.Every)
 	defer timer.Stop()
-	lastAt, lastNeed := s.p.LeasedAt, s.p.Start-1
+	lastAt, lastNeed := s.p.LeasedAt, s.p.First-1
 	failing := false
 	for {
 		select {
@@ -359,8 +359,8 @@ func (s *Lease) record(err error) {
 }
 
 // Release stops the renewer, waits for it, and then has the store free the
-// lease, recording max(lastUsed, Start()-1): the holder used nothing above
-// lastUsed, and the earlier holders nothing above Start()-1. A lease
+// lease, recording max(lastUsed, First()-1): the holder used nothing above
+// lastUsed, and the earlier holders nothing above First()-1. A lease
 // already lost gives nothing back and returns an error wrapping
 // uidgen.ErrLeaseLost.
 func (s *Lease) Release(ctx context.Context, lastUsed int64) error {
@@ -377,7 +377,7 @@ func (s *Lease) Release(ctx context.Context, lastUsed int64) error {
 			s.releaseErr = fmt.Errorf("%s: release worker ID %d: %w", s.p.Pkg, s.p.ID, lost)
 			return
 		}
-		s.releaseErr = s.store.Free(ctx, max(lastUsed, s.p.Start-1))
+		s.releaseErr = s.store.Free(ctx, max(lastUsed, s.p.First-1))
 		if s.releaseErr == nil && s.p.Logger != nil {
 			s.p.Logger.InfoContext(ctx, s.p.Pkg+": released worker ID", "id", s.p.ID, "where", s.p.Where, "lastUsed", lastUsed)
 		}

@@ -27,30 +27,30 @@ type Params struct {
 	Leaser                        uidgen.Leaser
 	Clock                         uidgen.Clock
 
-	// LeadLimit is how far ahead of the clock a leased worker ID may let
-	// the generator start: a takeover of an ID its dead holder reserved
-	// further ahead waits for the clock in Assign. Below 0: no limit.
-	LeadLimit time.Duration
+	// MaxAhead is how far ahead of the clock a leased worker ID's first
+	// second may be: a takeover of an ID its dead holder reserved further
+	// ahead waits for the clock in Assign. Below 0: no limit.
+	MaxAhead time.Duration
 }
 
 // Scheme is a checked layout, clock and assigner, and once Assign has run,
 // the worker ID: everything needed to make IDs.
 type Scheme struct {
-	layout    uidgen.Layout
-	alloc     *bits.Allocator
-	epochSec  int64
-	clock     uidgen.Clock
-	assigner  uidgen.Assigner // nil when leaser is set
-	leaser    uidgen.Leaser   // nil when assigner is set
-	leadLimit time.Duration   // Params.LeadLimit
-	workerID  int64
+	layout   uidgen.Layout
+	alloc    *bits.Allocator
+	epochSec int64
+	clock    uidgen.Clock
+	assigner uidgen.Assigner // nil when leaser is set
+	leaser   uidgen.Leaser   // nil when assigner is set
+	maxAhead time.Duration   // Params.MaxAhead
+	workerID int64
 
 	// lease is the worker ID's lease when it came from the Leaser,
-	// and firstSecond the first second (delta) it lets this holder use:
+	// and firstDelta the first second (delta) it lets this holder use:
 	// above every second an earlier holder may have used. Set once, by
 	// Assign.
-	lease       uidgen.Lease
-	firstSecond int64
+	lease      uidgen.Lease
+	firstDelta int64
 }
 
 // New checks p without I/O and returns the Scheme it describes, with no
@@ -82,13 +82,13 @@ func New(p Params) (*Scheme, error) {
 		p.Clock = uidgen.SystemClock()
 	}
 	s := &Scheme{
-		layout:    layout,
-		alloc:     layout.Bits(),
-		epochSec:  layout.Epoch().Unix(),
-		clock:     p.Clock,
-		assigner:  p.Assigner,
-		leaser:    p.Leaser,
-		leadLimit: p.LeadLimit,
+		layout:   layout,
+		alloc:    layout.Bits(),
+		epochSec: layout.Epoch().Unix(),
+		clock:    p.Clock,
+		assigner: p.Assigner,
+		leaser:   p.Leaser,
+		maxAhead: p.MaxAhead,
 	}
 	if now := s.clock.Now(); now.Before(layout.Epoch()) {
 		return nil, fmt.Errorf("%w: epoch %s is after now %s",
@@ -125,51 +125,51 @@ func (s *Scheme) assignLease(ctx context.Context, l uidgen.Leaser) error {
 	if err != nil {
 		return fmt.Errorf("lease worker ID: %w", err)
 	}
-	first := lease.Start() - s.epochSec
+	first := lease.First() - s.epochSec // delta
 	err = s.checkWorkerID(lease.WorkerID())
 	if err == nil {
 		if err = s.CheckDelta(first); err != nil {
-			err = fmt.Errorf("worker ID %d is leased from second %d on: %w", lease.WorkerID(), lease.Start(), err)
+			err = fmt.Errorf("worker ID %d is leased from Unix second %d on: %w", lease.WorkerID(), lease.First(), err)
 		}
 	}
 	if err == nil {
-		err = s.waitForStart(ctx, lease.WorkerID(), first)
+		err = s.waitForFirst(ctx, lease.WorkerID(), first)
 	}
 	if err != nil {
 		// Nothing was used: release it unchanged, under a context of its
 		// own, since ctx may be what ended.
 		rctx, cancel := context.WithTimeout(context.Background(), ReleaseTimeout)
 		defer cancel()
-		return errors.Join(err, lease.Release(rctx, lease.Start()-1))
+		return errors.Join(err, lease.Release(rctx, lease.First()-1))
 	}
-	s.workerID, s.lease, s.firstSecond = lease.WorkerID(), lease, max(first, 0)
+	s.workerID, s.lease, s.firstDelta = lease.WorkerID(), lease, max(first, 0)
 	return nil
 }
 
-// leadCheck is how often waitForStart looks at the clock: a clock that is
+// aheadCheck is how often waitForFirst looks at the clock: a clock that is
 // not the system's may move in steps no timer sees.
-const leadCheck = time.Second
+const aheadCheck = time.Second
 
-// waitForStart waits, under ctx, until first, the first second (delta) a
+// waitForFirst waits, under ctx, until first, the first second (delta) a
 // lease of worker ID id lets the generator use, is no further ahead of the
-// clock than leadLimit: a holder that died reserved its ID ahead, and the
+// clock than maxAhead: a holder that died reserved its ID ahead, and the
 // IDs of a takeover must not carry a second further in the future than the
 // generator may go.
-func (s *Scheme) waitForStart(ctx context.Context, id, first int64) error {
-	if s.leadLimit < 0 {
+func (s *Scheme) waitForFirst(ctx context.Context, id, first int64) error {
+	if s.maxAhead < 0 {
 		return nil
 	}
-	lead := int64(s.leadLimit / time.Second)
+	ahead := int64(s.maxAhead / time.Second)
 	for {
 		now := s.clock.Now()
-		if first <= now.Unix()-s.epochSec+lead {
+		if first <= now.Unix()-s.epochSec+ahead {
 			return nil
 		}
 		select {
 		case <-ctx.Done():
 			return fmt.Errorf("worker ID %d is reserved by its last holder up to second %s, more than %v ahead of the clock's %s; waiting for the clock: %w",
-				id, FormatTime(s.TimeOf(first-1)), s.leadLimit, FormatTime(now), ctx.Err())
-		case <-time.After(min(s.TimeOf(first-lead).Sub(now), leadCheck)):
+				id, FormatTime(s.TimeOf(first-1)), s.maxAhead, FormatTime(now), ctx.Err())
+		case <-time.After(min(s.TimeOf(first-ahead).Sub(now), aheadCheck)):
 		}
 	}
 }
@@ -182,9 +182,9 @@ func (s *Scheme) checkWorkerID(id int64) error {
 	return nil
 }
 
-// FirstSecond returns the first second, in delta seconds, the generator may
+// FirstDelta returns the first second, in delta seconds, the generator may
 // use: 0, or with a lease the first second above every earlier holder's.
-func (s *Scheme) FirstSecond() int64 { return s.firstSecond }
+func (s *Scheme) FirstDelta() int64 { return s.firstDelta }
 
 // Reserve tells the lease that the generator is about to use second delta,
 // so that it reserves ahead, and reports whether delta is reserved now.
@@ -265,11 +265,11 @@ const ReleaseTimeout = 5 * time.Second
 // Release gives a leased worker ID back, recording last, the newest second
 // (delta) the generator used; below FirstSecond, it used none. Without a
 // lease it does nothing.
-func (s *Scheme) Release(ctx context.Context, last int64) error {
+func (s *Scheme) Release(ctx context.Context, lastDelta int64) error {
 	if s.lease == nil {
 		return nil
 	}
-	return s.lease.Release(ctx, s.epochSec+max(last, s.firstSecond-1))
+	return s.lease.Release(ctx, s.epochSec+max(lastDelta, s.firstDelta-1))
 }
 
 // Layout returns the layout.
