@@ -13,7 +13,7 @@ import (
 func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errOut bytes.Buffer
-	code = Main(args, &out, &errOut, &etcdStore{})
+	code = Main(args, &out, &errOut, newStores(&errOut))
 	return code, out.String(), errOut.String()
 }
 

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
@@ -33,6 +32,8 @@ func (s *etcdStore) Register(fs *flag.FlagSet) {
 }
 
 func (s *etcdStore) Chosen() bool { return s.endpoints != "" }
+
+func (s *etcdStore) Flag() string { return "etcd" }
 
 // client returns a quiet client of -etcd's cluster.
 func (s *etcdStore) client() (*clientv3.Client, error) {
@@ -61,9 +62,7 @@ func (s *etcdStore) Leaser(ttl, horizon time.Duration) (uidgen.Leaser, func(), e
 	return l, func() { c.Close() }, nil
 }
 
-// List prints the fleet as `uidgen workers -dsn` prints the table: a
-// lease's time left is the cluster's; a reservation is an instant in UTC,
-// and how far it runs ahead of this machine's clock.
+// List prints the fleet (printFleet).
 func (s *etcdStore) List(ctx context.Context, w io.Writer) error {
 	c, err := s.client()
 	if err != nil {
@@ -74,25 +73,9 @@ func (s *etcdStore) List(ctx context.Context, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tSTATE\tHOST\tPID\tSINCE (UTC)\tLEASE LEFT\tRESERVED UNTIL (UTC)\tAHEAD")
-	held := 0
-	for _, r := range rows {
-		state, host, pid, since, left, ahead := "free", "-", "-", "-", "-", "-"
-		if r.Held {
-			held++
-			state, host, pid = "held", r.Host, fmt.Sprint(r.PID)
-			since, left = r.Since.UTC().Format(time.DateTime), r.LeaseLeft.String()
-		}
-		if r.ReservedAhead > 0 {
-			ahead = r.ReservedAhead.String()
-		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, state, host, pid, since, left,
-			time.Unix(r.LastReserved, 0).UTC().Format(time.DateTime), ahead)
+	fleet := make([]fleetRow, len(rows))
+	for i, r := range rows {
+		fleet[i] = fleetRow(r)
 	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	_, err = fmt.Fprintf(w, "%d worker IDs under %s: %d held, %d free\n", len(rows), s.prefix, held, len(rows)-held)
-	return err
+	return printFleet(w, fleet, s.prefix)
 }

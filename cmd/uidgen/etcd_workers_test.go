@@ -40,7 +40,7 @@ func TestWorkers(t *testing.T) {
 
 	var stdout, stderr bytes.Buffer
 	code := Main([]string{"workers", "-etcd", strings.Join(c.Endpoints(), ","), "-etcd-prefix", "/orders/"},
-		&stdout, &stderr, &etcdStore{})
+		&stdout, &stderr, newStores(&stderr))
 	out := stdout.String()
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	if code != 0 || len(lines) != 4 || !strings.HasPrefix(lines[0], "ID  STATE  HOST") ||
@@ -49,7 +49,7 @@ func TestWorkers(t *testing.T) {
 		t.Errorf("workers: exit %d, stderr %q, printed\n%s", code, &stderr, out)
 	}
 
-	code = Main([]string{"workers", "-etcd", " , "}, &stdout, &stderr, &etcdStore{})
+	code = Main([]string{"workers", "-etcd", " , "}, &stdout, &stderr, newStores(&stderr))
 	if code != 2 || !strings.Contains(stderr.String(), "names no endpoint") {
 		t.Errorf("workers -etcd ' , ': exit %d, stderr %q; want 2, naming no endpoint", code, &stderr)
 	}

@@ -20,7 +20,7 @@ import (
 // TestMain lets the tests run the test binary as the uidgen command, as
 // processes of a fleet (package fleettest).
 func TestMain(m *testing.M) {
-	fleettest.Main(m, func(args []string) int { return Main(args, os.Stdout, os.Stderr, &etcdStore{}) })
+	fleettest.Main(m, func(args []string) int { return Main(args, os.Stdout, os.Stderr, newStores(os.Stderr)) })
 }
 
 // TestFleetSharesNoID starts a fleet of separate processes at once against

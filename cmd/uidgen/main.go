@@ -13,21 +13,30 @@
 //
 // The commands that make IDs (gen, bench, serve) take their worker ID from
 // -worker (a static ID), from -dsn (the WORKER_NODE table: a fresh ID per
-// start, or with -lease one that comes back), or from -etcd (a lease from
-// an etcd cluster); workers lists the table's IDs or the etcd fleet's:
+// start, or with -lease one that comes back), from -etcd (a lease from an
+// etcd cluster) or from -redis or -redis-sentinel (a lease from Redis);
+// workers lists the table's IDs, the etcd fleet's or the Redis fleet's:
 //
-//	-etcd ENDPOINTS      lease the worker ID from the etcd cluster at these
-//	                     comma-separated client URLs ($UIDGEN_ETCD)
-//	-etcd-prefix PREFIX  the fleet's key prefix (default /uidgen/)
+//	-etcd ENDPOINTS       lease the worker ID from the etcd cluster at these
+//	                      comma-separated client URLs ($UIDGEN_ETCD)
+//	-etcd-prefix PREFIX   the fleet's key prefix (default /uidgen/)
+//	-redis URL            lease the worker ID from the Redis server at this
+//	                      redis:// URL ($UIDGEN_REDIS)
+//	-redis-sentinel ADDRS lease it from the primary these Sentinels watch,
+//	-redis-master NAME    known to them by this name
+//	-redis-prefix PREFIX  the fleet's key prefix (default {uidgen}:)
+//	-redis-replicas N     replicas that must acknowledge each reservation
 //
 // For example:
 //
 //	uidgen serve -etcd http://10.0.0.1:2379,http://10.0.0.2:2379 -etcd-prefix /uidgen/orders/
 //	uidgen workers -etcd http://10.0.0.1:2379 -etcd-prefix /uidgen/orders/
+//	uidgen serve -redis redis://10.0.0.5:6379/0 -redis-prefix '{orders}:'
+//	uidgen serve -redis-sentinel 10.0.0.6:26379,10.0.0.7:26379 -redis-master ids -redis-replicas 1
 //
 // Every command takes -h. Bad flags print a message and exit with status 2.
 package main
 
 import "os"
 
-func main() { os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr, &etcdStore{})) }
+func main() { os.Exit(Main(os.Args[1:], os.Stdout, os.Stderr, newStores(os.Stderr))) }

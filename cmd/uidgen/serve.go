@@ -38,7 +38,8 @@ var (
 )
 
 const serveSynopsis = `serve [-addr HOST:PORT] [-generator cached|default] [-shutdown-timeout D]
-             [-worker ID | -dsn DSN [-lease] [-segment-table NAME] [-max-tags N] [-create-tags] | -etcd ENDPOINTS [-etcd-prefix P]]
+             [-worker ID | -dsn DSN [-lease] [-segment-table NAME] [-max-tags N] [-create-tags] |
+              -etcd ENDPOINTS [-etcd-prefix P] | -redis URL [-redis-prefix P]]
              [-lease-ttl D] [-lease-horizon D] [layout flags]
 
 Serves IDs over HTTP, for services in any language:

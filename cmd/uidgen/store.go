@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -12,7 +13,8 @@ import (
 )
 
 // leaseStore is a place besides the SQL worker table that lends worker IDs:
-// an etcd cluster (etcdStore). Main takes it as a value, so that tests can
+// an etcd cluster (etcdStore), a Redis deployment (redisStore), or all of
+// them side by side (storeSet). Main takes it as a value, so that tests can
 // drive the flags' rules with a store in memory.
 type leaseStore interface {
 	// Register adds the store's flags to fs, on every command that makes
@@ -24,6 +26,10 @@ type leaseStore interface {
 	// chosen, -worker, -dsn, -table and -lease are usage errors.
 	Chosen() bool
 
+	// Flag names the flag that chose the store, without its dash, for
+	// errors: "etcd".
+	Flag() string
+
 	// Leaser returns the uidgen.Leaser the flags describe, with the lease
 	// TTL and horizon given by -lease-ttl and -lease-horizon (0: the
 	// store's defaults), and a func that releases what it holds, called
@@ -34,6 +40,62 @@ type leaseStore interface {
 	// List writes the store's worker IDs to w, as `uidgen workers` writes
 	// the table's, within ctx.
 	List(ctx context.Context, w io.Writer) error
+}
+
+// storeSet offers every store's flags on one command; the one the flags
+// choose leases and lists. Two chosen at once is a usage error that names
+// both flags.
+type storeSet []leaseStore
+
+// newStores returns the storeSet the command offers: etcd and Redis. The
+// Redis store warns on stderr of a deployment that cannot keep its leases.
+func newStores(stderr io.Writer) storeSet { return storeSet{&etcdStore{}, &redisStore{stderr: stderr}} }
+
+func (ss storeSet) Register(fs *flag.FlagSet) {
+	for _, s := range ss {
+		s.Register(fs)
+	}
+}
+
+func (ss storeSet) Chosen() bool { return slices.ContainsFunc(ss, leaseStore.Chosen) }
+
+func (ss storeSet) Flag() string {
+	if i := slices.IndexFunc(ss, leaseStore.Chosen); i >= 0 {
+		return ss[i].Flag()
+	}
+	return ""
+}
+
+// one returns the store chosen, or a usage error naming the first two
+// chosen.
+func (ss storeSet) one() (leaseStore, error) {
+	var chosen []leaseStore
+	for _, s := range ss {
+		if s.Chosen() {
+			chosen = append(chosen, s)
+		}
+	}
+	if len(chosen) > 1 {
+		return nil, fmt.Errorf("%w: -%s and -%s both given: the worker ID is leased from one store", ErrUsage,
+			chosen[0].Flag(), chosen[1].Flag())
+	}
+	return chosen[0], nil
+}
+
+func (ss storeSet) Leaser(ttl, horizon time.Duration) (uidgen.Leaser, func(), error) {
+	s, err := ss.one()
+	if err != nil {
+		return nil, nil, err
+	}
+	return s.Leaser(ttl, horizon)
+}
+
+func (ss storeSet) List(ctx context.Context, w io.Writer) error {
+	s, err := ss.one()
+	if err != nil {
+		return err
+	}
+	return s.List(ctx, w)
 }
 
 // storeFlags is a command's leaseStore and the flags it registered on the
@@ -73,10 +135,7 @@ func (s *storeFlags) conflict(with string, names ...string) error {
 	if bad == "" {
 		return nil
 	}
-	by := "the lease store"
-	if name := setFlag(s.fs, s.names...); name != "" {
-		by = "-" + name
-	}
+	by := "-" + s.store.Flag()
 	all := dashed(names, ", ")
 	if i := strings.LastIndex(all, ", "); i >= 0 {
 		all = all[:i] + " and " + all[i+2:]

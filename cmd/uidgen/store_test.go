@@ -41,6 +41,8 @@ func (s *fakeStore) Register(fs *flag.FlagSet) {
 
 func (s *fakeStore) Chosen() bool { return s.chosen }
 
+func (s *fakeStore) Flag() string { return "fake" }
+
 func (s *fakeStore) Leaser(ttl, horizon time.Duration) (uidgen.Leaser, func(), error) {
 	s.leasers++
 	s.ttl, s.horizon = ttl, horizon
@@ -192,7 +194,7 @@ func TestStoreFlagsInHelp(t *testing.T) {
 		for _, tt := range []struct {
 			store leaseStore
 			flag  string
-		}{{newFakeStore(), "  -fake\n"}, {&etcdStore{}, "  -etcd string\n"}} {
+		}{{newFakeStore(), "  -fake\n"}, {newStores(io.Discard), "  -etcd string\n"}, {newStores(io.Discard), "  -redis string\n"}} {
 			code, _, stderr := runWithStore(tt.store, c.name, "-h")
 			listed := strings.Contains(stderr, tt.flag)
 			if code != 0 || listed != offer[c.name] {

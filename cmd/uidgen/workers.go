@@ -12,7 +12,7 @@ import (
 )
 
 func runWorkers(args []string, stdout, stderr io.Writer, store leaseStore) error {
-	fs := newFlagSet("workers", "workers -dsn DSN [-table NAME] | -etcd ENDPOINTS [-etcd-prefix P]",
+	fs := newFlagSet("workers", "workers -dsn DSN [-table NAME] | -etcd ENDPOINTS [-etcd-prefix P] | -redis URL [-redis-prefix P]",
 		"uidgen workers -dsn 'root@tcp(127.0.0.1:3306)/test'", stderr)
 	table := fs.String("table", worker.DefaultTable, "worker table")
 	dsn := dsnFlag(fs, "the worker table's database")

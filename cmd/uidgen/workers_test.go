@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -45,7 +46,7 @@ func TestWorkersShowsLeases(t *testing.T) {
 
 		var w workerFlags
 		fs := flag.NewFlagSet("gen", flag.ContinueOnError)
-		w.register(fs, &etcdStore{})
+		w.register(fs, newStores(io.Discard))
 		if err := fs.Parse([]string{"-dsn", dsn, "-table", table, "-lease"}); err != nil {
 			t.Fatal(err)
 		}
