@@ -36,12 +36,6 @@ const (
 	MaxLeaseHorizon     = worker.MaxLeaseHorizon
 )
 
-// coldSlack is how far ahead of this process's clock a free ID's
-// reservation may run and still count as cold: a clean release records the
-// last second its generator used, which a cached generator's ring holds a
-// few seconds ahead of the clock even at idle.
-const coldSlack = 10
-
 // freePoll is how often LeaseWorkerID looks again when every ID is held: a
 // released ID is free at once, an abandoned one after its TTL.
 const freePoll = time.Second

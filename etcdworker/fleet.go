@@ -10,6 +10,8 @@ import (
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
+
+	"github.com/seed4d941b13/uidgen/internal/leasing"
 )
 
 // holder is the value of a held/ID key: who holds the ID, for a person
@@ -88,38 +90,23 @@ func keyID(key, dir string) (int64, error) {
 	return id, nil
 }
 
-// choose returns the ID up to maxID that a new holder takes at now, by its
-// clock, from states (sorted by ID): the lowest free ID whose reservation
-// has passed or passes within coldSlack; else the lowest ID never leased;
-// else the free ID whose reservation ends soonest. It returns false when
-// every ID up to maxID is held.
+// choose returns the state of the ID up to maxID that leasing.Choose picks
+// for a new holder at now, by its clock, from states (sorted by ID); an ID
+// never leased has the zero state but its ID. It returns false when every
+// ID up to maxID is held.
 func choose(states []idState, now time.Time, maxID int64) (idState, bool) {
-	free := func(s idState) bool { return !s.held && s.id <= maxID }
-	for _, s := range states {
-		if free(s) && s.reserved <= now.Unix()+coldSlack {
-			return s, true
-		}
-	}
-	next := int64(1)
-	for _, s := range states {
-		if s.id != next {
-			break
-		}
-		next++
-	}
-	if next <= maxID {
-		return idState{id: next}, true
-	}
-	var soonest *idState
+	candidates := make([]leasing.Candidate, len(states))
 	for i, s := range states {
-		if free(s) && (soonest == nil || s.reserved < soonest.reserved) {
-			soonest = &states[i]
-		}
+		candidates[i] = leasing.Candidate{ID: s.id, Reserved: s.reserved, Held: s.held}
 	}
-	if soonest == nil {
+	id, ok := leasing.Choose(candidates, now, maxID)
+	if !ok {
 		return idState{}, false
 	}
-	return *soonest, true
+	if i := slices.IndexFunc(states, func(s idState) bool { return s.id == id }); i >= 0 {
+		return states[i], true
+	}
+	return idState{id: id}, true
 }
 
 // Row is one worker ID of a fleet, as a person looking at it wants to see

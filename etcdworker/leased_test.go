@@ -193,7 +193,7 @@ func TestLeaseLowestFreeFirst(t *testing.T) {
 // of the clock: the holder starts above it, whatever the clock says.
 func TestLeaseStartsAboveReservation(t *testing.T) {
 	f := newFleet(t)
-	ahead := time.Now().Unix() + 20 // hot, beyond coldSlack
+	ahead := time.Now().Unix() + 20 // hot, beyond leasing.ColdSlack
 	f.put(t, reservedKey(f.prefix, 1), strconv.FormatInt(ahead, 10))
 	s := mustLease(t, f.leased(t, Config{}), 1)
 	if s.WorkerID() != 1 || s.First() != ahead+1 {
