@@ -5,6 +5,19 @@
 // commits through Raft: a write it acknowledged survives the loss of any
 // minority of members.
 //
+//	c, err := etcdworker.NewClient([]string{"http://10.0.0.1:2379"}, logger)
+//	defer c.Close() // deferred first, so it runs after g.Close
+//	l, err := etcdworker.NewLeased(etcdworker.Config{Client: c})
+//	g, err := cached.New(ctx, cached.Config{Leaser: l})
+//	defer g.Close() // gives the ID back
+//
+// `uidgen workers -etcd ENDPOINTS` shows a fleet as a table (func List).
+// Read Config next for the fleet's prefix and the lease's TTL and horizon;
+// then, below, the keys, and why two holders of an ID never use the same
+// second.
+//
+// # Keys
+//
 // A fleet is a key prefix (Config.Prefix, "/uidgen/" by default), so
 // several fleets share one cluster. Under it, each worker ID ever leased has
 // two keys, readable with `etcdctl get --prefix /uidgen/`:
@@ -17,8 +30,7 @@
 // held/ID exists while a process holds the ID, and is attached to an etcd
 // lease of Config.LeaseTTL that the holder keeps alive: when the holder
 // dies, or is cut off from the cluster's majority for a TTL, etcd deletes
-// the key and the ID is free. `uidgen workers -etcd ENDPOINTS` shows a
-// fleet as a table (package List).
+// the key and the ID is free.
 //
 // The holder renews every third of the TTL: one LeaseKeepAliveOnce and one
 // transaction that moves reserved/ID ahead, two requests in all. Each
@@ -27,6 +39,9 @@
 // etcd, or whose cluster has lost its quorum, goes on for
 // Config.LeaseHorizon; a holder that dies leaves its ID reserved up to that
 // far ahead, and the next holder of that ID starts above it.
+//
+// It logs nothing unless given a logger (Config.Logger); NewClient makes an
+// etcd client whose own logs go to the same logger, or nowhere.
 //
 // # Why two holders of an ID never use the same second
 //
@@ -42,7 +57,7 @@
 // of the transaction that took w, which no other key creation shares. The
 // invariant: every second that any holder of w, past or present, may still
 // use is at most the value of reserved/w; and every second of the holder
-// whose key is held/w is at least its Start. These steps keep it:
+// whose key is held/w is at least its First(). These steps keep it:
 //
 //  1. A holder uses second s only if s <= Reserved(), and Reserved() rises
 //     to t only after a transaction IF CreateRevision(held/w) == its own
@@ -67,17 +82,17 @@
 //     (Drop the ModRevision comparison: TestLeaseConcurrent sees a holder
 //     start at or below a second its predecessor used, the ID having been
 //     taken, used and released between the read and the takeover.)
-//  4. The new holder starts at max(now, r + 1): above every second of the
-//     earlier holders. (Start at now alone:
+//  4. The new holder's First() is max(now, r + 1), now by its own clock:
+//     above every second of the earlier holders. (Take now alone:
 //     TestLeaseStartsAboveReservation.)
 //  5. Release, in one transaction IF CreateRevision(held/w) == its own, puts
-//     reserved/w = max(lastUsed, Start-1) and deletes held/w. Lowering the
-//     reservation is safe: the holder used nothing above lastUsed, and the
-//     earlier holders nothing above r <= Start-1. (Record lastUsed below
-//     Start-1: TestLeaseRelease.)
+//     reserved/w = max(lastUsed, First()-1) and deletes held/w. Lowering
+//     the reservation is safe: the holder used nothing above lastUsed, and
+//     the earlier holders nothing above r <= First()-1. (Record lastUsed
+//     below First()-1: TestLeaseRelease.)
 //  6. An ID never leased has no reserved/w: ModRevision 0 in step 3 takes it
-//     only while the key is still absent, and the holder starts at the
-//     clock. This is why reserved/ keys must never be deleted.
+//     only while the key is still absent, and the holder's First() is its
+//     clock's now. This is why reserved/ keys must never be deleted.
 //
 // A holder that finds its lease lost goes on using the seconds reserved
 // before, which step 3 left below its successor's, and then Wait fails with
@@ -91,11 +106,10 @@
 // ID never leased, and one still reserved ahead only when no other is free,
 // the one whose reservation ends soonest (TestLeaseColdFirst).
 //
+// # What etcd must keep
+//
 // The proof needs etcd to keep what it acknowledged, which Raft does while
 // a majority of members keeps its data: do not restore a member from an old
 // backup into a live cluster, and do not run a fleet on a single member you
 // may lose.
-//
-// It logs nothing unless given a logger (Config.Logger); NewClient makes an
-// etcd client whose own logs go to the same logger, or nowhere.
 package etcdworker
