@@ -16,7 +16,9 @@
 //	| sign 1 | delta seconds | worker ID | sequence |
 //
 // so Go and Java services that share a WORKER_NODE table and a layout share
-// one ID space, and either reads the other's IDs.
+// one ID space, and either reads the other's IDs. A fleet takes its worker
+// IDs from package worker (a database table), etcdworker or redisworker;
+// package segment hands out dense numbers from a table instead.
 //
 // Errors read as one line. The sentinels here name the fault without a
 // package prefix ("time bits exhausted"); a generator or the worker package

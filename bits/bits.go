@@ -1,6 +1,10 @@
 // Package bits lays out the fields of a UID in 64 bits. For Baidu's layouts
 // it is Baidu's BitsAllocator, bit for bit, so Go and Java services can share
-// one ID space:
+// one ID space. Programs read IDs with uidgen.Layout, which holds one:
+//
+//	a, err := bits.New(30, 20, 13) // time, worker and sequence bits
+//	uid := a.Allocate(deltaSeconds, workerID, sequence)
+//	deltaSeconds, workerID, sequence = a.Parse(uid)
 //
 //	 63  62 ..................... 62-T+1 ......... S+W-1 ........ S-1 ...... 0
 //	+---+-----------------------------+-------------------+-----------------+

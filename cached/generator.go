@@ -2,6 +2,14 @@
 // second at a time by one padding goroutine, kept in a lock-free ring, and
 // handed out by a single compare-and-swap.
 //
+//	g, err := cached.New(ctx, cached.Config{Assigner: uidgen.Static(7)})
+//	defer g.Close()
+//	id, err := g.NextID()
+//
+// A fleet gives each process its worker ID through package worker,
+// etcdworker or redisworker (Config.Assigner, or Config.Leaser for an ID
+// that comes back). Read Config next; package metrics exports Stats.
+//
 // A Generator wires the pieces together: a layout, epoch, clock and worker ID
 // (checked as defaultgen checks them), a ringbuffer.Ring of
 // 2^SeqBits << BoostPower slots, and a padding.Executor that keeps it full

@@ -1,6 +1,10 @@
 // Package defaultgen is Baidu's DefaultUidGenerator done properly in Go: a
 // mutex-guarded per-second Snowflake that makes each ID when it is asked for.
 //
+//	g, err := defaultgen.New(ctx, defaultgen.Config{Assigner: uidgen.Static(7)})
+//	defer g.Close()
+//	id, err := g.NextID()
+//
 // It is the baseline the cached generator (package cached) is measured
 // against, and the simplest correct generator for a service that needs a few
 // thousand IDs a second. Its Config is the cached generator's, less the

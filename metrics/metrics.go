@@ -1,4 +1,6 @@
-// Package metrics exports a uidgen generator's Stats to Prometheus.
+// Package metrics exports a uidgen generator's Stats to Prometheus:
+//
+//	prometheus.MustRegister(metrics.NewCached(g)) // NewDefault, NewSegment
 //
 // Only a program that imports this package links the Prometheus client: one
 // that imports cached or defaultgen alone links neither it nor any database

@@ -1,6 +1,10 @@
 // Package padding keeps a ring full: its Executor is the one goroutine that
 // puts batches of values into a ringbuffer.Ring, after Baidu's
-// BufferPaddingExecutor.
+// BufferPaddingExecutor. The cached generator runs one; a program needs it
+// only to fill a ring of its own:
+//
+//	e, err := padding.New(padding.Config{Ring: ring, Source: src})
+//	defer e.Close()
 //
 // What goes in the ring is a Source's business: the cached generator's
 // source makes whole seconds of UIDs, borrowing future seconds under heavy
