@@ -94,7 +94,7 @@
 // A holder is known by its held key's value, whose token no other take
 // shares. The invariant: every second that any holder of w, past or
 // present, may still use is at most the value of reserved:w; and every
-// second of the holder whose value held:w holds is at least its Start.
+// second of the holder whose value held:w holds is at least its First().
 // These steps keep it:
 //
 //  1. A holder uses second s only if s <= Reserved(), and Reserved() rises
@@ -120,12 +120,12 @@
 //     predecessor used, the ID having been taken, used and released in
 //     between.)
 //  4. The new holder starts at max(now, r + 1): above every second of the
-//     earlier holders. (Start at now alone: TestLeaseStartsAboveReservation.)
+//     earlier holders. (Start the holder at now alone: TestLeaseStartsAboveReservation.)
 //  5. freeScript, finding held:w holding the holder's value, sets
-//     reserved:w = max(lastUsed, Start-1) and deletes held:w in one step.
+//     reserved:w = max(lastUsed, First()-1) and deletes held:w in one step.
 //     Lowering the reservation is safe: the holder used nothing above
-//     lastUsed, and the earlier holders nothing above r <= Start-1.
-//     (Record lastUsed below Start-1: TestLeaseRelease.)
+//     lastUsed, and the earlier holders nothing above r <= First()-1.
+//     (Record lastUsed below First()-1: TestLeaseRelease.)
 //  6. An ID never leased has no reserved:w, and takeScript starts its holder
 //     at the clock. This is why reserved: keys must never be deleted.
 //
