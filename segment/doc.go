@@ -118,7 +118,8 @@
 // or two claims before the ranges catch up. A step sized for the bursts a
 // tag sees avoids that. A crash loses what the process had claimed and not
 // handed out: at most about one and a half ClaimEvery of numbers at its
-// rate. A clean Close loses nothing: what it cannot give back through
+// rate, and one and a half MaxStep at any rate (3 million by default, as
+// Leaf's MAX_STEP of a million bounds its own). A clean Close loses nothing: what it cannot give back through
 // max_id, because another process claimed since, waits in the returned
 // table for the next claims, so a fleet's rolling restarts leave the
 // numbers below max_id dense (TestDenseAcrossRestarts), and a process

@@ -120,8 +120,8 @@ func start(ctx context.Context, c config, ring *ringbuffer.Ring) (*ranges, error
 	return r, nil
 }
 
-// prepare makes sure the tag's row exists, at or above Start, and returns
-// its step.
+// prepare makes sure the tag's row exists, creating it where c.create
+// says, at or above Start, and returns its step.
 func (r *ranges) prepare(ctx context.Context) (int64, error) {
 	d := r.c.d
 	for {
@@ -129,6 +129,8 @@ func (r *ranges) prepare(ctx context.Context) (int64, error) {
 		err := r.db.QueryRowContext(ctx, d.Rebind("SELECT max_id, step FROM "+r.table+" WHERE biz_tag = ?"), r.tag).
 			Scan(&maxID, &step)
 		switch {
+		case errors.Is(err, sql.ErrNoRows) && !r.c.create:
+			return 0, fmt.Errorf("%w: %q is not in %s", ErrNoTag, r.tag, r.table)
 		case errors.Is(err, sql.ErrNoRows):
 			start := max(r.c.Start, 1)
 			_, err := r.db.ExecContext(ctx, d.Rebind("INSERT INTO "+r.table+

@@ -24,9 +24,12 @@ const (
 	// rows use 2000.
 	DefaultStep = 2000
 
-	// DefaultMaxStep bounds the range a claim takes: 2^32 numbers, about 5
-	// minutes at 14 million a second.
-	DefaultMaxStep = 1 << 32
+	// DefaultMaxStep bounds the range a claim takes, and so what a crash
+	// loses: a process killed while it takes flat out held at most about
+	// 1.5 × MaxStep numbers (3 million), at the cost of a claim statement
+	// every 2 million numbers handed out. bench/RESULTS.md has the
+	// trade-off against other bounds.
+	DefaultMaxStep = 2_000_000
 
 	// DefaultClaimEvery is how long a range is sized to last.
 	DefaultClaimEvery = 5 * time.Minute
@@ -54,6 +57,9 @@ var (
 
 	// ErrNoTable: the tag table does not exist; EnsureSchema creates it.
 	ErrNoTable = errors.New("segment table missing")
+
+	// ErrNoTag: Lookup found no row for Config.Tag; New would create it.
+	ErrNoTag = errors.New("no such tag")
 
 	// ErrBadTag: Config.Tag is empty, longer than 128 bytes, or has a
 	// character other than letters, digits and . _ - :.
@@ -114,7 +120,9 @@ type Config struct {
 	Step int64
 
 	// MaxStep is the largest range a claim takes, DefaultMaxStep by
-	// default; it must not be below the tag's step.
+	// default; it must not be below the tag's step. Above MaxStep numbers
+	// per ClaimEvery, claims come more often than ClaimEvery and the
+	// horizon below shrinks to half a MaxStep at the rate.
 	MaxStep int64
 
 	// ClaimEvery is how long a range is sized to last at the rate numbers
@@ -124,7 +132,8 @@ type Config struct {
 	// that rate has landed, the generator holds at least ClaimEvery/2 of
 	// numbers, and a database that does not answer for less than that (a
 	// failover, a restart) fails no take. The cost is what a crash loses:
-	// up to about 1.5 × ClaimEvery of numbers at the rate.
+	// up to about 1.5 × ClaimEvery of numbers at the rate, and never more
+	// than about 1.5 × MaxStep.
 	ClaimEvery time.Duration
 
 	// Description is written to a tag New creates.
@@ -174,11 +183,23 @@ var errNextIDClosed = fmt.Errorf("segment: next ID: %w", uidgen.ErrClosed)
 // ErrStep, ErrStart or ErrRingSize for a bad Config, ErrNoTable when the
 // table is missing, and otherwise the database's error (ErrUnreachable,
 // ErrAccessDenied, ctx.Err()).
-func New(ctx context.Context, cfg Config) (*Generator, error) {
+func New(ctx context.Context, cfg Config) (*Generator, error) { return newGenerator(ctx, cfg, true) }
+
+// Lookup is New for a tag that must exist already: a service that hands out
+// the numbers of the tags an operator made, and no others, opens each with
+// Lookup. It fails with an error wrapping ErrNoTag, having written
+// nothing, when the tag has no row; its other errors are New's. Config.Step
+// is the step of a tag New creates, so Lookup ignores it; Config.Start
+// still moves the tag up.
+func Lookup(ctx context.Context, cfg Config) (*Generator, error) { return newGenerator(ctx, cfg, false) }
+
+// newGenerator is New, and Lookup where create is false.
+func newGenerator(ctx context.Context, cfg Config, create bool) (*Generator, error) {
 	c, err := check(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("segment: %w", err)
 	}
+	c.create = create
 	ring, err := ringbuffer.New(ringbuffer.Config{Size: c.ringSize, RejectedTake: cfg.RejectedTake})
 	if err != nil {
 		return nil, fmt.Errorf("segment: %w", err)
@@ -200,6 +221,7 @@ type config struct {
 	Config
 	d        *dialect.Dialect
 	ringSize int
+	create   bool // a missing tag is created (New), not an error (Lookup)
 }
 
 // checkTable fills in cfg's Table and finds DB's dialect, checking the

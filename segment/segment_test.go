@@ -457,3 +457,36 @@ func rows(t *testing.T, db *sql.DB, table string) []string {
 	}
 	return out
 }
+
+// TestLookup: Lookup opens a tag only if its row exists. On a missing tag
+// it fails with ErrNoTag, naming the tag and the table, and writes no row;
+// once New has made the tag, Lookup opens it and hands out numbers above
+// what New's generator gave back.
+func TestLookup(t *testing.T) {
+	each(t, func(t *testing.T, s dbtest.Server, db *sql.DB, table string) {
+		cfg := Config{DB: db, Table: table, Tag: "order"}
+		g, err := Lookup(testContext(t), cfg)
+		if !errors.Is(err, ErrNoTag) || !strings.Contains(err.Error(), `"order"`) || !strings.Contains(err.Error(), table) {
+			t.Fatalf("Lookup of a missing tag: %v, %v; want ErrNoTag naming the tag and %s", g, err, table)
+		}
+		if rows, err := List(testContext(t), cfg); err != nil || len(rows) != 0 {
+			t.Fatalf("after Lookup of a missing tag the table holds %+v (%v), want no row", rows, err)
+		}
+		made := open(t, cfg)
+		first, err := made.NextID()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := made.Close(); err != nil {
+			t.Fatal(err)
+		}
+		g, err = Lookup(testContext(t), cfg)
+		if err != nil {
+			t.Fatalf("Lookup of a tag New made: %v", err)
+		}
+		defer g.Close()
+		if n, err := g.NextID(); err != nil || n <= first {
+			t.Errorf("Lookup's first number %d (%v), want above %d", n, err, first)
+		}
+	})
+}

@@ -183,7 +183,7 @@ func runBench(args []string, stdout, stderr io.Writer, store leaseStore) error {
 	list := contenders
 	var cfg defaultgen.Config
 	if sf.tag == "" {
-		if name := setFlag(fs, "segment-table", "start", "step"); name != "" {
+		if name := setFlag(fs, "segment-table", "start", "step", "claim-every", "max-step"); name != "" {
 			return fmt.Errorf("%w: -%s needs -segment", ErrUsage, name)
 		}
 		var release func()
@@ -195,7 +195,7 @@ func runBench(args []string, stdout, stderr io.Writer, store leaseStore) error {
 	} else {
 		// The segment generator beside the cached one, whose worker ID is
 		// static: -dsn is the tag table's database.
-		if err := segmentConflicts(fs, "segment", "segment-table", "start", "step", "dsn", "d", "goroutines", "worker"); err != nil {
+		if err := segmentConflicts(fs, "segment", "segment-table", "start", "step", "claim-every", "max-step", "dsn", "d", "goroutines", "worker"); err != nil {
 			return err
 		}
 		var err error

@@ -12,6 +12,7 @@ import (
 	"github.com/seed4d941b13/uidgen/internal/dbtest"
 	"github.com/seed4d941b13/uidgen/internal/fleettest"
 	"github.com/seed4d941b13/uidgen/internal/sizetest"
+	"github.com/seed4d941b13/uidgen/segment"
 )
 
 // segmentTimeout bounds each segment process test.
@@ -168,4 +169,50 @@ func TestSegmentKill(t *testing.T) {
 		t.Logf("the killed process printed %d numbers, up to %d; the next started at %d",
 			len(dead.IDs), dead.IDs[len(dead.IDs)-1], later[0])
 	})
+}
+
+// TestSegmentCrashLoss kills `gen -segment` processes taking as fast as the
+// test reads them, far above MaxStep per ClaimEvery, and counts what each
+// crash lost: the numbers claimed above the last one printed, max_id - 1 -
+// last. With the defaults that is at most 5,000,000 (the bound
+// segment.DefaultMaxStep keeps: 1.5 × MaxStep, the ring and the pipe);
+// -max-step and -claim-every each reach the generator and shrink it to the
+// ring and a few small claims.
+func TestSegmentCrashLoss(t *testing.T) {
+	read := sizetest.Pick(6_000_000, 1_000_000)
+	for _, tt := range []struct {
+		name  string
+		flags []string
+		most  int64
+	}{
+		{"defaults", nil, 5_000_000},
+		{"max-step", []string{"-max-step", "5000"}, 200_000},
+		{"claim-every", []string{"-claim-every", "1ms"}, 200_000},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			dbtest.Each(t, func(t *testing.T, s dbtest.Server) {
+				ctx, cancel := context.WithTimeout(t.Context(), segmentTimeout)
+				defer cancel()
+				args := segmentArgs(t, s, 1<<40, tt.flags...)
+				table := args[slices.Index(args, "-segment-table")+1]
+				p, err := fleettest.Start(ctx, args...)
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(p.End)
+				p.KillAfter(t, "the flat-out process", read)
+				rows, err := segment.List(ctx, segment.Config{DB: s.Open(t), Table: table})
+				if err != nil || len(rows) != 1 {
+					t.Fatalf("the tag table holds %+v, %v; want the one tag", rows, err)
+				}
+				last := p.IDs[len(p.IDs)-1]
+				lost := rows[0].Next - 1 - last
+				if lost < 0 || lost > tt.most {
+					t.Errorf("killed after printing %d numbers up to %d, with max_id %d: lost %d, want 0 to %d",
+						len(p.IDs), last, rows[0].Next, lost, tt.most)
+				}
+				t.Logf("%s: killed after printing %d numbers; lost %d", tt.name, len(p.IDs), lost)
+			})
+		})
+	}
 }

@@ -19,10 +19,11 @@ import (
 // segmentFlags are the flags of segment mode: dense numbers of a tag from
 // the leaf_alloc table, instead of IDs.
 type segmentFlags struct {
-	tag   string
-	table string
-	start int64
-	step  int64
+	tag    string
+	table  string
+	start  int64
+	step   int64
+	claims claimFlags
 }
 
 func (s *segmentFlags) register(fs *flag.FlagSet) {
@@ -31,7 +32,28 @@ func (s *segmentFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&s.table, "segment-table", segment.DefaultTable, "with -segment: the tag table")
 	fs.Int64Var(&s.start, "start", 0, "with -segment: the first number of a tag that does not exist yet, or a higher one to move it up to (0: 1)")
 	fs.Int64Var(&s.step, "step", 0, fmt.Sprintf("with -segment: the step of a tag that does not exist yet (0: %d)", segment.DefaultStep))
+	s.claims.register(fs, "with -segment")
 }
+
+// claimFlags size a segment generator's claims: -claim-every and
+// -max-step, on gen -segment, bench -segment and serve.
+type claimFlags struct {
+	every   time.Duration
+	maxStep int64
+}
+
+// claimFlagNames are the flags claimFlags registers.
+var claimFlagNames = []string{"claim-every", "max-step"}
+
+func (c *claimFlags) register(fs *flag.FlagSet, with string) {
+	fs.DurationVar(&c.every, "claim-every", 0, fmt.Sprintf(
+		"%s: how long a claim of numbers is sized to last at the rate they go (0: %v)", with, segment.DefaultClaimEvery))
+	fs.Int64Var(&c.maxStep, "max-step", 0, fmt.Sprintf(
+		"%s: the largest claim; a process killed flat out loses at most about twice it (0: %d)", with, segment.DefaultMaxStep))
+}
+
+// apply sets cfg's claim sizes from the flags; zero keeps the defaults.
+func (c claimFlags) apply(cfg *segment.Config) { cfg.ClaimEvery, cfg.MaxStep = c.every, c.maxStep }
 
 // open opens the segment generator the flags ask for on dsn's database,
 // creating the table when it is missing. It returns the generator and a
@@ -47,6 +69,7 @@ func (s *segmentFlags) open(dsn string) (*segment.Generator, func() error, error
 	ctx, cancel := context.WithTimeout(context.Background(), assignTimeout)
 	defer cancel()
 	cfg := segment.Config{DB: db, Tag: s.tag, Table: s.table, Start: s.start, Step: s.step, Description: "made by uidgen"}
+	s.claims.apply(&cfg)
 	g, err := segment.New(ctx, cfg)
 	if errors.Is(err, segment.ErrNoTable) {
 		if err = segment.EnsureSchema(ctx, cfg); err == nil {

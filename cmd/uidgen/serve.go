@@ -86,6 +86,8 @@ func runServe(args []string, _, stderr io.Writer, store leaseStore) error {
 	table := fs.String("segment-table", segment.DefaultTable, "with -dsn: the table of the segment tags served")
 	maxTags := fs.Int("max-tags", defaultMaxTags, "with -dsn: the most tags served; a generator holds 512 KiB of numbers")
 	createTags := fs.Bool("create-tags", false, "with -dsn: serve tags not in the table too, creating their rows (and the table)")
+	var claims claimFlags
+	claims.register(fs, "with -dsn")
 	var mf makerFlags
 	mf.register(fs, store)
 	if err := parseFlags(fs, args); err != nil {
@@ -99,7 +101,7 @@ func runServe(args []string, _, stderr io.Writer, store leaseStore) error {
 	case *maxTags < 1:
 		return fmt.Errorf("%w: -max-tags %d: must be 1 or more", ErrUsage, *maxTags)
 	}
-	if name := setFlag(fs, "segment-table", "max-tags", "create-tags"); name != "" && mf.worker.dsn == "" {
+	if name := setFlag(fs, append([]string{"segment-table", "max-tags", "create-tags"}, claimFlagNames...)...); name != "" && mf.worker.dsn == "" {
 		return fmt.Errorf("%w: -%s needs -dsn: the tags live in a table", ErrUsage, name)
 	}
 	// Signals that arrive while the worker ID is assigned wait for the
@@ -113,7 +115,7 @@ func runServe(args []string, _, stderr io.Writer, store leaseStore) error {
 	var tags *tagServer
 	closeAll := g.close
 	if mf.worker.dsn != "" {
-		if tags, err = newTagServer(mf.worker.dsn, *table, *maxTags, *createTags); err != nil {
+		if tags, err = newTagServer(mf.worker.dsn, *table, *maxTags, *createTags, claims); err != nil {
 			return errors.Join(err, g.close())
 		}
 		closeAll = func() error { return errors.Join(tags.close(), g.close()) }

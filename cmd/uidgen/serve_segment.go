@@ -19,11 +19,11 @@ import (
 // segment.DefaultRingSize numbers (512 KiB) and two goroutines.
 const defaultMaxTags = 100
 
-// listFresh is how long a listing of the tag table answers "is this tag
-// in the table?": a flood of requests for tags that are not there costs
-// the database one SELECT a second, and a row added to the table is
+// missingFresh is how long a tag that segment.Lookup found missing answers
+// 404 without asking again: repeated requests for a tag that is not there
+// cost the database one SELECT a second, and a row added to the table is
 // served within a second. (Leaf's server re-reads its tags every minute.)
-const listFresh = time.Second
+const missingFresh = time.Second
 
 // Why serve has no generator for a tag; the handlers map them to statuses.
 var (
@@ -40,6 +40,7 @@ type tagServer struct {
 	db      *sql.DB
 	table   string
 	create  bool // open tags not in the table, creating their rows
+	claims  claimFlags
 	maxTags int
 	reg     *prometheus.Registry // each generator's metrics, labelled with its tag
 	now     func() time.Time
@@ -55,11 +56,12 @@ type tagServer struct {
 	// so close, which sets closed first, waits for every one.
 	opening sync.WaitGroup
 
-	// listMu serialises the listings of the table and guards known and
-	// listedAt, which open writes and reads under it.
-	listMu   sync.Mutex
-	known    map[string]bool // the tags in the table at listedAt
-	listedAt time.Time
+	// missingMu guards missing and missingSince. missing holds the tags
+	// Lookup found absent since missingSince, and empties once that is
+	// missingFresh ago, so it holds at most a second's unknown tags.
+	missingMu    sync.Mutex
+	missing      map[string]bool
+	missingSince time.Time
 }
 
 // tagEntry is one tag's generator, or its open in progress.
@@ -70,16 +72,16 @@ type tagEntry struct {
 }
 
 // newTagServer serves the tags of table in dsn's database, up to maxTags
-// (at least 1) of them. It checks the
+// (at least 1) of them, their claims sized by claims. It checks the
 // table's name and creates the table where create is set and it is
 // missing; a missing table is otherwise a table without tags.
-func newTagServer(dsn, table string, maxTags int, create bool) (*tagServer, error) {
+func newTagServer(dsn, table string, maxTags int, create bool, claims claimFlags) (*tagServer, error) {
 	db, err := openDB(dsn)
 	if err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &tagServer{db: db, table: table, create: create, maxTags: maxTags, reg: prometheus.NewRegistry(), now: time.Now,
+	s := &tagServer{db: db, table: table, create: create, claims: claims, maxTags: maxTags, reg: prometheus.NewRegistry(), now: time.Now,
 		ctx: ctx, cancel: cancel, tags: make(map[string]*tagEntry)}
 	listCtx, cancelList := context.WithTimeout(ctx, assignTimeout)
 	defer cancelList()
@@ -142,23 +144,22 @@ func (s *tagServer) open(tag string, e *tagEntry) {
 }
 
 // newGenerator opens tag's generator and registers its metrics. Without
-// create it looks the tag up first, for segment.New would create it.
+// create it opens only a tag in the table (segment.Lookup), for segment.New
+// would create it.
 func (s *tagServer) newGenerator(ctx context.Context, tag string) (*segment.Generator, error) {
-	if !s.create {
-		in, err := s.inTable(ctx, tag)
-		if err != nil {
-			return nil, err
-		}
-		if !in {
-			return nil, fmt.Errorf("%w: no row %q in %s: add one, or start serve with -create-tags", errUnknownTag, tag, s.table)
-		}
-	}
 	cfg := segment.Config{DB: s.db, Tag: tag, Table: s.table, Description: "made by uidgen serve"}
-	g, err := segment.New(ctx, cfg)
-	if errors.Is(err, segment.ErrNoTable) && s.create {
-		if err = segment.EnsureSchema(ctx, cfg); err == nil {
-			g, err = segment.New(ctx, cfg)
+	s.claims.apply(&cfg)
+	var g *segment.Generator
+	var err error
+	if s.create {
+		g, err = segment.New(ctx, cfg)
+		if errors.Is(err, segment.ErrNoTable) {
+			if err = segment.EnsureSchema(ctx, cfg); err == nil {
+				g, err = segment.New(ctx, cfg)
+			}
 		}
+	} else {
+		g, err = s.lookup(ctx, cfg)
 	}
 	if err != nil {
 		return nil, err
@@ -169,23 +170,32 @@ func (s *tagServer) newGenerator(ctx context.Context, tag string) (*segment.Gene
 	return g, nil
 }
 
-// inTable reports whether tag has a row in the table, by a listing no
-// older than listFresh. It writes nothing. A missing table has no tags.
-func (s *tagServer) inTable(ctx context.Context, tag string) (bool, error) {
-	s.listMu.Lock()
-	defer s.listMu.Unlock()
-	if s.known == nil || s.now().Sub(s.listedAt) >= listFresh {
-		rows, err := segment.List(ctx, segment.Config{DB: s.db, Table: s.table})
-		if err != nil && !errors.Is(err, segment.ErrNoTable) {
-			return false, err
-		}
-		s.known = make(map[string]bool, len(rows))
-		for _, r := range rows {
-			s.known[r.Tag] = true
-		}
-		s.listedAt = s.now()
+// lookup opens cfg's tag with segment.Lookup, which writes nothing, unless
+// it found the tag missing less than missingFresh ago. A missing tag or
+// table is errUnknownTag, and so is a name no row can have, which Lookup
+// refuses before it sends anything.
+func (s *tagServer) lookup(ctx context.Context, cfg segment.Config) (*segment.Generator, error) {
+	unknown := fmt.Errorf("%w: no row %q in %s: add one, or start serve with -create-tags", errUnknownTag, cfg.Tag, s.table)
+	s.missingMu.Lock()
+	if s.now().Sub(s.missingSince) >= missingFresh {
+		s.missing, s.missingSince = map[string]bool{}, s.now()
 	}
-	return s.known[tag], nil
+	missing := s.missing[cfg.Tag]
+	s.missingMu.Unlock()
+	if missing {
+		return nil, unknown
+	}
+	g, err := segment.Lookup(ctx, cfg)
+	if errors.Is(err, segment.ErrBadTag) {
+		return nil, unknown
+	}
+	if errors.Is(err, segment.ErrNoTag) || errors.Is(err, segment.ErrNoTable) {
+		s.missingMu.Lock()
+		s.missing[cfg.Tag] = true
+		s.missingMu.Unlock()
+		return nil, unknown
+	}
+	return g, err
 }
 
 // close stops opening tags, waits for the opens in progress, and closes
