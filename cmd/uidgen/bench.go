@@ -45,6 +45,8 @@ type benchee struct {
 	collector prometheus.Collector // its metrics, for serve
 	ahead     func() int64         // seconds of ID time borrowed beyond the clock so far
 	ring      func() string        // the ring's statistics for the table; nil without a ring
+	layout    uidgen.Layout        // the IDs' layout, for serve's status page
+	status    func() genStatus     // the counters of serve's status page; nil for the atomic and segment contenders
 	close     func() error         // releases the generator
 }
 
@@ -66,6 +68,11 @@ var contenders = []contender{
 			workerID:  g.WorkerID(),
 			collector: metrics.NewCached(g),
 			ahead:     func() int64 { return g.Stats().SecondsAhead },
+			layout:    g.Layout(),
+			status: func() genStatus {
+				s := g.Stats()
+				return genStatus{Taken: s.Taken, RingSize: s.Size, RingAvailable: s.Available, Lease: s.Lease}
+			},
 			ring: func() string {
 				s := g.Stats()
 				return fmt.Sprintf("%s slots, %s pad runs, %s takes waited, %s failed",
@@ -81,7 +88,13 @@ var contenders = []contender{
 		}
 		return benchee{next: g.NextID, nextIDs: oneByOne(g.NextID), nextFor: g.NextIDFor, parse: g.Parse,
 			workerID: g.WorkerID(), collector: metrics.NewDefault(g),
-			ahead: func() int64 { return g.Stats().SecondsAhead }, close: g.Close}, nil
+			ahead:  func() int64 { return g.Stats().SecondsAhead },
+			layout: g.Layout(),
+			status: func() genStatus {
+				s := g.Stats()
+				return genStatus{Taken: s.Taken, Lease: s.Lease}
+			},
+			close: g.Close}, nil
 	}},
 }
 

@@ -50,6 +50,8 @@ Serves IDs over HTTP, for services in any language:
   GET /parse/{uid}    the ID taken apart, as JSON with string numbers
   GET /healthz        200 while IDs can be had (it takes one), 503 and why otherwise
   GET /metrics        Prometheus metrics of the generator, and of each tag served
+  GET /               a status page for a person, where Accept prefers text/html
+                      (a browser): the worker ID, its lease, the ring, each tag
 
 With -dsn it also serves the dense numbers of the segment tags in the
 leaf_alloc table of that database (-segment-table), as gen -segment does:
@@ -169,6 +171,7 @@ type idServer struct {
 	metrics http.Handler
 	bufs    sync.Pool // of *idsBuf
 	now     func() time.Time
+	rate    idRate // IDs a second between loads of the status page
 }
 
 // idsBuf is what one GET /ids fills: the IDs, and the body made of them.
@@ -204,11 +207,16 @@ func (s *idServer) routes() http.Handler {
 	// leaf-server maps these for every method (@RequestMapping without one).
 	mux.HandleFunc("/api/segment/get/{key}", s.leafSegment)
 	mux.HandleFunc("/api/snowflake/get/{key}", s.leafSnowflake)
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotFound, fmt.Sprintf("no such path %q: try GET /id, /ids?n=N, /parse/{uid}, /healthz, /metrics, "+
-			"/segment/{tag}, /segment/{tag}/ids?n=N or /segments", r.URL.Path))
-	})
+	mux.HandleFunc("/{$}", s.root)
+	mux.HandleFunc("/", notFound)
 	return mux
+}
+
+// notFound answers a path serve has no route for with 404 and the routes
+// it has.
+func notFound(w http.ResponseWriter, r *http.Request) {
+	writeError(w, http.StatusNotFound, fmt.Sprintf("no such path %q: try GET /id, /ids?n=N, /parse/{uid}, /healthz, /metrics, "+
+		"/segment/{tag}, /segment/{tag}/ids?n=N or /segments", r.URL.Path))
 }
 
 // onlyGet answers any method but GET with 405 and a JSON error.
