@@ -191,7 +191,9 @@ func New(ctx context.Context, cfg Config) (*Generator, error) { return newGenera
 // nothing, when the tag has no row; its other errors are New's. Config.Step
 // is the step of a tag New creates, so Lookup ignores it; Config.Start
 // still moves the tag up.
-func Lookup(ctx context.Context, cfg Config) (*Generator, error) { return newGenerator(ctx, cfg, false) }
+func Lookup(ctx context.Context, cfg Config) (*Generator, error) {
+	return newGenerator(ctx, cfg, false)
+}
 
 // newGenerator is New, and Lookup where create is false.
 func newGenerator(ctx context.Context, cfg Config, create bool) (*Generator, error) {
