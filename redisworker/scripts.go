@@ -51,7 +51,7 @@ return 1
 
 // fleetScript reads the fleet under the prefix ARGV[1] in one step: for
 // each ID in its set (KEYS[1]), lowest first, the ID, its reservation, its
-// held key's value ('' when free) and that key's TTL in milliseconds. The
+// held key's value (empty when free) and that key's TTL in milliseconds. The
 // keys it reads share the set's hash tag, so they share its slot.
 var fleetScript = redis.NewScript(`
 local out = {}
