@@ -113,6 +113,9 @@ type idSource struct {
 // source returns the Assigner or Leaser the flags ask for and a func that
 // releases what it holds.
 func (w *workerFlags) source() (idSource, func(), error) {
+	if err := w.store.fromEnv(&w.dsn, "worker", "dsn"); err != nil {
+		return idSource{}, nil, err
+	}
 	if w.store.chosen() {
 		if err := w.store.conflict("the worker ID is leased from the store", "worker", "dsn", "table", "lease"); err != nil {
 			return idSource{}, nil, err

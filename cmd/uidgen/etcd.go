@@ -26,7 +26,7 @@ type etcdStore struct {
 }
 
 func (s *etcdStore) Register(fs *flag.FlagSet) {
-	fs.StringVar(&s.endpoints, "etcd", os.Getenv(endpointsEnv),
+	fs.StringVar(&s.endpoints, "etcd", "",
 		"lease the worker ID from the etcd cluster at these comma-separated client URLs, e.g. http://127.0.0.1:2379 (default $"+endpointsEnv+")")
 	fs.StringVar(&s.prefix, "etcd-prefix", etcdworker.DefaultPrefix, "with -etcd: the fleet's key prefix; fleets under other prefixes share the cluster")
 }
@@ -34,6 +34,10 @@ func (s *etcdStore) Register(fs *flag.FlagSet) {
 func (s *etcdStore) Chosen() bool { return s.endpoints != "" }
 
 func (s *etcdStore) Flag() string { return "etcd" }
+
+func (s *etcdStore) EnvSet() []string { return envSet(endpointsEnv) }
+
+func (s *etcdStore) FromEnv() { s.endpoints = os.Getenv(endpointsEnv) }
 
 // client returns a quiet client of -etcd's cluster.
 func (s *etcdStore) client() (*clientv3.Client, error) {

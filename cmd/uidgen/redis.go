@@ -33,7 +33,7 @@ type redisStore struct {
 }
 
 func (s *redisStore) Register(fs *flag.FlagSet) {
-	fs.StringVar(&s.url, "redis", os.Getenv(redisEnv),
+	fs.StringVar(&s.url, "redis", "",
 		"lease the worker ID from the Redis server at this URL, e.g. redis://127.0.0.1:6379/0 (default $"+redisEnv+")")
 	fs.StringVar(&s.sentinels, "redis-sentinel", "",
 		"lease the worker ID from the Redis primary that the Sentinels at these comma-separated HOST:PORTs watch, with -redis-master")
@@ -57,6 +57,10 @@ func (s *redisStore) Flag() string {
 	}
 	return "redis-master"
 }
+
+func (s *redisStore) EnvSet() []string { return envSet(redisEnv) }
+
+func (s *redisStore) FromEnv() { s.url = os.Getenv(redisEnv) }
 
 // client returns a client of the deployment the flags name, whose contexts
 // bound every request.

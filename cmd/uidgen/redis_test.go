@@ -135,3 +135,34 @@ func TestRedisWarnsOfDurability(t *testing.T) {
 		}
 	}
 }
+
+// TestRedisFromEnv: $UIDGEN_REDIS chooses Redis only where no flag chooses
+// where the worker ID comes from; a flag beats it, and with $UIDGEN_DSN set
+// too and no flag, the command names both and exits 2.
+func TestRedisFromEnv(t *testing.T) {
+	s := redistest.Start(t)
+	t.Setenv(redisEnv, s.URL())
+	t.Setenv(dsnEnv, "")
+	gen := func(args ...string) (int, []string, string) {
+		var out, errOut bytes.Buffer
+		code := Main(append([]string{"gen", "-n", "2", "-redis-prefix", "{env}:"}, args...), &out, &errOut, newStores(&errOut))
+		return code, strings.Fields(out.String()), errOut.String()
+	}
+	workerOf := func(ids []string) int64 {
+		id, err := strconv.ParseInt(ids[0], 10, 64)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return uidgen.DefaultLayout().Parse(id).WorkerID
+	}
+	if code, ids, stderr := gen(); code != 0 || len(ids) != 2 || workerOf(ids) != 1 {
+		t.Errorf("gen with $%s: exit %d, %q, %s; want two IDs of worker ID 1, leased", redisEnv, code, ids, stderr)
+	}
+	if code, ids, stderr := gen("-worker", "3"); code != 0 || len(ids) != 2 || workerOf(ids) != 3 {
+		t.Errorf("gen -worker 3 with $%s: exit %d, %q, %s; want two IDs of worker ID 3", redisEnv, code, ids, stderr)
+	}
+	t.Setenv(dsnEnv, "root@tcp(127.0.0.1:1)/test")
+	if code, _, stderr := gen(); code != 2 || !strings.Contains(stderr, "$UIDGEN_DSN and $UIDGEN_REDIS are both set") {
+		t.Errorf("gen with $%s and $%s: exit %d, %s; want 2 naming both", dsnEnv, redisEnv, code, stderr)
+	}
+}

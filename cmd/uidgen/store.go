@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 	"time"
@@ -29,6 +30,12 @@ type leaseStore interface {
 	// Flag names the flag that chose the store, without its dash, for
 	// errors: "etcd".
 	Flag() string
+
+	// EnvSet returns the environment variables that stand in for the
+	// store's choosing flag and are set, "$UIDGEN_ETCD"; FromEnv chooses
+	// the store by them. Flags beat them (storeFlags.fromEnv).
+	EnvSet() []string
+	FromEnv()
 
 	// Leaser returns the uidgen.Leaser the flags describe, with the lease
 	// TTL and horizon given by -lease-ttl and -lease-horizon (0: the
@@ -64,6 +71,30 @@ func (ss storeSet) Flag() string {
 		return ss[i].Flag()
 	}
 	return ""
+}
+
+func (ss storeSet) EnvSet() []string {
+	var set []string
+	for _, s := range ss {
+		set = append(set, s.EnvSet()...)
+	}
+	return set
+}
+
+func (ss storeSet) FromEnv() {
+	for _, s := range ss {
+		if len(s.EnvSet()) > 0 {
+			s.FromEnv()
+		}
+	}
+}
+
+// envSet returns $name where the variable name is set and not empty.
+func envSet(name string) []string {
+	if os.Getenv(name) == "" {
+		return nil
+	}
+	return []string{"$" + name}
 }
 
 // one returns the store chosen, or a usage error naming the first two
@@ -120,6 +151,33 @@ func (s *storeFlags) register(fs *flag.FlagSet, store leaseStore) {
 
 // chosen says whether the parsed flags ask for the store.
 func (s *storeFlags) chosen() bool { return s.store.Chosen() }
+
+// fromEnv lets the environment choose where worker IDs come from, where no
+// flag did: $UIDGEN_DSN (already *dsn, -dsn's default), or a store's
+// variable ($UIDGEN_ETCD, $UIDGEN_REDIS), whichever alone is set. A flag
+// that chooses (a store's, or one of sources: -dsn, -worker) beats every
+// variable, so a variable set for other runs never conflicts with it; two
+// variables set and no flag is a usage error naming both.
+func (s *storeFlags) fromEnv(dsn *string, sources ...string) error {
+	if s.chosen() || setFlag(s.fs, sources...) != "" {
+		if setFlag(s.fs, "dsn") == "" {
+			*dsn = "" // $UIDGEN_DSN gives way to the flag that chose
+		}
+		return nil
+	}
+	set := s.store.EnvSet()
+	if *dsn != "" {
+		set = append([]string{"$" + dsnEnv}, set...)
+	}
+	switch {
+	case len(set) > 1:
+		return fmt.Errorf("%w: %s are both set and no flag chooses between them: give -dsn, -%s or another store's flag",
+			ErrUsage, strings.Join(set[:2], " and "), s.names[0])
+	case len(set) == 1 && *dsn == "":
+		s.store.FromEnv()
+	}
+	return nil
+}
 
 // orStore returns what to add to "-lease" where the store's flags also
 // lease.

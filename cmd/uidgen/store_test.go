@@ -43,6 +43,10 @@ func (s *fakeStore) Chosen() bool { return s.chosen }
 
 func (s *fakeStore) Flag() string { return "fake" }
 
+func (s *fakeStore) EnvSet() []string { return nil }
+
+func (s *fakeStore) FromEnv() {}
+
 func (s *fakeStore) Leaser(ttl, horizon time.Duration) (uidgen.Leaser, func(), error) {
 	s.leasers++
 	s.ttl, s.horizon = ttl, horizon

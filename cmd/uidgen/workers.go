@@ -21,6 +21,9 @@ func runWorkers(args []string, stdout, stderr io.Writer, store leaseStore) error
 	if err := parseListerFlags(fs, args); err != nil {
 		return err
 	}
+	if err := sf.fromEnv(dsn, "dsn"); err != nil {
+		return err
+	}
 	if sf.chosen() {
 		if err := sf.conflict("workers lists the store's worker IDs", "dsn", "table"); err != nil {
 			return err
