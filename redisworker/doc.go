@@ -11,7 +11,7 @@
 // one server, a primary watched by Sentinels (redis.NewFailoverClient), or a
 // Cluster. Give it ContextTimeoutEnabled, so that a renewal's context bounds
 // its wait for a server that stopped answering. `uidgen workers -redis URL`
-// shows a fleet as a table (package List); read "What each deployment
+// shows a fleet as a table (func List); read "What each deployment
 // promises" below before choosing one.
 //
 // # Keys

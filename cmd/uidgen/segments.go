@@ -49,7 +49,7 @@ func (c *claimFlags) register(fs *flag.FlagSet, with string) {
 	fs.DurationVar(&c.every, "claim-every", 0, fmt.Sprintf(
 		"%s: how long a claim of numbers is sized to last at the rate they go (0: %v)", with, segment.DefaultClaimEvery))
 	fs.Int64Var(&c.maxStep, "max-step", 0, fmt.Sprintf(
-		"%s: the largest claim; a process killed flat out loses at most about twice it (0: %d)", with, segment.DefaultMaxStep))
+		"%s: the largest claim; a process killed flat out loses at most about 1.5 times it (0: %d)", with, segment.DefaultMaxStep))
 }
 
 // apply sets cfg's claim sizes from the flags; zero keeps the defaults.

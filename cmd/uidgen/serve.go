@@ -86,7 +86,7 @@ func runServe(args []string, _, stderr io.Writer, store leaseStore) error {
 	generator := fs.String("generator", "cached", "cached (the ring) or default (per-call Snowflake)")
 	grace := fs.Duration("shutdown-timeout", 10*time.Second, "on SIGTERM or SIGINT, how long requests in flight may take to finish")
 	table := fs.String("segment-table", segment.DefaultTable, "with -dsn: the table of the segment tags served")
-	maxTags := fs.Int("max-tags", defaultMaxTags, "with -dsn: the most tags served; a generator holds 512 KiB of numbers")
+	maxTags := fs.Int("max-tags", defaultMaxTags, "with -dsn: the most tags served; a generator holds 1 MiB of numbers")
 	createTags := fs.Bool("create-tags", false, "with -dsn: serve tags not in the table too, creating their rows (and the table)")
 	var claims claimFlags
 	claims.register(fs, "with -dsn")

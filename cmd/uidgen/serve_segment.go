@@ -16,7 +16,7 @@ import (
 )
 
 // defaultMaxTags bounds the generators serve opens: each holds a ring of
-// segment.DefaultRingSize numbers (512 KiB) and two goroutines.
+// segment.DefaultRingSize numbers (1 MiB) and two goroutines.
 const defaultMaxTags = 100
 
 // missingFresh is how long a tag that segment.Lookup found missing answers

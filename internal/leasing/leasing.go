@@ -1,9 +1,10 @@
 // Package leasing is the half of a uidgen.Lease that does not depend on
 // where leases are kept: the reservation a holder may use, the renewer that
 // moves it ahead at the pace the holder asks for seconds, and what Wait, Err
-// and Release report. Package worker keeps leases in a SQL table and package
-// etcdworker in etcd; each supplies a Store, which extends and frees one
-// lease where it lives.
+// and Release report. Package worker keeps leases in a SQL table, package
+// etcdworker in etcd and package redisworker in Redis; each supplies a
+// Store, which extends and frees one lease where it lives, and each but
+// worker, whose SQL chooses, takes the ID Choose picks.
 //
 // The Store carries the proof: the Lease only promises to raise Reserved()
 // to t after Store.Extend(ctx, t) returned nil, never to lower it, and to
@@ -70,7 +71,8 @@ func CheckRange(sentinel error, d, lo, hi time.Duration) error {
 
 // Params describe a lease just taken.
 type Params struct {
-	// Pkg prefixes errors and log messages: "worker", "etcdworker".
+	// Pkg prefixes errors and log messages: "worker", "etcdworker",
+	// "redisworker".
 	Pkg string
 	// Where names where the lease is kept, for errors and logs: a table,
 	// a key prefix.
