@@ -26,7 +26,7 @@ type fleetRow struct {
 // machine's clock.
 func printFleet(w io.Writer, rows []fleetRow, prefix string) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tSTATE\tHOST\tPID\tSINCE (UTC)\tLEASE LEFT\tRESERVED UNTIL (UTC)\tAHEAD")
+	fmt.Fprintln(tw, "ID\tSTATE\tHOST\tPID\tSINCE (UTC)\tLEASE LEFT\tLAST RESERVED (UTC)\tAHEAD")
 	held := 0
 	for _, r := range rows {
 		state, host, pid, since, left, ahead := "free", "-", "-", "-", "-", "-"

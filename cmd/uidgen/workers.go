@@ -48,7 +48,7 @@ func runWorkers(args []string, stdout, stderr io.Writer, store leaseStore) error
 // one, how long the ID stays hot.
 func printWorkers(w io.Writer, table string, rows []worker.Row) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tKIND\tTYPE\tHOST\tPORT\tSTATE\tLEASE LEFT\tRESERVED UNTIL (UTC)\tAHEAD")
+	fmt.Fprintln(tw, "ID\tKIND\tTYPE\tHOST\tPORT\tSTATE\tLEASE LEFT\tLAST RESERVED (UTC)\tAHEAD")
 	var leased, held int
 	for _, r := range rows {
 		kind, state, left, reserved, ahead := "disposable", "spent", "-", "-", "-"

@@ -25,10 +25,10 @@ func TestPrintWorkers(t *testing.T) {
 	if err := printWorkers(&out, "WORKER_NODE", rows); err != nil {
 		t.Fatal(err)
 	}
-	want := `ID  KIND        TYPE       HOST      PORT                STATE  LEASE LEFT  RESERVED UNTIL (UTC)  AHEAD
-1   leased      CONTAINER  10.0.0.5  orders-7d9f-x2      held   28.1s       2026-11-23 02:14:05   10m9s
-2   leased      CONTAINER  10.0.0.6  orders-7d9f-k8      free   -           2026-11-23 01:13:22   -
-3   disposable  ACTUAL     10.1.2.3  1700000000000-4242  spent  -           -                     -
+	want := `ID  KIND        TYPE       HOST      PORT                STATE  LEASE LEFT  LAST RESERVED (UTC)  AHEAD
+1   leased      CONTAINER  10.0.0.5  orders-7d9f-x2      held   28.1s       2026-11-23 02:14:05  10m9s
+2   leased      CONTAINER  10.0.0.6  orders-7d9f-k8      free   -           2026-11-23 01:13:22  -
+3   disposable  ACTUAL     10.1.2.3  1700000000000-4242  spent  -           -                    -
 3 rows in WORKER_NODE: 2 leased (1 held, 1 free), 1 disposable
 `
 	if out.String() != want {
