@@ -33,6 +33,10 @@ type idState struct {
 // (fleetScript), lowest first.
 func readFleet(ctx context.Context, c redis.UniversalClient, prefix string) ([]idState, error) {
 	res, err := fleetScript.Run(ctx, c, []string{idsKey(prefix)}, prefix).Slice()
+	if redis.HasErrorPrefix(err, "WRONGTYPE") {
+		// A key of the fleet is not of the type this package writes there.
+		return nil, fmt.Errorf("%w: read the fleet: %w", ErrBadKey, err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("read the fleet: %w", err)
 	}

@@ -81,8 +81,10 @@ var _ uidgen.Leaser = (*Leased)(nil)
 // ErrNoFreeID and ctx.Err(). A Redis that does not answer is asked again
 // every second until ctx ends, and the error names its last failure. It
 // fails with ErrMaxWorkerID for a maxWorkerID below 1, with ErrBadKey when
-// a key of the fleet is not this package's, and with ErrReplicas when the
-// replicas do not acknowledge the take.
+// a key of the fleet is not this package's, and with an error wrapping
+// ErrReplicas and ctx.Err() when no take the replicas acknowledged landed
+// before ctx ended: a failover that leaves fewer replicas than
+// Config.Replicas stops new leases until enough replicas are back.
 func (l *Leased) LeaseWorkerID(ctx context.Context, maxWorkerID int64) (uidgen.Lease, error) {
 	op := "lease a worker ID under " + l.prefix
 	if maxWorkerID < 1 {
@@ -110,12 +112,17 @@ func (l *Leased) leaseID(ctx context.Context, maxID int64) (*lease, error) {
 		switch {
 		case lease != nil:
 			return lease, nil
-		case errors.Is(err, ErrBadKey), errors.Is(err, ErrReplicas):
+		case errors.Is(err, ErrBadKey):
 			return nil, err
 		case errors.Is(err, errFull):
 			full, lastErr = true, nil
 		case err != nil:
-			full, lastErr = false, err
+			// A read cut off by ctx's end says nothing of the fleet, so
+			// the last read's finding stands; a failure after a read came
+			// after one that found an ID free.
+			var u unread
+			full = full && ctx.Err() != nil && errors.As(err, &u)
+			lastErr = err
 		default:
 			full = false
 			continue // another process took the ID first: read the fleet again
@@ -125,6 +132,9 @@ func (l *Leased) leaseID(ctx context.Context, maxID int64) (*lease, error) {
 			if full {
 				return nil, fmt.Errorf("%w: all %d IDs from 1 to %d are held and none came free: %w",
 					ErrNoFreeID, maxID, maxID, ctx.Err())
+			}
+			if errors.Is(lastErr, ErrReplicas) {
+				return nil, lastErr // it names ctx's end
 			}
 			if lastErr == nil || errors.Is(lastErr, context.DeadlineExceeded) || errors.Is(lastErr, context.Canceled) {
 				return nil, fmt.Errorf("no answer from Redis: %w", ctx.Err())
@@ -138,6 +148,12 @@ func (l *Leased) leaseID(ctx context.Context, maxID int64) (*lease, error) {
 // errFull says every ID up to the largest is held.
 var errFull = errors.New("every worker ID is held")
 
+// unread is an error of a read of the fleet, which therefore says nothing
+// of which IDs are held.
+type unread struct{ error }
+
+func (u unread) Unwrap() error { return u.error }
+
 // leaseOnce reads the fleet and takes the ID leasing.Choose picks. It
 // returns nil and no error when another process took that ID first, and
 // errFull when every ID is held.
@@ -145,7 +161,7 @@ func (l *Leased) leaseOnce(ctx context.Context, maxID int64) (*lease, error) {
 	now := l.now() // a lease waited for starts from the time it is taken
 	states, err := readFleet(ctx, l.c, l.prefix)
 	if err != nil {
-		return nil, err
+		return nil, unread{err}
 	}
 	candidates := make([]leasing.Candidate, len(states))
 	for i, s := range states {
@@ -173,26 +189,31 @@ func (l *Leased) take(ctx context.Context, id int64, now time.Time) (*lease, err
 	s := &keyStore{l: l, id: id, held: heldKey(l.prefix, id), reserved: reservedKey(l.prefix, id), value: string(value)}
 	res, err := l.write(ctx, takeScript, []string{s.held, s.reserved, idsKey(l.prefix)},
 		s.value, l.timing.TTL.Milliseconds(), now.Unix(), ahead, id)
-	switch {
-	case errors.Is(err, redis.Nil):
+	if errors.Is(err, redis.Nil) {
 		return nil, nil
-	case err != nil:
-		// A take the replicas did not acknowledge holds the ID until its
-		// held key expires, a TTL later: nothing used it, and giving it back
-		// would write the reservation again, unacknowledged too.
+	}
+	if err != nil && !errors.Is(err, ErrReplicas) {
 		return nil, fmt.Errorf("take worker ID %d: %w", id, err)
 	}
 	pair, ok := res.([]any)
-	if !ok || len(pair) != 2 {
-		return nil, fmt.Errorf("%w: taking worker ID %d returned %v, want {start, reserved}", ErrBadKey, id, res)
+	var first, reserved int64
+	if ok && len(pair) == 2 {
+		first, ok = pair[0].(int64)
+		reserved, _ = pair[1].(int64)
 	}
-	start, _ := pair[0].(int64)
-	reserved, _ := pair[1].(int64)
+	if !ok || reserved < first {
+		return nil, fmt.Errorf("%w: taking worker ID %d returned %v, want {first, reserved}", ErrBadKey, id, res)
+	}
+	if err != nil {
+		if err := s.acknowledge(ctx, reserved, err); err != nil {
+			return nil, fmt.Errorf("take worker ID %d: %w", id, err)
+		}
+	}
 	if l.logger != nil {
 		l.logger.InfoContext(ctx, "redisworker: leased worker ID", "id", id, "prefix", l.prefix,
-			"start", start, "reserved", reserved)
+			"first", first, "reserved", reserved)
 	}
-	return &lease{leasing.Start(leasing.Params{Pkg: "redisworker", Where: l.prefix, ID: id, First: start,
+	return &lease{leasing.Start(leasing.Params{Pkg: "redisworker", Where: l.prefix, ID: id, First: first,
 		LeasedAt: now, Reserved: reserved, Timing: l.timing,
 		Now: l.now, Logger: l.logger, Released: ErrReleased}, s)}, nil
 }
@@ -200,8 +221,8 @@ func (l *Leased) take(ctx context.Context, id int64, now time.Time) (*lease, err
 // write runs script and, where Config.Replicas asks, WAITs for the
 // replicas in the same pipeline: one connection, so WAIT counts the
 // script's writes. It returns the script's result, redis.Nil for a nil
-// reply, and an error wrapping ErrReplicas when too few replicas
-// acknowledged in time.
+// reply, and an error wrapping ErrReplicas, with the script's result,
+// when too few replicas acknowledged in time.
 func (l *Leased) write(ctx context.Context, script *redis.Script, keys []string, args ...any) (any, error) {
 	if l.replicas == 0 {
 		return script.Run(ctx, l.c, keys, args...).Result()
@@ -220,9 +241,42 @@ func (l *Leased) write(ctx context.Context, script *redis.Script, keys []string,
 		return nil, err
 	}
 	if acked, _ := wait.Int64(); acked < int64(l.replicas) {
-		return nil, fmt.Errorf("%w: %d of %d replicas within %v", ErrReplicas, acked, l.replicas, l.replicaTimeout)
+		return eval.Val(), fmt.Errorf("%w: %d of %d replicas within %v", ErrReplicas, acked, l.replicas, l.replicaTimeout)
 	}
 	return eval.Val(), nil
+}
+
+// acknowledge waits, after a take the replicas did not acknowledge, until
+// they do: every poll it renews the lease to reserved with WAIT, a write
+// behind the take's in the replication stream, so a replica that has it
+// has the take. When ctx ends first it gives the ID back (dropScript),
+// keeping the reservation the take wrote, which is safe to keep and may
+// not be lowered unacknowledged, and fails with an error wrapping
+// ErrReplicas and ctx.Err(); unacked is the take's own error.
+func (s *keyStore) acknowledge(ctx context.Context, reserved int64, unacked error) error {
+	last := unacked
+	for {
+		select {
+		case <-ctx.Done():
+			drop, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.l.timing.TTL/3)
+			defer cancel()
+			dropScript.Run(drop, s.l.c, []string{s.held}, s.value) // else the key expires a TTL later
+			if !errors.Is(last, ErrReplicas) {
+				last = fmt.Errorf("%w: %w", ErrReplicas, last)
+			}
+			return fmt.Errorf("%w, until the wait ended: %w", last, ctx.Err())
+		case <-time.After(s.l.poll):
+		}
+		// Any other failure (the primary failing over) is tried again
+		// until ctx ends; a key that expired meanwhile is lost for good.
+		err := s.Extend(ctx, reserved)
+		if err == nil || errors.Is(err, uidgen.ErrLeaseLost) {
+			return err
+		}
+		if ctx.Err() == nil { // not cut off by ctx's end, which says nothing of the replicas
+			last = err
+		}
+	}
 }
 
 // lease is the uidgen.Lease of one worker ID, kept in Redis.

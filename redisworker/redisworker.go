@@ -58,9 +58,11 @@ var (
 	ErrPrefix = errors.New("bad key prefix")
 
 	// ErrReplicas: Config.Replicas is negative, or asks for replicas of a
-	// Redis Cluster, whose WAIT this package cannot send to the slot's
-	// primary; or, from a lease, fewer replicas than Config.Replicas
-	// acknowledged a reservation within Config.ReplicaTimeout.
+	// Redis Cluster or a Ring, whose WAIT this package cannot send to the
+	// primary that ran the script; Config.ReplicaTimeout is below a
+	// millisecond or not below a third of LeaseTTL; or, from a lease,
+	// fewer replicas than Config.Replicas acknowledged a reservation within
+	// Config.ReplicaTimeout.
 	ErrReplicas = errors.New("replicas did not acknowledge")
 
 	// ErrBadKey: a key under the prefix does not hold what this package
@@ -124,9 +126,11 @@ type Config struct {
 	// NewLeased reads it.
 	Replicas int
 
-	// ReplicaTimeout bounds each WAIT for Replicas; zero means
+	// ReplicaTimeout bounds each WAIT for Replicas, from a millisecond to
+	// under a third of LeaseTTL (a renewal's own time limit); zero means
 	// DefaultReplicaTimeout. A write not acknowledged in time fails the
-	// take or the renewal (ErrReplicas): the renewal is tried again.
+	// take or the renewal (ErrReplicas), which are tried again: the take
+	// every second until its context ends, the renewal as any failing one.
 	ReplicaTimeout time.Duration
 
 	// Logger is where each leased and released worker ID is logged, at
@@ -139,8 +143,9 @@ type Config struct {
 // check returns cfg with its defaults filled in and its prefix tagged,
 // without I/O. It fails, with an error that names the value, on a nil
 // Client (ErrNilClient), a prefix that is not printable ASCII or holds a
-// brace outside one hash tag (ErrPrefix), and a negative Replicas or one
-// asked of a Cluster (ErrReplicas).
+// brace outside one hash tag (ErrPrefix), and a negative Replicas, one
+// asked of a Cluster or a Ring, or a ReplicaTimeout out of its range
+// (ErrReplicas).
 func (cfg Config) check() (Config, error) {
 	if cfg.Client == nil {
 		return cfg, fmt.Errorf("redisworker: %w: Config.Client is nil", ErrNilClient)
@@ -157,9 +162,17 @@ func (cfg Config) check() (Config, error) {
 		return cfg, fmt.Errorf("redisworker: %w: Config.Replicas is %d on a Redis Cluster, want 0: "+
 			"WAIT must reach the primary of the fleet's slot, which a cluster client does not route it to", ErrReplicas, cfg.Replicas)
 	}
+	if _, ring := cfg.Client.(*redis.Ring); ring && cfg.Replicas > 0 {
+		return cfg, fmt.Errorf("redisworker: %w: Config.Replicas is %d on a Redis Ring, want 0: "+
+			"WAIT must reach the shard that ran the script, which a ring client does not route it to", ErrReplicas, cfg.Replicas)
+	}
 	cfg.LeaseTTL = cmp.Or(cfg.LeaseTTL, DefaultLeaseTTL)
 	cfg.LeaseHorizon = cmp.Or(cfg.LeaseHorizon, DefaultLeaseHorizon)
 	cfg.ReplicaTimeout = cmp.Or(cfg.ReplicaTimeout, DefaultReplicaTimeout)
+	if cfg.ReplicaTimeout < time.Millisecond || cfg.ReplicaTimeout >= cfg.LeaseTTL/3 {
+		return cfg, fmt.Errorf("redisworker: %w: Config.ReplicaTimeout is %v, want 1ms to under a third of LeaseTTL (%v)",
+			ErrReplicas, cfg.ReplicaTimeout, cfg.LeaseTTL/3)
+	}
 	return cfg, nil
 }
 

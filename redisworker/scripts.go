@@ -49,6 +49,16 @@ redis.call('DEL', KEYS[1])
 return 1
 `)
 
+// dropScript deletes the held key (KEYS[1]) while it still holds this
+// holder's value (ARGV[1]), leaving the reservation as it is: a take the
+// replicas never acknowledged gives its ID back this way. It returns 1, or
+// 0 when the key is gone or another holder's.
+var dropScript = redis.NewScript(`
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('DEL', KEYS[1])
+return 1
+`)
+
 // fleetScript reads the fleet under the prefix ARGV[1] in one step: for
 // each ID in its set (KEYS[1]), lowest first, the ID, its reservation, its
 // held key's value (empty when free) and that key's TTL in milliseconds. The
