@@ -19,6 +19,15 @@ import (
 // redisEnv names the environment variable that stands in for -redis.
 const redisEnv = "UIDGEN_REDIS"
 
+// quietRedis discards go-redis's own log lines (a dial that failed, pool
+// notices), which it writes to stderr by default: the command reports the
+// errors the calls return, once.
+type quietRedis struct{}
+
+func (quietRedis) Printf(context.Context, string, ...any) {}
+
+func init() { redis.SetLogger(quietRedis{}) }
+
 // redisStore is the leaseStore of a Redis deployment: -redis, or
 // -redis-sentinel with -redis-master, and -redis-prefix and
 // -redis-replicas. Its Leaser warns on stderr of a deployment that cannot
