@@ -109,6 +109,8 @@ func TestRedisBadCalls(t *testing.T) {
 		{[]string{"gen", "-redis", "redis://127.0.0.1:1/0", "-redis-prefix", "{a}{b}"}, "bad key prefix"},
 		{[]string{"workers", "-redis", "redis://127.0.0.1:1/0", "-etcd", "http://127.0.0.1:1"}, "-etcd and -redis both given"},
 		{[]string{"bench", "-redis", "redis://127.0.0.1:1/0", "-worker", "3"}, "-worker and -redis both given"},
+		{[]string{"gen", "-redis-prefix", "{a}:", "-worker", "3"}, "-redis-prefix given, but no store it configures: it goes with -etcd or -redis or -redis-sentinel"},
+		{[]string{"workers", "-redis-replicas", "1", "-dsn", "root@tcp(127.0.0.1:1)/test"}, "-redis-replicas given, but no store"},
 	} {
 		var out, errOut bytes.Buffer
 		code := Main(tt.args, &out, &errOut, newStores(io.Discard))
@@ -145,7 +147,7 @@ func TestRedisFromEnv(t *testing.T) {
 	t.Setenv(dsnEnv, "")
 	gen := func(args ...string) (int, []string, string) {
 		var out, errOut bytes.Buffer
-		code := Main(append([]string{"gen", "-n", "2", "-redis-prefix", "{env}:"}, args...), &out, &errOut, newStores(&errOut))
+		code := Main(append([]string{"gen", "-n", "2"}, args...), &out, &errOut, newStores(&errOut))
 		return code, strings.Fields(out.String()), errOut.String()
 	}
 	workerOf := func(ids []string) int64 {
@@ -155,7 +157,7 @@ func TestRedisFromEnv(t *testing.T) {
 		}
 		return uidgen.DefaultLayout().Parse(id).WorkerID
 	}
-	if code, ids, stderr := gen(); code != 0 || len(ids) != 2 || workerOf(ids) != 1 {
+	if code, ids, stderr := gen("-redis-prefix", "{env}:"); code != 0 || len(ids) != 2 || workerOf(ids) != 1 {
 		t.Errorf("gen with $%s: exit %d, %q, %s; want two IDs of worker ID 1, leased", redisEnv, code, ids, stderr)
 	}
 	if code, ids, stderr := gen("-worker", "3"); code != 0 || len(ids) != 2 || workerOf(ids) != 3 {

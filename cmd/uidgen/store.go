@@ -163,7 +163,7 @@ func (s *storeFlags) fromEnv(dsn *string, sources ...string) error {
 		if setFlag(s.fs, "dsn") == "" {
 			*dsn = "" // $UIDGEN_DSN gives way to the flag that chose
 		}
-		return nil
+		return s.unchosen()
 	}
 	set := s.store.EnvSet()
 	if *dsn != "" {
@@ -176,7 +176,28 @@ func (s *storeFlags) fromEnv(dsn *string, sources ...string) error {
 	case len(set) == 1 && *dsn == "":
 		s.store.FromEnv()
 	}
+	return s.unchosen()
+}
+
+// unchosen returns a usage error naming a store's flag given while no
+// store is chosen: -redis-prefix without -redis does nothing.
+func (s *storeFlags) unchosen() error {
+	if name := setFlag(s.fs, s.names...); name != "" && !s.chosen() {
+		return fmt.Errorf("%w: -%s given, but no store it configures: it goes with %s", ErrUsage, name, s.choosers())
+	}
 	return nil
+}
+
+// choosers returns the store flags that choose a store, for a message:
+// those of s.names that take a value a store is chosen by.
+func (s *storeFlags) choosers() string {
+	var flags []string
+	for _, n := range s.names {
+		if !strings.Contains(n, "-") || n == "redis-sentinel" {
+			flags = append(flags, n)
+		}
+	}
+	return dashed(flags, " or ")
 }
 
 // orStore returns what to add to "-lease" where the store's flags also
