@@ -37,7 +37,9 @@ const (
 )
 
 // DefaultReplicaTimeout is how long a reservation write waits for
-// Config.Replicas to acknowledge it, where the Config names no time.
+// Config.Replicas to acknowledge it, where the Config names no time and
+// the lease's TTL is 6 s or more; under a shorter TTL the default is a
+// sixth of it, so that a WAIT ends within a renewal's own time limit.
 const DefaultReplicaTimeout = time.Second
 
 // freePoll is how often LeaseWorkerID looks again when every ID is held: a
@@ -128,9 +130,10 @@ type Config struct {
 
 	// ReplicaTimeout bounds each WAIT for Replicas, from a millisecond to
 	// under a third of LeaseTTL (a renewal's own time limit); zero means
-	// DefaultReplicaTimeout. A write not acknowledged in time fails the
-	// take or the renewal (ErrReplicas), which are tried again: the take
-	// every second until its context ends, the renewal as any failing one.
+	// DefaultReplicaTimeout, or a sixth of LeaseTTL where that is less. A
+	// write not acknowledged in time fails the take or the renewal
+	// (ErrReplicas), which are tried again: the take every second until
+	// its context ends, the renewal as any failing one.
 	ReplicaTimeout time.Duration
 
 	// Logger is where each leased and released worker ID is logged, at
@@ -168,10 +171,14 @@ func (cfg Config) check() (Config, error) {
 	}
 	cfg.LeaseTTL = cmp.Or(cfg.LeaseTTL, DefaultLeaseTTL)
 	cfg.LeaseHorizon = cmp.Or(cfg.LeaseHorizon, DefaultLeaseHorizon)
-	cfg.ReplicaTimeout = cmp.Or(cfg.ReplicaTimeout, DefaultReplicaTimeout)
-	if cfg.ReplicaTimeout < time.Millisecond || cfg.ReplicaTimeout >= cfg.LeaseTTL/3 {
-		return cfg, fmt.Errorf("redisworker: %w: Config.ReplicaTimeout is %v, want 1ms to under a third of LeaseTTL (%v)",
-			ErrReplicas, cfg.ReplicaTimeout, cfg.LeaseTTL/3)
+	// A LeaseTTL out of its range is NewLeased's ErrLeaseTTL, and sizes no
+	// ReplicaTimeout.
+	if cfg.LeaseTTL >= MinLeaseTTL {
+		cfg.ReplicaTimeout = cmp.Or(cfg.ReplicaTimeout, min(DefaultReplicaTimeout, cfg.LeaseTTL/6))
+		if cfg.ReplicaTimeout < time.Millisecond || cfg.ReplicaTimeout >= cfg.LeaseTTL/3 {
+			return cfg, fmt.Errorf("redisworker: %w: Config.ReplicaTimeout is %v, want 1ms to under a third of LeaseTTL (%v)",
+				ErrReplicas, cfg.ReplicaTimeout, cfg.LeaseTTL/3)
+		}
 	}
 	return cfg, nil
 }
