@@ -103,8 +103,9 @@
 //     holds its value no other script writes reserved:w (step 3 needs
 //     held:w absent), so reserved:w holds at least what the holder may use.
 //     renewScript never lowers reserved:w. (Set it to t alone:
-//     TestReservationNeverFalls sees reserved:w fall below Reserved() once
-//     the holder's pace drops.)
+//     TestReservationNeverFalls sees reserved:w fall below a reservation
+//     granted earlier when a later renewal asks for less, as one does after
+//     an earlier renewal's answer was lost.)
 //  2. Once held:w is gone (expired, or replaced by a new holder's), every
 //     renewScript of the old holder finds another value or none and
 //     changes nothing, and Reserved() stops for good. A holder paused or
@@ -122,7 +123,8 @@
 //  4. The new holder starts at max(now, r + 1): above every second of the
 //     earlier holders. (Start the holder at now alone: TestLeaseStartsAboveReservation.)
 //  5. freeScript, finding held:w holding the holder's value, sets
-//     reserved:w = max(lastUsed, First()-1) and deletes held:w in one step.
+//     reserved:w to max(lastUsed, First()-1), which the holder computes,
+//     and deletes held:w in one step.
 //     Lowering the reservation is safe: the holder used nothing above
 //     lastUsed, and the earlier holders nothing above r <= First()-1.
 //     (Record lastUsed below First()-1: TestLeaseRelease.)

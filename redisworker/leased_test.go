@@ -588,7 +588,10 @@ func TestLeaseConcurrent(t *testing.T) {
 	c.AddHook(jitter{max: 5 * time.Millisecond})
 	l := f.leased(t, Config{Client: c})
 	l.poll = 5 * time.Millisecond
-	ctx := testContext(t)
+	// The first failure ends the others' waits for a free ID, which its
+	// goroutine may never give back; it is the first error sent.
+	ctx, cancel := context.WithCancel(testContext(t))
+	defer cancel()
 
 	var mu sync.Mutex
 	holder := map[int64]int{}     // worker ID -> goroutine holding it
@@ -599,7 +602,7 @@ func TestLeaseConcurrent(t *testing.T) {
 	for g := range goroutines {
 		wg.Go(func() {
 			<-gate
-			errs <- func() error {
+			err := func() error {
 				for r := range rounds {
 					got, err := l.LeaseWorkerID(ctx, maxID)
 					if err != nil {
@@ -629,6 +632,10 @@ func TestLeaseConcurrent(t *testing.T) {
 				}
 				return nil
 			}()
+			errs <- err
+			if err != nil {
+				cancel()
+			}
 		})
 	}
 	close(gate)
