@@ -45,7 +45,7 @@ func TestWorkers(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	if code != 0 || len(lines) != 4 || !strings.HasPrefix(lines[0], "ID  STATE  HOST") ||
 		!strings.HasPrefix(lines[1], "1   held ") || !strings.HasPrefix(lines[2], "2   free ") ||
-		lines[3] != "2 worker IDs under /orders/: 1 held, 1 free" {
+		lines[3] != `2 worker IDs under "/orders/": 1 held, 1 free` {
 		t.Errorf("workers: exit %d, stderr %q, printed\n%s", code, &stderr, out)
 	}
 

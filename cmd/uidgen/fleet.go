@@ -44,6 +44,6 @@ func printFleet(w io.Writer, rows []fleetRow, prefix string) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(w, "%d worker IDs under %s: %d held, %d free\n", len(rows), prefix, held, len(rows)-held)
+	_, err := fmt.Fprintf(w, "%d worker IDs under %q: %d held, %d free\n", len(rows), prefix, held, len(rows)-held)
 	return err
 }

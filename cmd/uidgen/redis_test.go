@@ -83,7 +83,7 @@ func TestRedisServe(t *testing.T) {
 		}
 		return out.String()
 	}
-	if out := workers(); !strings.Contains(out, "\n1   held ") || !strings.HasSuffix(out, "1 worker IDs under {serve}:: 1 held, 0 free\n") {
+	if out := workers(); !strings.Contains(out, "\n1   held ") || !strings.HasSuffix(out, "1 worker IDs under \"{serve}:\": 1 held, 0 free\n") {
 		t.Errorf("workers while serving:\n%s", out)
 	}
 	srv.stop(t, syscall.SIGTERM)
