@@ -135,67 +135,34 @@ func (g *granter) revoke(ctx context.Context) {
 // whose answer was lost may have taken its ID, so its etcd lease is
 // revoked first, which frees the ID again.
 func (l *Leased) leaseID(ctx context.Context, g *granter, maxID int64) (*lease, error) {
-	full := false // the last read of the fleet found every ID held
-	var lastErr error
-	for {
-		lease, err := l.leaseOnce(ctx, g, maxID)
-		switch {
-		case lease != nil:
-			return lease, nil
-		case errors.Is(err, ErrBadKey):
-			return nil, err
-		case errors.Is(err, errFull):
-			full, lastErr = true, nil
-		case err != nil:
-			// A read cut off by ctx's end says nothing of the fleet, so
-			// the last read's finding stands; a failure after a read came
-			// after one that found an ID free.
-			var u unread
-			full = full && ctx.Err() != nil && errors.As(err, &u)
-			lastErr = err
-			g.revoke(ctx)
-		default:
-			full = false
-			continue // another process took the ID first: read the fleet again
-		}
-		select {
-		case <-ctx.Done():
-			if full {
-				return nil, fmt.Errorf("%w: all %d IDs from 1 to %d are held and none came free: %w",
-					ErrNoFreeID, maxID, maxID, ctx.Err())
+	at := strings.Join(l.c.Endpoints(), ",")
+	return leasing.Take(ctx, leasing.Retry{
+		Poll:     l.poll,
+		NoFreeID: ErrNoFreeID,
+		Fatal:    func(err error) bool { return errors.Is(err, ErrBadKey) },
+		Failed:   g.revoke,
+		Unanswered: func(last, ctxErr error) error {
+			if leasing.Cut(last) {
+				return fmt.Errorf("no answer from the etcd cluster at %s: %w", at, ctxErr)
 			}
-			at := strings.Join(l.c.Endpoints(), ",")
-			if lastErr == nil || errors.Is(lastErr, context.DeadlineExceeded) || errors.Is(lastErr, context.Canceled) {
-				return nil, fmt.Errorf("no answer from the etcd cluster at %s: %w", at, ctx.Err())
-			}
-			return nil, fmt.Errorf("the etcd cluster at %s: %w (%w)", at, lastErr, ctx.Err())
-		case <-time.After(l.poll):
-		}
-	}
+			return fmt.Errorf("the etcd cluster at %s: %w (%w)", at, last, ctxErr)
+		},
+	}, maxID, func(ctx context.Context) (*lease, error) { return l.leaseOnce(ctx, g, maxID) })
 }
 
-// errFull says every ID up to the largest is held.
-var errFull = errors.New("every worker ID is held")
-
-// unread is an error of a read of the fleet, which therefore says nothing
-// of which IDs are held.
-type unread struct{ error }
-
-func (u unread) Unwrap() error { return u.error }
-
 // leaseOnce reads the fleet and takes the ID choose picks. It returns nil
-// and no error when another process took that ID first, and errFull, with
+// and no error when another process took that ID first, and leasing.ErrFull, with
 // no etcd lease granted, when every ID is held.
 func (l *Leased) leaseOnce(ctx context.Context, g *granter, maxID int64) (*lease, error) {
 	now := l.now() // a lease waited for starts from the time it is taken
 	states, err := readFleet(ctx, l.c, l.prefix)
 	if err != nil {
-		return nil, unread{err}
+		return nil, leasing.Unread{Err: err}
 	}
 	s, ok := choose(states, now, maxID)
 	if !ok {
 		g.revoke(ctx)
-		return nil, errFull
+		return nil, leasing.ErrFull
 	}
 	id, err := g.lease(ctx)
 	if err != nil {

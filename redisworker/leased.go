@@ -105,63 +105,30 @@ func (l *Leased) LeaseWorkerID(ctx context.Context, maxWorkerID int64) (uidgen.L
 // failover under way, a server restarting) is tried again every poll until
 // ctx ends.
 func (l *Leased) leaseID(ctx context.Context, maxID int64) (*lease, error) {
-	full := false // the last read of the fleet found every ID held
-	var lastErr error
-	for {
-		lease, err := l.leaseOnce(ctx, maxID)
-		switch {
-		case lease != nil:
-			return lease, nil
-		case errors.Is(err, ErrBadKey):
-			return nil, err
-		case errors.Is(err, errFull):
-			full, lastErr = true, nil
-		case err != nil:
-			// A read cut off by ctx's end says nothing of the fleet, so
-			// the last read's finding stands; a failure after a read came
-			// after one that found an ID free.
-			var u unread
-			full = full && ctx.Err() != nil && errors.As(err, &u)
-			lastErr = err
-		default:
-			full = false
-			continue // another process took the ID first: read the fleet again
-		}
-		select {
-		case <-ctx.Done():
-			if full {
-				return nil, fmt.Errorf("%w: all %d IDs from 1 to %d are held and none came free: %w",
-					ErrNoFreeID, maxID, maxID, ctx.Err())
+	return leasing.Take(ctx, leasing.Retry{
+		Poll:     l.poll,
+		NoFreeID: ErrNoFreeID,
+		Fatal:    func(err error) bool { return errors.Is(err, ErrBadKey) },
+		Unanswered: func(last, ctxErr error) error {
+			switch {
+			case errors.Is(last, ErrReplicas):
+				return last // it names ctx's end
+			case leasing.Cut(last):
+				return fmt.Errorf("no answer from Redis: %w", ctxErr)
 			}
-			if errors.Is(lastErr, ErrReplicas) {
-				return nil, lastErr // it names ctx's end
-			}
-			if lastErr == nil || errors.Is(lastErr, context.DeadlineExceeded) || errors.Is(lastErr, context.Canceled) {
-				return nil, fmt.Errorf("no answer from Redis: %w", ctx.Err())
-			}
-			return nil, fmt.Errorf("Redis: %w (%w)", lastErr, ctx.Err())
-		case <-time.After(l.poll):
-		}
-	}
+			return fmt.Errorf("Redis: %w (%w)", last, ctxErr)
+		},
+	}, maxID, func(ctx context.Context) (*lease, error) { return l.leaseOnce(ctx, maxID) })
 }
-
-// errFull says every ID up to the largest is held.
-var errFull = errors.New("every worker ID is held")
-
-// unread is an error of a read of the fleet, which therefore says nothing
-// of which IDs are held.
-type unread struct{ error }
-
-func (u unread) Unwrap() error { return u.error }
 
 // leaseOnce reads the fleet and takes the ID leasing.Choose picks. It
 // returns nil and no error when another process took that ID first, and
-// errFull when every ID is held.
+// leasing.ErrFull when every ID is held.
 func (l *Leased) leaseOnce(ctx context.Context, maxID int64) (*lease, error) {
 	now := l.now() // a lease waited for starts from the time it is taken
 	states, err := readFleet(ctx, l.c, l.prefix)
 	if err != nil {
-		return nil, unread{err}
+		return nil, leasing.Unread{Err: err}
 	}
 	candidates := make([]leasing.Candidate, len(states))
 	for i, s := range states {
@@ -169,7 +136,7 @@ func (l *Leased) leaseOnce(ctx context.Context, maxID int64) (*lease, error) {
 	}
 	id, ok := leasing.Choose(candidates, now, maxID)
 	if !ok {
-		return nil, errFull
+		return nil, leasing.ErrFull
 	}
 	return l.take(ctx, id, now)
 }

@@ -1,0 +1,92 @@
+package leasing
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// ErrFull is what a store's single try at a lease returns when Choose
+// found every ID up to the largest held.
+var ErrFull = errors.New("every worker ID is held")
+
+// Unread wraps the error of a read of the fleet, which therefore says
+// nothing of which IDs are held.
+type Unread struct{ Err error }
+
+func (u Unread) Error() string { return u.Err.Error() }
+func (u Unread) Unwrap() error { return u.Err }
+
+// Retry is how a key-value store's LeaseWorkerID tries again.
+type Retry struct {
+	// Poll is how long it waits after a try that failed or found every ID
+	// held.
+	Poll time.Duration
+
+	// NoFreeID is wrapped by the error when ctx ends and the last read of
+	// the fleet found every ID held.
+	NoFreeID error
+
+	// Fatal reports an error no retry makes right (a key the store's
+	// package did not write); Take returns it at once.
+	Fatal func(error) bool
+
+	// Failed, if not nil, runs after each try that failed.
+	Failed func(ctx context.Context)
+
+	// Unanswered returns the error when ctx ends for any other reason: last
+	// is the last try's error, nil when the last try found every ID held
+	// before a later one was cut off.
+	Unanswered func(last, ctxErr error) error
+}
+
+// Take calls once until it returns a lease, waiting Poll after each try
+// that failed or found every ID held (ErrFull), and going again at once
+// after one that returned neither lease nor error: another process took
+// the chosen ID first. When ctx ends it fails with an error wrapping
+// NoFreeID and ctx.Err() if the last read of the fleet found every ID up to
+// maxID held, else with Unanswered's.
+func Take[L any](ctx context.Context, r Retry, maxID int64, once func(context.Context) (*L, error)) (*L, error) {
+	full := false // the last read of the fleet found every ID held
+	var lastErr error
+	for {
+		lease, err := once(ctx)
+		switch {
+		case lease != nil:
+			return lease, nil
+		case r.Fatal(err):
+			return nil, err
+		case errors.Is(err, ErrFull):
+			full, lastErr = true, nil
+		case err != nil:
+			// A read cut off by ctx's end says nothing of the fleet, so
+			// the last read's finding stands; a failure after a read came
+			// after one that found an ID free.
+			var u Unread
+			full = full && ctx.Err() != nil && errors.As(err, &u)
+			lastErr = err
+			if r.Failed != nil {
+				r.Failed(ctx)
+			}
+		default:
+			full = false
+			continue
+		}
+		select {
+		case <-ctx.Done():
+			if full {
+				return nil, fmt.Errorf("%w: all %d IDs from 1 to %d are held and none came free: %w",
+					r.NoFreeID, maxID, maxID, ctx.Err())
+			}
+			return nil, r.Unanswered(lastErr, ctx.Err())
+		case <-time.After(r.Poll):
+		}
+	}
+}
+
+// Cut reports whether err says only that a context ended: a store that
+// gives no other answer before then did not answer at all.
+func Cut(err error) bool {
+	return err == nil || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)
+}
