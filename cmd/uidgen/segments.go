@@ -13,6 +13,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/seed4d941b13/uidgen/ringbuffer"
 	"github.com/seed4d941b13/uidgen/segment"
 )
 
@@ -55,6 +56,13 @@ func (c *claimFlags) register(fs *flag.FlagSet, with string) {
 // apply sets cfg's claim sizes from the flags; zero keeps the defaults.
 func (c claimFlags) apply(cfg *segment.Config) { cfg.ClaimEvery, cfg.MaxStep = c.every, c.maxStep }
 
+// segmentWait is how long gen and bench wait for numbers on an empty ring
+// before they fail: the time a claim statement may take. A service's
+// request is better failed after ringbuffer.DefaultWait; a command that
+// prints or measures numbers rides out a database that answers slowly, as
+// one loaded with hundreds of claims a second under -claim-every 1ms does.
+const segmentWait = 10 * time.Second
+
 // open opens the segment generator the flags ask for on dsn's database,
 // creating the table when it is missing. It returns the generator and a
 // func that closes it and the database.
@@ -68,7 +76,8 @@ func (s *segmentFlags) open(dsn string) (*segment.Generator, func() error, error
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), assignTimeout)
 	defer cancel()
-	cfg := segment.Config{DB: db, Tag: s.tag, Table: s.table, Start: s.start, Step: s.step, Description: "made by uidgen"}
+	cfg := segment.Config{DB: db, Tag: s.tag, Table: s.table, Start: s.start, Step: s.step, Description: "made by uidgen",
+		RejectedTake: ringbuffer.Wait(segmentWait)}
 	s.claims.apply(&cfg)
 	g, err := segment.New(ctx, cfg)
 	if errors.Is(err, segment.ErrNoTable) {
