@@ -24,13 +24,26 @@
 //
 //	| 0 ... 0 | delta seconds (T) | worker ID (W) | sequence (S) | gene (G) |
 //
+// Other Snowflakes lay their fields out otherwise, and NewSpec builds their
+// layouts from a Spec: sonyflake puts the sequence above the worker (its
+// machine ID), so the IDs of one tick and one worker are 2^W apart:
+//
+//	| 0 | delta ticks (T) | sequence (S) | worker ID (W) | gene (G) |
+//
+// and Discord's and Instagram's fill all 64 bits with no sign bit. Their IDs
+// read as int64 while the top bit is 0, so their time field's largest usable
+// value is 2^(T-1) - 1: the one that keeps the top bit 0.
+//
 // An Allocator knows nothing of clocks, epochs or databases: it packs and
-// unpacks numbers.
+// unpacks numbers. What a unit of its time field is, a second or a
+// millisecond, is the tick of the uidgen.Layout that holds it.
 package bits
 
 import (
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 )
 
 // TotalBits is the width of a UID; SignBits of them are the always-zero sign.
@@ -39,17 +52,37 @@ const (
 	SignBits  = 1
 )
 
-// ErrLayout is wrapped by every error New and NewGene return for a bad
-// layout.
+// ErrLayout is wrapped by every error New, NewGene and NewSpec return for a
+// bad layout.
 var ErrLayout = errors.New("invalid bit layout")
 
 // Allocator packs (delta seconds, worker ID, sequence, gene) into a UID and
 // unpacks it again. It is immutable and safe for concurrent use.
 type Allocator struct {
 	timeBits, workerBits, seqBits, geneBits int
+	seqAboveWorker, noSignBit               bool
 
 	maxDelta, maxWorker, maxSeq, maxGene int64
 	timeShift, workerShift, seqShift     uint
+}
+
+// Spec describes a layout for NewSpec: the widths of its fields, their
+// order and whether it keeps a sign bit. Its zero order and sign are
+// Baidu's: the worker above the sequence, and an always-zero sign bit.
+type Spec struct {
+	// TimeBits, WorkerBits and SeqBits are the widths of the time, worker
+	// (node, machine) and sequence fields, each at least 1; GeneBits is the
+	// width of the gene field below them all, at least 0.
+	TimeBits, WorkerBits, SeqBits, GeneBits int
+	// SeqAboveWorker puts the sequence above the worker field, as
+	// sonyflake does; false keeps Baidu's and Twitter's order, the worker
+	// above the sequence.
+	SeqAboveWorker bool
+	// NoSignBit makes the fields fill all 64 bits with no sign bit, as
+	// Discord's and Instagram's do: the widths must then add up to 64, and
+	// MaxDelta is 2^(TimeBits-1) - 1 so that IDs stay positive int64s.
+	// False keeps the sign bit: the widths add up to at most 63.
+	NoSignBit bool
 }
 
 // New returns the Allocator for timeBits + workerBits + seqBits: NewGene
@@ -64,18 +97,42 @@ func New(timeBits, workerBits, seqBits int) (*Allocator, error) {
 // with the sign bit they must fit in 64. A bad layout is an error wrapping
 // ErrLayout that names the values and the limit.
 func NewGene(timeBits, workerBits, seqBits, geneBits int) (*Allocator, error) {
-	if err := checkWidths(timeBits, workerBits, seqBits, geneBits); err != nil {
+	return NewSpec(Spec{TimeBits: timeBits, WorkerBits: workerBits, SeqBits: seqBits, GeneBits: geneBits})
+}
+
+// NewSpec returns the Allocator of the layout s describes. The time, worker
+// and sequence fields must each be at least 1 bit wide and the gene at least
+// 0; with the sign bit they must fit in 64 bits, and with s.NoSignBit they
+// must fill exactly 64. A bad layout is an error wrapping ErrLayout that
+// names the widths and the limit. NewSpec(Spec{T, W, S, G, false, false})
+// is NewGene(T, W, S, G).
+func NewSpec(s Spec) (*Allocator, error) {
+	if err := checkWidths(s.TimeBits, s.WorkerBits, s.SeqBits, s.GeneBits); err != nil {
 		return nil, err
 	}
-	if sum := SignBits + timeBits + workerBits + seqBits + geneBits; sum > TotalBits {
-		gene := ""
-		if geneBits > 0 {
-			gene = fmt.Sprintf(" + gene %d", geneBits)
-		}
-		return nil, fmt.Errorf("%w: 1 sign + time %d + worker %d + sequence %d%s bits = %d, more than %d",
-			ErrLayout, timeBits, workerBits, seqBits, gene, sum, TotalBits)
+	sum := s.TimeBits + s.WorkerBits + s.SeqBits + s.GeneBits
+	if s.NoSignBit && sum != TotalBits {
+		return nil, fmt.Errorf("%w: no sign bit: %s bits = %d, want exactly %d",
+			ErrLayout, s.fields(), sum, TotalBits)
 	}
-	return newAllocator(timeBits, workerBits, seqBits, geneBits), nil
+	if !s.NoSignBit && SignBits+sum > TotalBits {
+		return nil, fmt.Errorf("%w: 1 sign + %s bits = %d, more than %d",
+			ErrLayout, s.fields(), SignBits+sum, TotalBits)
+	}
+	return newAllocator(s), nil
+}
+
+// fields names the widths in their order, as "time 39 + sequence 8 +
+// worker 16".
+func (s Spec) fields() string {
+	f := fmt.Sprintf("time %d + worker %d + sequence %d", s.TimeBits, s.WorkerBits, s.SeqBits)
+	if s.SeqAboveWorker {
+		f = fmt.Sprintf("time %d + sequence %d + worker %d", s.TimeBits, s.SeqBits, s.WorkerBits)
+	}
+	if s.GeneBits > 0 {
+		f += fmt.Sprintf(" + gene %d", s.GeneBits)
+	}
+	return f
 }
 
 // checkWidths returns an error unless the three fields are at least a bit
@@ -88,20 +145,31 @@ func checkWidths(timeBits, workerBits, seqBits, geneBits int) error {
 	return nil
 }
 
-func newAllocator(timeBits, workerBits, seqBits, geneBits int) *Allocator {
-	return &Allocator{
-		timeBits:    timeBits,
-		workerBits:  workerBits,
-		seqBits:     seqBits,
-		geneBits:    geneBits,
-		maxDelta:    ^(-1 << timeBits),
-		maxWorker:   ^(-1 << workerBits),
-		maxSeq:      ^(-1 << seqBits),
-		maxGene:     ^(-1 << geneBits),
-		timeShift:   uint(workerBits + seqBits + geneBits),
-		workerShift: uint(seqBits + geneBits),
-		seqShift:    uint(geneBits),
+// newAllocator precomputes the shifts of a valid layout, so that Allocate
+// and Parse are the same few shifts whatever the fields' order.
+func newAllocator(s Spec) *Allocator {
+	a := &Allocator{
+		timeBits:       s.TimeBits,
+		workerBits:     s.WorkerBits,
+		seqBits:        s.SeqBits,
+		geneBits:       s.GeneBits,
+		seqAboveWorker: s.SeqAboveWorker,
+		noSignBit:      s.NoSignBit,
+		maxDelta:       ^(-1 << s.TimeBits),
+		maxWorker:      ^(-1 << s.WorkerBits),
+		maxSeq:         ^(-1 << s.SeqBits),
+		maxGene:        ^(-1 << s.GeneBits),
+		timeShift:      uint(s.WorkerBits + s.SeqBits + s.GeneBits),
+		workerShift:    uint(s.SeqBits + s.GeneBits),
+		seqShift:       uint(s.GeneBits),
 	}
+	if s.SeqAboveWorker {
+		a.workerShift, a.seqShift = uint(s.GeneBits), uint(s.WorkerBits+s.GeneBits)
+	}
+	if s.NoSignBit {
+		a.maxDelta >>= 1 // the time field's top bit is the int64's sign
+	}
+	return a
 }
 
 // TimeBits returns the width of the delta-seconds field.
@@ -116,12 +184,26 @@ func (a *Allocator) SeqBits() int { return a.seqBits }
 // GeneBits returns the width of the gene field: 0 for Baidu's layouts.
 func (a *Allocator) GeneBits() int { return a.geneBits }
 
+// SeqAboveWorker reports whether the sequence sits above the worker field,
+// as in sonyflake's layouts; false for Baidu's and Twitter's.
+func (a *Allocator) SeqAboveWorker() bool { return a.seqAboveWorker }
+
+// NoSignBit reports whether the fields fill all 64 bits with no sign bit,
+// as in Discord's and Instagram's layouts.
+func (a *Allocator) NoSignBit() bool { return a.noSignBit }
+
 // UsedBits returns the bits below the always-zero ones: every UID the
-// Allocator makes is below 2^UsedBits. 63 for Baidu's layouts.
+// Allocator makes is below 2^UsedBits. 63 for Baidu's layouts, 64 for a
+// layout with no sign bit (whose UIDs are below 2^63 all the same, as
+// MaxDelta keeps the top bit 0).
 func (a *Allocator) UsedBits() int { return a.timeBits + a.workerBits + a.seqBits + a.geneBits }
 
-// MaxDeltaSeconds returns the largest delta seconds the layout holds:
-// 2^timeBits - 1.
+// MaxDelta returns the largest value of the time field, in ticks since the
+// epoch, that keeps a UID a positive int64: 2^timeBits - 1, or with no sign
+// bit 2^(timeBits-1) - 1.
+func (a *Allocator) MaxDelta() int64 { return a.maxDelta }
+
+// MaxDeltaSeconds is MaxDelta, named for layouts whose tick is a second.
 func (a *Allocator) MaxDeltaSeconds() int64 { return a.maxDelta }
 
 // MaxWorkerID returns the largest worker ID the layout holds:
@@ -161,14 +243,29 @@ func (a *Allocator) Parse(uid int64) (deltaSeconds, workerID, sequence int64) {
 // Gene returns uid's gene field: its low GeneBits bits.
 func (a *Allocator) Gene(uid int64) int64 { return uid & a.maxGene }
 
-// String describes the layout, as "1+30+20+13 bits (sign+time+worker+sequence)",
-// or with gene bits "1+31+8+13+4 bits (sign+time+worker+sequence+gene)", and
-// for a layout of fewer than 64 bits what its IDs stay below.
+// String describes the layout from its top bit down, as "1+30+20+13 bits
+// (sign+time+worker+sequence)", with gene bits "1+31+8+13+4 bits
+// (sign+time+worker+sequence+gene)", with the sequence above the worker
+// "1+39+8+16 bits (sign+time+sequence+worker)", with no sign bit "42+10+12
+// bits (time+worker+sequence)", and for a layout of fewer than 64 bits what
+// its IDs stay below.
 func (a *Allocator) String() string {
-	s := fmt.Sprintf("%d+%d+%d+%d bits (sign+time+worker+sequence)", SignBits, a.timeBits, a.workerBits, a.seqBits)
-	if a.geneBits > 0 {
-		s = fmt.Sprintf("%d+%d+%d+%d+%d bits (sign+time+worker+sequence+gene)", SignBits, a.timeBits, a.workerBits, a.seqBits, a.geneBits)
+	widths := []int{SignBits, a.timeBits, a.workerBits, a.seqBits, a.geneBits}
+	names := []string{"sign", "time", "worker", "sequence", "gene"}
+	if a.seqAboveWorker {
+		widths[2], widths[3], names[2], names[3] = widths[3], widths[2], names[3], names[2]
 	}
+	if a.geneBits == 0 {
+		widths, names = widths[:4], names[:4]
+	}
+	if a.noSignBit {
+		widths, names = widths[1:], names[1:]
+	}
+	nums := make([]string, len(widths))
+	for i, w := range widths {
+		nums[i] = strconv.Itoa(w)
+	}
+	s := fmt.Sprintf("%s bits (%s)", strings.Join(nums, "+"), strings.Join(names, "+"))
 	if used := a.UsedBits(); used < TotalBits-SignBits {
 		s += fmt.Sprintf(", IDs below 2^%d", used)
 	}

@@ -208,3 +208,120 @@ func TestNewTakesFewerBits(t *testing.T) {
 		t.Fatalf("New(28, 22, 12) = %v (%d bits used), NewGene(28, 22, 12, 0) = %v, %v; want the same 62 bits", a, a.UsedBits(), g, err)
 	}
 }
+
+// TestSpecOrderAndSign checks Allocate against shifts written out by hand
+// for each order and sign, the maxima, String, and that Parse inverts
+// Allocate at the largest fields.
+func TestSpecOrderAndSign(t *testing.T) {
+	tests := []struct {
+		name     string
+		spec     bits.Spec
+		d, w, s  int64
+		want     int64 // Allocate(d, w, s), by hand
+		maxDelta int64
+		str      string
+	}{
+		{"sonyflake v2: sequence above machine", bits.Spec{TimeBits: 39, WorkerBits: 16, SeqBits: 8, SeqAboveWorker: true},
+			100, 0x1234, 5, 100<<24 | 5<<16 | 0x1234, 1<<39 - 1, "1+39+8+16 bits (sign+time+sequence+worker)"},
+		{"twitter: worker above sequence", bits.Spec{TimeBits: 41, WorkerBits: 10, SeqBits: 12},
+			100, 7, 5, 100<<22 | 7<<12 | 5, 1<<41 - 1, "1+41+10+12 bits (sign+time+worker+sequence)"},
+		{"discord: no sign bit", bits.Spec{TimeBits: 42, WorkerBits: 10, SeqBits: 12, NoSignBit: true},
+			100, 32, 7, 100<<22 | 32<<12 | 7, 1<<41 - 1, "42+10+12 bits (time+worker+sequence)"},
+		{"instagram: no sign bit", bits.Spec{TimeBits: 41, WorkerBits: 13, SeqBits: 10, NoSignBit: true},
+			100, 5001, 1023, 100<<23 | 5001<<10 | 1023, 1<<40 - 1, "41+13+10 bits (time+worker+sequence)"},
+		{"sequence above worker with gene bits", bits.Spec{TimeBits: 30, WorkerBits: 8, SeqBits: 13, GeneBits: 4, SeqAboveWorker: true},
+			3, 255, 9, 3<<25 | 9<<12 | 255<<4, 1<<30 - 1, "1+30+13+8+4 bits (sign+time+sequence+worker+gene), IDs below 2^55"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a, err := bits.NewSpec(tt.spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := a.Allocate(tt.d, tt.w, tt.s); got != tt.want {
+				t.Errorf("Allocate(%d, %d, %d) = %#x, want %#x", tt.d, tt.w, tt.s, got, tt.want)
+			}
+			if d, w, s := a.Parse(tt.want); d != tt.d || w != tt.w || s != tt.s {
+				t.Errorf("Parse(%#x) = (%d, %d, %d), want (%d, %d, %d)", tt.want, d, w, s, tt.d, tt.w, tt.s)
+			}
+			if a.MaxDelta() != tt.maxDelta || a.MaxDeltaSeconds() != tt.maxDelta {
+				t.Errorf("MaxDelta = %d, MaxDeltaSeconds = %d, want %d", a.MaxDelta(), a.MaxDeltaSeconds(), tt.maxDelta)
+			}
+			if a.String() != tt.str || a.SeqAboveWorker() != tt.spec.SeqAboveWorker || a.NoSignBit() != tt.spec.NoSignBit {
+				t.Errorf("String = %q, SeqAboveWorker %v, NoSignBit %v; want %q", a, a.SeqAboveWorker(), a.NoSignBit(), tt.str)
+			}
+			top := a.Allocate(a.MaxDelta(), a.MaxWorkerID(), a.MaxSequence()) | a.MaxGene()
+			if top < 0 {
+				t.Errorf("the largest ID %#x is negative", top)
+			}
+			if d, w, s := a.Parse(top); d != a.MaxDelta() || w != a.MaxWorkerID() || s != a.MaxSequence() || a.Gene(top) != a.MaxGene() {
+				t.Errorf("Parse(%#x) = (%d, %d, %d), gene %d: not the maxima", top, d, w, s, a.Gene(top))
+			}
+		})
+	}
+}
+
+// TestNewSpecIsNewGene: the zero order and sign are NewGene's layout.
+func TestNewSpecIsNewGene(t *testing.T) {
+	s, err := bits.NewSpec(bits.Spec{TimeBits: 31, WorkerBits: 8, SeqBits: 13, GeneBits: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := bits.NewGene(31, 8, 13, 4)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *s != *g {
+		t.Errorf("NewSpec = %+v, NewGene = %+v", *s, *g)
+	}
+}
+
+func TestNewSpecRejects(t *testing.T) {
+	for _, tt := range []struct {
+		spec bits.Spec
+		text string
+	}{
+		{bits.Spec{TimeBits: 42, WorkerBits: 10, SeqBits: 12}, "1 sign + time 42 + worker 10 + sequence 12 bits = 65, more than 64"},
+		{bits.Spec{TimeBits: 40, WorkerBits: 16, SeqBits: 8, SeqAboveWorker: true}, "1 sign + time 40 + sequence 8 + worker 16 bits = 65, more than 64"},
+		{bits.Spec{TimeBits: 41, WorkerBits: 10, SeqBits: 12, NoSignBit: true}, "no sign bit: time 41 + worker 10 + sequence 12 bits = 63, want exactly 64"},
+		{bits.Spec{TimeBits: 42, WorkerBits: 10, SeqBits: 12, GeneBits: 1, NoSignBit: true}, "+ gene 1 bits = 65, want exactly 64"},
+		{bits.Spec{TimeBits: 63, SeqBits: 1, NoSignBit: true}, "worker 0"},
+	} {
+		a, err := bits.NewSpec(tt.spec)
+		if !errors.Is(err, bits.ErrLayout) || !strings.Contains(err.Error(), tt.text) {
+			t.Errorf("NewSpec(%+v) = %v, %v; want ErrLayout saying %q", tt.spec, a, err, tt.text)
+		}
+	}
+}
+
+// FuzzSpecRoundTrip checks, for any layout NewSpec accepts in either order
+// and sign, that Parse and Gene invert Allocate on in-range fields and that
+// the UID is never negative.
+func FuzzSpecRoundTrip(f *testing.F) {
+	f.Add(uint8(39), uint8(16), uint8(8), uint8(0), true, false, int64(5), int64(7), int64(9), int64(0))
+	f.Add(uint8(42), uint8(10), uint8(12), uint8(0), false, true, int64(-1), int64(-1), int64(-1), int64(0))
+	f.Add(uint8(30), uint8(10), uint8(13), uint8(10), true, true, int64(1), int64(2), int64(3), int64(4))
+	f.Fuzz(func(t *testing.T, timeBits, workerBits, seqBits, geneBits uint8, seqAbove, noSign bool, d, w, s, g int64) {
+		spec := bits.Spec{TimeBits: int(timeBits%62) + 1, WorkerBits: int(workerBits%62) + 1, SeqBits: int(seqBits%62) + 1,
+			GeneBits: int(geneBits % 62), SeqAboveWorker: seqAbove, NoSignBit: noSign}
+		sum := spec.TimeBits + spec.WorkerBits + spec.SeqBits + spec.GeneBits
+		a, err := bits.NewSpec(spec)
+		if noSign && sum != 64 || !noSign && sum > 63 {
+			if !errors.Is(err, bits.ErrLayout) {
+				t.Fatalf("NewSpec(%+v) = %v, %v; want ErrLayout", spec, a, err)
+			}
+			return
+		}
+		if err != nil {
+			t.Fatalf("NewSpec(%+v): %v", spec, err)
+		}
+		d, w, s, g = fold(d, a.MaxDelta()), fold(w, a.MaxWorkerID()), fold(s, a.MaxSequence()), fold(g, a.MaxGene())
+		uid := a.Allocate(d, w, s) | g
+		if uid < 0 {
+			t.Fatalf("%v: UID %d < 0", a, uid)
+		}
+		if gd, gw, gs := a.Parse(uid); gd != d || gw != w || gs != s || a.Gene(uid) != g {
+			t.Fatalf("%v: Parse(%d) = (%d, %d, %d), gene %d; want (%d, %d, %d), gene %d", a, uid, gd, gw, gs, a.Gene(uid), d, w, s, g)
+		}
+	})
+}
