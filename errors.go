@@ -2,7 +2,7 @@ package uidgen
 
 import "errors"
 
-// The errors the generators share, tested with errors.Is. Each is wrapped
+// The errors the generators and layouts share, tested with errors.Is. Each is wrapped
 // with the values at fault and the limit they broke.
 var (
 	// ErrNoAssigner: a generator's Config has neither an Assigner nor a
@@ -33,6 +33,13 @@ var (
 
 	// ErrClosed: the generator has been closed.
 	ErrClosed = errors.New("generator closed")
+
+	// ErrTick: a layout's tick is below a millisecond or does not divide a
+	// second.
+	ErrTick = errors.New("invalid tick")
+
+	// ErrUnknownLayout: NamedLayout was given a name it does not know.
+	ErrUnknownLayout = errors.New("unknown layout name")
 
 	// ErrLeaseLost: another process took over a leased worker ID, so its
 	// lease reserves no more seconds for this one. The holder may use what

@@ -11,10 +11,14 @@ import (
 // UID is above 2^53, the largest integer a JavaScript number holds exactly,
 // so a UID sent as a JSON number reaches a browser already changed.
 type ID struct {
-	UID      int64     `json:"uid,string"`
-	Time     time.Time `json:"time"`
-	WorkerID int64     `json:"workerId,string"`
-	Sequence int64     `json:"sequence,string"`
+	UID int64 `json:"uid,string"`
+	// Time is the layout's epoch plus the ID's ticks: to the second in
+	// Baidu's layouts, to the millisecond in Twitter's, and so in its JSON.
+	Time time.Time `json:"time"`
+	// WorkerID is the whole worker field: Twitter's and Discord's
+	// datacenter and worker together, sonyflake's machine ID.
+	WorkerID int64 `json:"workerId,string"`
+	Sequence int64 `json:"sequence,string"`
 	// Gene is the gene field of a layout with gene bits, 0 for Baidu's.
 	Gene int64 `json:"gene,string,omitempty"`
 }
@@ -28,10 +32,11 @@ const baiduTimeLayout = "2006-01-02 15:04:05"
 // it for layouts that do):
 //
 //	{"UID":"%d","timestamp":"yyyy-MM-dd HH:mm:ss","workerId":"%d","sequence":"%d"}
-func (id ID) String() string { return id.baidu("") }
+func (id ID) String() string { return id.baidu(baiduTimeLayout, "") }
 
-// baidu returns Baidu's string form with tail before its closing brace.
-func (id ID) baidu(tail string) string {
+// baidu returns Baidu's string form with the time formatted as format and
+// tail before its closing brace.
+func (id ID) baidu(format, tail string) string {
 	return fmt.Sprintf(`{"UID":"%d","timestamp":"%s","workerId":"%d","sequence":"%d"%s}`,
-		id.UID, id.Time.Format(baiduTimeLayout), id.WorkerID, id.Sequence, tail)
+		id.UID, id.Time.Format(format), id.WorkerID, id.Sequence, tail)
 }

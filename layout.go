@@ -20,25 +20,31 @@ const (
 // DefaultEpoch is the epoch of the default layout: 2025-01-01 00:00:00 UTC.
 var DefaultEpoch = time.Date(2025, time.January, 1, 0, 0, 0, 0, time.UTC)
 
-// Layout is a UID's bit layout and epoch: all that reading an ID needs. It
-// knows no clock and no worker, so it reads IDs of layouts whose time bits
-// ran out long ago, such as Baidu's defaults (28/22/13 bits from
-// 2016-05-20, spent on 2024-11-20).
+// Layout is a UID's bit layout, tick and epoch: all that reading an ID
+// needs. Its time field counts ticks (a second in Baidu's layouts, a
+// millisecond in Twitter's) since the epoch. It knows no clock and no
+// worker, so it reads IDs of layouts whose time bits ran out long ago, such
+// as Baidu's defaults (28/22/13 bits from 2016-05-20, spent on 2024-11-20).
 //
 // A Layout is an immutable value, safe for concurrent use. Build one with
-// NewLayout or DefaultLayout; the zero Layout reads nothing meaningful.
+// NewLayout, NewTickLayout, NamedLayout or DefaultLayout; the zero Layout
+// reads nothing meaningful.
 type Layout struct {
-	bits     *bits.Allocator
-	epoch    time.Time // whole second
-	epochSec int64     // epoch as Unix seconds
+	bits  *bits.Allocator
+	tick  time.Duration // at least a millisecond, and divides a second
+	epoch time.Time     // whole millisecond (whole second from NewLayout)
+	// epochSec and epochNsec are the epoch as Unix seconds and the
+	// nanoseconds after them, so that a per-second layout's times are
+	// time.Unix(epochSec+delta, 0) exactly, as Baidu's are.
+	epochSec, epochNsec int64
 }
 
-// NewLayout returns the layout of timeBits + workerBits + seqBits from
-// epoch, truncated to the second. The widths must each be at least 1 and
-// fit, with the sign bit, in 64 bits; Baidu's layouts fill all 64, and a
-// layout of fewer keeps the bits above it zero (see package bits).
-// Otherwise the error wraps bits.ErrLayout and names the widths. Any epoch
-// is accepted: a layout only reads and packs numbers.
+// NewLayout returns the layout of timeBits + workerBits + seqBits in
+// one-second ticks from epoch, truncated to the second. The widths must
+// each be at least 1 and fit, with the sign bit, in 64 bits; Baidu's
+// layouts fill all 64, and a layout of fewer keeps the bits above it zero
+// (see package bits). Otherwise the error wraps bits.ErrLayout and names the
+// widths. Any epoch is accepted: a layout only reads and packs numbers.
 func NewLayout(timeBits, workerBits, seqBits int, epoch time.Time) (Layout, error) {
 	return NewGeneLayout(timeBits, workerBits, seqBits, 0, epoch)
 }
@@ -46,12 +52,36 @@ func NewLayout(timeBits, workerBits, seqBits int, epoch time.Time) (Layout, erro
 // NewGeneLayout is NewLayout with geneBits gene bits below the sequence: the
 // low bits that a generator's NextIDFor copies from a shard key.
 func NewGeneLayout(timeBits, workerBits, seqBits, geneBits int, epoch time.Time) (Layout, error) {
-	a, err := bits.NewGene(timeBits, workerBits, seqBits, geneBits)
+	s := bits.Spec{TimeBits: timeBits, WorkerBits: workerBits, SeqBits: seqBits, GeneBits: geneBits}
+	return NewTickLayout(s, time.Second, epoch.Truncate(time.Second))
+}
+
+// NewTickLayout returns the layout s describes, whose time field counts
+// ticks of tick since epoch, truncated to the millisecond: Twitter's
+// layouts count milliseconds from 1288834974657 ms, sonyflake's 10 ms from
+// 2025-01-01, and NewLayout's are NewTickLayout's with a tick of a second.
+// The tick must be at least a millisecond and divide a second (1 ms, 10 ms,
+// 250 ms, 1 s, ...), or the error wraps ErrTick and names it; a bad s is an
+// error wrapping bits.ErrLayout, as from bits.NewSpec. Any epoch is
+// accepted.
+//
+// Generators make IDs in per-second layouts only, from their Config's
+// widths and epoch; a layout of another tick reads IDs.
+func NewTickLayout(s bits.Spec, tick time.Duration, epoch time.Time) (Layout, error) {
+	if tick < time.Millisecond || time.Second%tick != 0 {
+		return Layout{}, fmt.Errorf("%w: %v: must be at least 1ms and divide 1s", ErrTick, tick)
+	}
+	a, err := bits.NewSpec(s)
 	if err != nil {
 		return Layout{}, err
 	}
-	epoch = epoch.Truncate(time.Second)
-	return Layout{bits: a, epoch: epoch, epochSec: epoch.Unix()}, nil
+	epoch = epoch.Truncate(time.Millisecond)
+	ms := epoch.UnixMilli()
+	sec, msInSec := ms/1000, ms%1000
+	if msInSec < 0 { // before 1970: the milliseconds after a whole second are never negative
+		sec, msInSec = sec-1, msInSec+1000
+	}
+	return Layout{bits: a, tick: tick, epoch: epoch, epochSec: sec, epochNsec: msInSec * int64(time.Millisecond)}, nil
 }
 
 // DefaultLayout returns the layout of DefaultTimeBits, DefaultWorkerBits and
@@ -68,41 +98,66 @@ func DefaultLayout() Layout {
 // Allocate and Parse.
 func (l Layout) Bits() *bits.Allocator { return l.bits }
 
-// Epoch returns the instant delta seconds count from, truncated to the
-// second.
+// Tick returns the unit of the time field: a second for NewLayout's
+// layouts.
+func (l Layout) Tick() time.Duration { return l.tick }
+
+// Epoch returns the instant the time field counts ticks from: to the
+// millisecond, and for NewLayout's layouts to the second.
 func (l Layout) Epoch() time.Time { return l.epoch }
 
-// RunsOut returns the first instant whose second no longer fits the time
-// bits: Epoch + 2^TimeBits seconds.
-func (l Layout) RunsOut() time.Time { return l.timeOf(l.bits.MaxDeltaSeconds() + 1) }
+// RunsOut returns the first instant whose tick no longer fits the time
+// field: Epoch + (MaxDelta+1) ticks, which is 2^TimeBits ticks with a sign
+// bit and 2^(TimeBits-1) without.
+func (l Layout) RunsOut() time.Time { return l.timeOf(l.bits.MaxDelta() + 1) }
 
-// timeOf returns the instant that delta seconds since the epoch stand for,
-// in the local time zone.
-func (l Layout) timeOf(delta int64) time.Time { return time.Unix(l.epochSec+delta, 0) }
+// timeOf returns the instant that delta ticks since the epoch stand for,
+// in the local time zone. It counts whole seconds and the ticks after them
+// apart, so no product of delta and the tick overflows.
+func (l Layout) timeOf(delta int64) time.Time {
+	perSecond := int64(time.Second / l.tick)
+	return time.Unix(l.epochSec+delta/perSecond, l.epochNsec+delta%perSecond*int64(l.tick))
+}
 
 // Parse takes uid apart. Any int64 parses, as in Baidu's Java, though only
-// IDs made with this layout mean anything.
+// IDs made with this layout mean anything. Time is Epoch + the time field's
+// ticks, in the local zone.
 func (l Layout) Parse(uid int64) ID {
 	delta, workerID, seq := l.bits.Parse(uid)
 	return ID{UID: uid, Time: l.timeOf(delta), WorkerID: workerID, Sequence: seq, Gene: l.bits.Gene(uid)}
 }
+
+// millisTimeLayout is Java's "yyyy-MM-dd HH:mm:ss.SSS".
+const millisTimeLayout = "2006-01-02 15:04:05.000"
 
 // ParseUID returns Baidu's string form of uid, the timestamp in the local
 // zone as Java's formatter gives it:
 //
 //	{"UID":"%d","timestamp":"yyyy-MM-dd HH:mm:ss","workerId":"%d","sequence":"%d"}
 //
-// A layout with gene bits adds the gene: ...,"sequence":"%d","gene":"%d"}.
+// A layout whose tick is shorter than a second gives the timestamp to the
+// millisecond, "yyyy-MM-dd HH:mm:ss.SSS". A layout with gene bits adds the
+// gene: ...,"sequence":"%d","gene":"%d"}.
 func (l Layout) ParseUID(uid int64) string {
 	id := l.Parse(uid)
-	if l.bits.GeneBits() == 0 {
-		return id.String()
+	format := baiduTimeLayout
+	if l.tick < time.Second {
+		format = millisTimeLayout
 	}
-	return id.baidu(fmt.Sprintf(`,"gene":"%d"`, id.Gene))
+	tail := ""
+	if l.bits.GeneBits() > 0 {
+		tail = fmt.Sprintf(`,"gene":"%d"`, id.Gene)
+	}
+	return id.baidu(format, tail)
 }
 
 // String describes the layout, as "1+30+20+13 bits (sign+time+worker+sequence)
-// from 2025-01-01 00:00:00 UTC".
+// from 2025-01-01 00:00:00 UTC", or for a tick other than a second "1+41+10+12
+// bits (sign+time+worker+sequence) in 1ms ticks from 2010-11-04 01:42:54.657 UTC".
 func (l Layout) String() string {
-	return fmt.Sprintf("%v from %s", l.bits, l.epoch.Format("2006-01-02 15:04:05 MST"))
+	ticks := ""
+	if l.tick != time.Second {
+		ticks = fmt.Sprintf(" in %v ticks", l.tick)
+	}
+	return fmt.Sprintf("%v%s from %s", l.bits, ticks, l.epoch.Format("2006-01-02 15:04:05.999 MST"))
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -166,5 +167,141 @@ func TestGeneLayout(t *testing.T) {
 	}
 	if b, _ := json.Marshal(uidgen.ID{UID: 3}); strings.Contains(string(b), "gene") {
 		t.Errorf("JSON of an ID without a gene = %s, want no gene field", b)
+	}
+}
+
+// TestDiscordExample reads the ID of Discord's API reference ("Snowflakes"):
+// 175928847299117063 is 2016-04-30 11:18:25.796 UTC, internal worker 1 and
+// process 0 (the 10-bit worker field 32), increment 7.
+func TestDiscordExample(t *testing.T) {
+	inUTC(t)
+	l, err := uidgen.NamedLayout("discord")
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := l.Parse(175928847299117063)
+	if want := time.Date(2016, 4, 30, 11, 18, 25, 796e6, time.UTC); !id.Time.Equal(want) || id.WorkerID != 32 || id.Sequence != 7 {
+		t.Errorf("Parse = %+v, want %v, worker 32, sequence 7", id, want)
+	}
+	b, err := json.Marshal(id)
+	if want := `{"uid":"175928847299117063","time":"2016-04-30T11:18:25.796Z","workerId":"32","sequence":"7"}`; err != nil || string(b) != want {
+		t.Errorf("JSON = %s, %v; want %s", b, err, want)
+	}
+	if got, want := l.ParseUID(175928847299117063), `{"UID":"175928847299117063","timestamp":"2016-04-30 11:18:25.796","workerId":"32","sequence":"7"}`; got != want {
+		t.Errorf("ParseUID = %s, want %s", got, want)
+	}
+}
+
+// TestNamedLayouts holds each named layout to the numbers of its source
+// (see named.go), and to when it runs out: epoch + 2^T ticks with a sign
+// bit, 2^(T-1) without.
+func TestNamedLayouts(t *testing.T) {
+	twitter := time.UnixMilli(1288834974657)
+	for _, tt := range []struct {
+		name              string
+		time, worker, seq int
+		seqAbove, noSign  bool
+		tick              time.Duration
+		epoch, runsOut    time.Time
+	}{
+		{"baidu", 28, 22, 13, false, false, time.Second, baiduEpoch, baiduEpoch.Add(1 << 28 * time.Second)},
+		{"bwmarrin", 41, 10, 12, false, false, time.Millisecond, twitter, twitter.Add(1 << 41 * time.Millisecond)},
+		{"cosid", 41, 10, 12, false, false, time.Millisecond, time.UnixMilli(1577203200000), time.UnixMilli(1577203200000 + 1<<41)},
+		{"discord", 42, 10, 12, false, true, time.Millisecond, time.UnixMilli(1420070400000), time.UnixMilli(1420070400000 + 1<<41)},
+		{"instagram", 41, 13, 10, false, true, time.Millisecond, time.UnixMilli(1314220021721), time.UnixMilli(1314220021721 + 1<<40)},
+		{"leaf", 41, 10, 12, false, false, time.Millisecond, twitter, twitter.Add(1 << 41 * time.Millisecond)},
+		{"sonyflake", 39, 16, 8, true, false, 10 * time.Millisecond, time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC),
+			time.UnixMilli(time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC).UnixMilli() + 10<<39)},
+		{"sonyflake-v1", 39, 16, 8, true, false, 10 * time.Millisecond, time.Date(2014, 9, 1, 0, 0, 0, 0, time.UTC),
+			time.UnixMilli(time.Date(2014, 9, 1, 0, 0, 0, 0, time.UTC).UnixMilli() + 10<<39)},
+		{"twitter", 41, 10, 12, false, false, time.Millisecond, twitter, twitter.Add(1 << 41 * time.Millisecond)},
+		{"uidgen", 30, 20, 13, false, false, time.Second, uidgen.DefaultEpoch, time.Date(2059, 1, 10, 13, 37, 4, 0, time.UTC)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			l, err := uidgen.NamedLayout(tt.name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b := l.Bits()
+			if b.TimeBits() != tt.time || b.WorkerBits() != tt.worker || b.SeqBits() != tt.seq || b.GeneBits() != 0 ||
+				b.SeqAboveWorker() != tt.seqAbove || b.NoSignBit() != tt.noSign {
+				t.Errorf("layout %v, want %d/%d/%d, sequence above %v, no sign bit %v", l, tt.time, tt.worker, tt.seq, tt.seqAbove, tt.noSign)
+			}
+			if l.Tick() != tt.tick || !l.Epoch().Equal(tt.epoch) {
+				t.Errorf("tick %v from %v, want %v from %v", l.Tick(), l.Epoch(), tt.tick, tt.epoch)
+			}
+			if !l.RunsOut().Equal(tt.runsOut) {
+				t.Errorf("RunsOut = %v, want %v", l.RunsOut().UTC(), tt.runsOut.UTC())
+			}
+			// The last tick's largest ID is a positive int64 that reads back.
+			last := b.Allocate(b.MaxDelta(), b.MaxWorkerID(), b.MaxSequence())
+			if id := l.Parse(last); last < 0 || !id.Time.Equal(l.RunsOut().Add(-l.Tick())) {
+				t.Errorf("last ID %d reads as %v, want %v", last, id.Time, l.RunsOut().Add(-l.Tick()))
+			}
+		})
+	}
+	if got := uidgen.LayoutNames(); !slices.IsSorted(got) || len(got) != 10 {
+		t.Errorf("LayoutNames = %v, want the 10 names sorted", got)
+	}
+}
+
+func TestNamedLayoutUnknown(t *testing.T) {
+	_, err := uidgen.NamedLayout("snowflake")
+	want := `unknown layout name "snowflake": known are baidu, bwmarrin, cosid, discord, instagram, leaf, sonyflake, sonyflake-v1, twitter, uidgen`
+	if !errors.Is(err, uidgen.ErrUnknownLayout) || err.Error() != want {
+		t.Errorf("NamedLayout(snowflake) = %v, want ErrUnknownLayout: %s", err, want)
+	}
+}
+
+func TestNewTickLayoutRejects(t *testing.T) {
+	twitter := bits.Spec{TimeBits: 41, WorkerBits: 10, SeqBits: 12}
+	for _, tt := range []struct {
+		spec bits.Spec
+		tick time.Duration
+		want error
+		text string
+	}{
+		{twitter, 3 * time.Millisecond, uidgen.ErrTick, "3ms: must be at least 1ms and divide 1s"},
+		{twitter, 500 * time.Microsecond, uidgen.ErrTick, "500µs: must be at least 1ms"},
+		{twitter, 0, uidgen.ErrTick, "0s: must be at least 1ms"},
+		{twitter, -time.Second, uidgen.ErrTick, "-1s: must be at least 1ms"},
+		{twitter, 2 * time.Second, uidgen.ErrTick, "2s: must be at least 1ms and divide 1s"},
+		{bits.Spec{TimeBits: 42, WorkerBits: 10, SeqBits: 12}, time.Millisecond, bits.ErrLayout, "= 65, more than 64"},
+		{bits.Spec{TimeBits: 41, WorkerBits: 10, SeqBits: 12, NoSignBit: true}, time.Millisecond, bits.ErrLayout, "= 63, want exactly 64"},
+	} {
+		l, err := uidgen.NewTickLayout(tt.spec, tt.tick, time.UnixMilli(1288834974657))
+		if !errors.Is(err, tt.want) || !strings.Contains(err.Error(), tt.text) {
+			t.Errorf("NewTickLayout(%+v, %v) = %v, %v; want %v saying %q", tt.spec, tt.tick, l, err, tt.want, tt.text)
+		}
+	}
+}
+
+// TestTickLayout: a layout of 10 ms ticks and a millisecond epoch reads the
+// time to the tick, prints it to the millisecond, and NewLayout's layouts
+// keep a tick of a second and Baidu's string.
+func TestTickLayout(t *testing.T) {
+	inUTC(t)
+	epoch := time.Date(2020, 1, 1, 0, 0, 0, 123e6, time.UTC) // not a whole second, and before 1970 below
+	for _, e := range []time.Time{epoch, time.Date(1969, 12, 31, 23, 59, 59, 123e6, time.UTC)} {
+		l, err := uidgen.NewTickLayout(bits.Spec{TimeBits: 39, WorkerBits: 16, SeqBits: 8, SeqAboveWorker: true}, 10*time.Millisecond, e.Add(456*time.Microsecond))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !l.Epoch().Equal(e) {
+			t.Errorf("Epoch = %v, want %v: to the millisecond", l.Epoch(), e)
+		}
+		uid := l.Bits().Allocate(250, 9, 3) // 2.5 s after the epoch
+		id := l.Parse(uid)
+		if want := e.Add(2500 * time.Millisecond); !id.Time.Equal(want) || id.WorkerID != 9 || id.Sequence != 3 {
+			t.Errorf("Parse = %+v, want %v, worker 9, sequence 3", id, want)
+		}
+		want := fmt.Sprintf(`{"UID":"%d","timestamp":"%s","workerId":"9","sequence":"3"}`, uid, e.Add(2500*time.Millisecond).Format("2006-01-02 15:04:05.000"))
+		if got := l.ParseUID(uid); got != want {
+			t.Errorf("ParseUID = %s, want %s", got, want)
+		}
+	}
+	l, err := uidgen.NewLayout(28, 22, 13, baiduEpoch.Add(1500*time.Millisecond))
+	if err != nil || l.Tick() != time.Second || !l.Epoch().Equal(baiduEpoch.Add(time.Second)) {
+		t.Errorf("NewLayout = %v (tick %v), %v; want 1s ticks from the epoch truncated to the second", l, l.Tick(), err)
 	}
 }
