@@ -8,6 +8,8 @@
 // postgres://postgres@127.0.0.1:5432/test?sslmode=disable), each skipped
 // without its server; and the segment generator's takes beside the cached
 // generator's, with its claims flat out and idle, on the same servers.
+// Beside the benchmarks, formats_test.go holds uidgen's named layouts to
+// the peers' own decoders: each reads the other's IDs field for field.
 //
 // It is a module of its own, so that the peers it imports never enter
 // uidgen's go.mod. Run the suite, its comparison and its plot with

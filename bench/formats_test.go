@@ -1,0 +1,140 @@
+package bench
+
+import (
+	"testing"
+	"time"
+
+	"github.com/bwmarrin/snowflake"
+	"github.com/seed4d941b13/uidgen"
+	"github.com/seed4d941b13/uidgen/bits"
+	"github.com/sony/sonyflake/v2"
+)
+
+// The peers' layouts built field by field with uidgen.NewTickLayout, beside
+// the named ones, so that the order, widths, tick and epoch of both are held
+// to the peers' own decoders.
+var (
+	bwmarrinSpec  = bits.Spec{TimeBits: 41, WorkerBits: 10, SeqBits: 12}
+	sonyflakeSpec = bits.Spec{TimeBits: 39, WorkerBits: 16, SeqBits: 8, SeqAboveWorker: true}
+)
+
+// TestUidgenReadsBwmarrin makes IDs with bwmarrin/snowflake's Node 7 and
+// reads them with uidgen's "bwmarrin" layout: node, millisecond and step are
+// what bwmarrin's own ID says.
+func TestUidgenReadsBwmarrin(t *testing.T) {
+	l := named(t, "bwmarrin")
+	n, err := snowflake.NewNode(7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := time.Now()
+	for range 10000 { // more than 4,096: the IDs span milliseconds and steps
+		x := n.Generate()
+		id := l.Parse(x.Int64())
+		if id.WorkerID != 7 || id.WorkerID != x.Node() || id.Sequence != x.Step() || id.Time.UnixMilli() != x.Time() {
+			t.Fatalf("uidgen reads %d as node %d, step %d, %d ms; bwmarrin as node %d, step %d, %d ms",
+				x, id.WorkerID, id.Sequence, id.Time.UnixMilli(), x.Node(), x.Step(), x.Time())
+		}
+		if id.Time.Before(before.Add(-time.Second)) || id.Time.After(time.Now().Add(time.Second)) {
+			t.Fatalf("uidgen reads %d as made at %v, not now (%v)", x, id.Time, before)
+		}
+	}
+}
+
+// TestBwmarrinReadsUidgen packs IDs with the bwmarrin layouts' Allocate
+// and reads them with bwmarrin's ParseInt64: the node, step and millisecond
+// come back, so the fields lie where bwmarrin looks for them.
+func TestBwmarrinReadsUidgen(t *testing.T) {
+	built, err := uidgen.NewTickLayout(bwmarrinSpec, time.Millisecond, time.UnixMilli(snowflake.Epoch))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range []uidgen.Layout{built, named(t, "bwmarrin"), named(t, "twitter")} {
+		now := time.Now().UnixMilli() - l.Epoch().UnixMilli()
+		for _, f := range []struct{ delta, node, step int64 }{
+			{now, 7, 0}, {now, 0, 4095}, {now + 1, 1023, 1}, {0, 1, 1}, {l.Bits().MaxDelta(), 1023, 4095},
+		} {
+			uid := l.Bits().Allocate(f.delta, f.node, f.step)
+			x := snowflake.ParseInt64(uid)
+			if x.Node() != f.node || x.Step() != f.step || x.Time() != snowflake.Epoch+f.delta || l.Parse(uid).Time.UnixMilli() != x.Time() {
+				t.Errorf("%v: Allocate(%d, %d, %d) = %d, which bwmarrin reads as node %d, step %d, %d ms",
+					l, f.delta, f.node, f.step, uid, x.Node(), x.Step(), x.Time())
+			}
+		}
+	}
+}
+
+// TestUidgenReadsSonyflake makes IDs with sony/sonyflake v2, with its
+// defaults and with v1's start time (v1's layout), and reads them with
+// uidgen's "sonyflake" and "sonyflake-v1" layouts: machine, sequence and
+// time are what sonyflake's Decompose and ToTime say.
+func TestUidgenReadsSonyflake(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		start time.Time
+	}{
+		{"sonyflake", time.Time{}},
+		{"sonyflake-v1", time.Date(2014, 9, 1, 0, 0, 0, 0, time.UTC)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			l := named(t, tt.name)
+			sf, err := sonyflake.New(sonyflake.Settings{StartTime: tt.start, MachineID: func() (int, error) { return 0x1234, nil }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for range 600 { // more than 256: the IDs span ticks and sequences
+				uid, err := sf.NextID()
+				if err != nil {
+					t.Fatal(err)
+				}
+				id, d := l.Parse(uid), sf.Decompose(uid)
+				if id.WorkerID != 0x1234 || id.WorkerID != d["machine"] || id.Sequence != d["sequence"] || !id.Time.Equal(sf.ToTime(uid)) {
+					t.Fatalf("uidgen reads %d as machine %d, sequence %d, %v; sonyflake as %v, %v",
+						uid, id.WorkerID, id.Sequence, id.Time, d, sf.ToTime(uid))
+				}
+			}
+		})
+	}
+}
+
+// TestSonyflakeReadsUidgen packs IDs with the sonyflake layouts' Allocate,
+// the sequence above the machine, and reads them with sonyflake's Decompose
+// and ToTime; sonyflake's Compose of the same fields is the same ID.
+func TestSonyflakeReadsUidgen(t *testing.T) {
+	built, err := uidgen.NewTickLayout(sonyflakeSpec, 10*time.Millisecond, time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sf, err := sonyflake.New(sonyflake.Settings{MachineID: func() (int, error) { return 0, nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range []uidgen.Layout{built, named(t, "sonyflake")} {
+		now := time.Since(l.Epoch()) / l.Tick()
+		for _, f := range []struct{ delta, machine, seq int64 }{
+			{int64(now), 0x1234, 5}, {int64(now), 0, 255}, {int64(now) + 1, 0xffff, 0}, {0, 1, 1}, {l.Bits().MaxDelta(), 0xffff, 255},
+		} {
+			uid := l.Bits().Allocate(f.delta, f.machine, f.seq)
+			d := sf.Decompose(uid)
+			if d["time"] != f.delta || d["machine"] != f.machine || d["sequence"] != f.seq || !sf.ToTime(uid).Equal(l.Parse(uid).Time) {
+				t.Errorf("%v: Allocate(%d, %d, %d) = %d, which sonyflake reads as %v at %v, uidgen at %v",
+					l, f.delta, f.machine, f.seq, uid, d, sf.ToTime(uid), l.Parse(uid).Time)
+			}
+			if f.delta == l.Bits().MaxDelta() {
+				continue // Compose refuses a time past the clock's; Decompose reads it all the same
+			}
+			if c, err := sf.Compose(l.Parse(uid).Time, int(f.seq), int(f.machine)); err != nil || c != uid {
+				t.Errorf("%v: sonyflake's Compose of %v = %d, %v; uidgen's Allocate %d", l, f, c, err, uid)
+			}
+		}
+	}
+}
+
+func named(t *testing.T, name string) uidgen.Layout {
+	t.Helper()
+	l, err := uidgen.NamedLayout(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
