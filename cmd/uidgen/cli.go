@@ -25,6 +25,7 @@ type command struct {
 var commands = []command{
 	{"gen", "print new IDs", runGen},
 	{"parse", "take IDs apart: time, worker ID, sequence", runParse},
+	{"layouts", "list the named layouts parse -layout reads: Twitter's, sonyflake's, Discord's, ...", runLayouts},
 	{"bench", "measure the cached generator against the default one", runBench},
 	{"plan", "how long a layout's time and worker bits last, at a load", runPlan},
 	{"schema", "print the WORKER_NODE table's DDL, as EnsureSchema makes it", runSchema},

@@ -85,6 +85,62 @@ func TestParseExpiredLayout(t *testing.T) {
 // TestGenForKey: with gene bits, gen -key makes every ID land on the key's
 // shard, and parse reads the gene back; a 53-bit layout keeps IDs below
 // 2^53.
+// TestParseNamedLayouts reads the peers' IDs by name: Discord's documented
+// example (2016-04-30 11:18:25.796 UTC, worker 1 and process 0, so the
+// 10-bit worker field 32, increment 7), and a bwmarrin/snowflake ID to the
+// millisecond in Baidu's string.
+func TestParseNamedLayouts(t *testing.T) {
+	old := time.Local
+	time.Local = time.UTC
+	t.Cleanup(func() { time.Local = old })
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-layout", "discord", "-json", "175928847299117063"},
+			`{"uid":"175928847299117063","time":"2016-04-30T11:18:25.796Z","workerId":"32","sequence":"7"}`},
+		// (1656432460105 - 1288834974657) << 22 | 378 << 12
+		{[]string{"-layout", "bwmarrin", "1541815603606036480"},
+			`{"UID":"1541815603606036480","timestamp":"2022-06-28 16:07:40.105","workerId":"378","sequence":"0"}`},
+		// 100 ticks of 10 ms after 2025-01-01, sequence 5 above machine 0x1234.
+		{[]string{"-layout", "sonyflake", "-json", "1678053940"},
+			`{"uid":"1678053940","time":"2025-01-01T00:00:01Z","workerId":"4660","sequence":"5"}`},
+	} {
+		code, out, stderr := runCLI(t, append([]string{"parse"}, tt.args...)...)
+		if code != 0 || out != tt.want+"\n" {
+			t.Errorf("parse %v: exit %d, %q, %s; want %s", tt.args, code, out, stderr, tt.want)
+		}
+	}
+}
+
+// TestLayoutsLists: uidgen layouts prints a row per named layout, with its
+// tick, widths, fields' order, epoch and the day it runs out.
+func TestLayoutsLists(t *testing.T) {
+	code, out, stderr := runCLI(t, "layouts")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	rows := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n")[1:] {
+		f := strings.Fields(line)
+		rows[f[0]] = strings.Join(f[1:], " ")
+	}
+	for name, want := range map[string]string{
+		"baidu":     "1s 28 22 13 sign time worker seq 2016-05-20 00:00:00 2024-11-20",
+		"bwmarrin":  "1ms 41 10 12 sign time worker seq 2010-11-04 01:42:54.657 2080-07-10",
+		"discord":   "1ms 42 10 12 time worker seq 2015-01-01 00:00:00 2084-09-06",
+		"sonyflake": "10ms 39 16 8 sign time seq worker 2025-01-01 00:00:00 2199-03-19",
+		"uidgen":    "1s 30 20 13 sign time worker seq 2025-01-01 00:00:00 2059-01-10",
+	} {
+		if rows[name] != want {
+			t.Errorf("layouts: %s is %q, want %q", name, rows[name], want)
+		}
+	}
+	if len(rows) != 10 {
+		t.Errorf("layouts printed %d layouts, want 10:\n%s", len(rows), out)
+	}
+}
+
 func TestGenForKey(t *testing.T) {
 	layout := []string{"-time-bits", "31", "-worker-bits", "8", "-seq-bits", "11", "-gene-bits", "3"}
 	for _, c := range contenders {
@@ -123,6 +179,10 @@ func TestBadCallsExitTwo(t *testing.T) {
 		{[]string{"gen", "-epoch", "yesterday"}, `-epoch "yesterday" is neither`},
 		{[]string{"parse"}, "no ID to parse"},
 		{[]string{"parse", "12x"}, `"12x" is not a 64-bit integer`},
+		{[]string{"parse", "-layout", "snowflake", "1"}, `unknown layout name "snowflake": known are baidu, bwmarrin, cosid,`},
+		{[]string{"parse", "-layout", "discord", "-time-bits", "42", "1"}, "-layout discord and -time-bits"},
+		{[]string{"parse", "-epoch", "2015-01-01", "-layout", "discord", "1"}, "-layout discord and -epoch"},
+		{[]string{"layouts", "discord"}, `layouts takes no arguments, not ["discord"]`},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {

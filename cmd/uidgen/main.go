@@ -2,6 +2,8 @@
 //
 //	uidgen gen -n 5            five IDs from a static worker ID
 //	uidgen parse 512360392635531264
+//	uidgen parse -layout bwmarrin 1541815603606036480   an ID of another Snowflake
+//	uidgen layouts             the named layouts: tick, widths, epoch, when each runs out
 //	uidgen bench               the cached generator against the default one, 3s each
 //	uidgen plan -qps 100000    how long the default layout lasts at that load
 //	uidgen schema              the WORKER_NODE DDL, for -dsn's database
