@@ -28,3 +28,18 @@ func ExampleNew_error() {
 	// Output:
 	// invalid bit layout: 1 sign + time 30 + worker 22 + sequence 13 bits = 66, more than 64
 }
+
+// sonyflake's layout puts the sequence above the machine ID, so the IDs of
+// one tick and one machine are 2^16 apart.
+func ExampleNewSpec() {
+	a, err := bits.NewSpec(bits.Spec{TimeBits: 39, WorkerBits: 16, SeqBits: 8, SeqAboveWorker: true})
+	if err != nil {
+		panic(err)
+	}
+	first, second := a.Allocate(100, 0x1234, 0), a.Allocate(100, 0x1234, 1)
+	fmt.Println(a)
+	fmt.Println(second - first)
+	// Output:
+	// 1+39+8+16 bits (sign+time+sequence+worker)
+	// 65536
+}
