@@ -63,10 +63,7 @@ func NewGeneLayout(timeBits, workerBits, seqBits, geneBits int, epoch time.Time)
 // The tick must be at least a millisecond and divide a second (1 ms, 10 ms,
 // 250 ms, 1 s, ...), or the error wraps ErrTick and names it; a bad s is an
 // error wrapping bits.ErrLayout, as from bits.NewSpec. Any epoch is
-// accepted.
-//
-// Generators make IDs in per-second layouts only, from their Config's
-// widths and epoch; a layout of another tick reads IDs.
+// accepted. Both generators make IDs in it through their Config's Layout.
 func NewTickLayout(s bits.Spec, tick time.Duration, epoch time.Time) (Layout, error) {
 	if tick < time.Millisecond || time.Second%tick != 0 {
 		return Layout{}, fmt.Errorf("%w: %v: must be at least 1ms and divide 1s", ErrTick, tick)

@@ -13,7 +13,8 @@
 // A Generator wires the pieces together: a layout, epoch, clock and worker ID
 // (checked as defaultgen checks them), a ringbuffer.Ring of
 // 2^SeqBits << BoostPower slots, and a padding.Executor that keeps it full
-// with whole seconds, borrowing future seconds under heavy load. Where the
+// with whole ticks of the layout (seconds in Baidu's, milliseconds in
+// Twitter's), borrowing future ticks under heavy load. Where the
 // Java original can hand one UID to two threads, throws on an empty ring
 // under ordinary load, and wastes a second of IDs on every refill, this one
 // does none of that, and its Stats say how far ahead of the clock it has
@@ -79,8 +80,27 @@ type Config struct {
 
 	// Epoch is the instant that delta seconds count from, truncated to the
 	// second. Zero means uidgen.DefaultEpoch. It must not be in the future,
-	// and the seconds since it must still fit the time bits.
+	// and the seconds since it must still fit the time bits. Layout, where
+	// set, brings its own.
 	Epoch time.Time
+
+	// Layout, where set, is the IDs' layout in place of the widths,
+	// GeneBits and Epoch, which must then be zero: a peer's layout by name
+	// (uidgen.NamedLayout("twitter")) or any uidgen.NewTickLayout, whose
+	// tick may be shorter than a second and whose sequence may sit above
+	// the worker. Every other field keeps its meaning in the layout's
+	// ticks: a tick's sequence, a tick borrowed ahead, a lease reserving
+	// the seconds its ticks fall in.
+	Layout uidgen.Layout
+
+	// After, where above 0, is an ID of an older generator that every ID
+	// this one makes must be above, whatever the clock says: an older
+	// fleet may have borrowed time ahead of the clock (Baidu's, Leaf's and
+	// yitter's can). The first ID is in the tick after After's, which must
+	// lie within the layout's time bits. A tick more than MaxAhead ahead of the
+	// clock makes New wait for the clock under its ctx, as a lease's first
+	// does.
+	After int64
 
 	// Assigner gives this process its worker ID, once, in New:
 	// uidgen.Static(id) for a process that owns its ID space, a
@@ -99,21 +119,21 @@ type Config struct {
 	// backwards while the process lives, whatever is done to the wall clock.
 	Clock uidgen.Clock
 
-	// MaxAhead bounds borrowing: the padder never puts a second more than
-	// MaxAhead (whole seconds) beyond the clock, and takes wait for the
-	// clock instead, so a load above 2^SeqBits IDs a second is held to that
-	// rate rather than spending time bits faster than the clock does. Zero
+	// MaxAhead bounds borrowing: the padder never puts a tick more than
+	// MaxAhead (whole ticks) beyond the clock, and takes wait for the clock
+	// instead, so a load above 2^SeqBits IDs a tick is held to that rate
+	// rather than spending time bits faster than the clock does. Zero
 	// keeps Baidu's unbounded borrowing; it must not be negative. Set it
 	// where the IDs' time must stay near the real time, or where a process
-	// sustains more than 2^SeqBits IDs a second for long; Stats.ClockWait
+	// sustains more than 2^SeqBits IDs a tick for long; Stats.ClockWait
 	// says how long takes were held to the clock. It bounds a leased worker
-	// ID's first second too: where the ID's last holder died with seconds reserved
-	// further ahead, New waits under its ctx for the clock to come within
-	// MaxAhead of them.
+	// ID's first tick too, and After's: where the ID's last holder died with
+	// seconds reserved further ahead, or After is further ahead, New waits
+	// under its ctx for the clock to come within MaxAhead of them.
 	MaxAhead time.Duration
 
-	// MaxLag bounds how stale an ID may be: no ID handed out has a second
-	// more than MaxLag (whole seconds, at least one) behind the clock at
+	// MaxLag bounds how stale an ID may be: no ID handed out has a tick
+	// more than MaxLag (at least a second) behind the clock at
 	// the moment of the take. Older ones are thrown away (Stats.Stale),
 	// which costs no time bits: the clock spends those seconds anyway. To
 	// keep the bound the padder wakes once a second, and refills the ring as
@@ -124,7 +144,7 @@ type Config struct {
 	MaxLag time.Duration
 
 	// BoostPower sizes the ring: 2^SeqBits << BoostPower slots, that is
-	// 2^BoostPower seconds of IDs. Zero means DefaultBoostPower; it must be
+	// 2^BoostPower ticks of IDs. Zero means DefaultBoostPower; it must be
 	// positive, and the ring at most ringbuffer.MaxSize slots.
 	BoostPower int
 
@@ -146,7 +166,7 @@ type Config struct {
 type Generator struct {
 	s      *scheme.Scheme
 	ring   *ringbuffer.Ring
-	src    *seconds
+	src    *ticks
 	padder *padding.Executor
 
 	closed    atomic.Bool // set once, by Close; read by every NextID
@@ -217,7 +237,8 @@ func (cfg Config) check() (checked, error) {
 	}
 	s, err := scheme.New(scheme.Params{
 		TimeBits: cfg.TimeBits, WorkerBits: cfg.WorkerBits, SeqBits: cfg.SeqBits, GeneBits: cfg.GeneBits,
-		Epoch: cfg.Epoch, Assigner: cfg.Assigner, Leaser: cfg.Leaser, Clock: cfg.Clock, MaxAhead: ahead,
+		Epoch: cfg.Epoch, Layout: cfg.Layout, After: cfg.After,
+		Assigner: cfg.Assigner, Leaser: cfg.Leaser, Clock: cfg.Clock, MaxAhead: ahead,
 	})
 	if err != nil {
 		return checked{}, err
@@ -241,10 +262,10 @@ func (cfg Config) check() (checked, error) {
 	return c, nil
 }
 
-// start fills ring with whole seconds and starts the padder that keeps it
+// start fills ring with whole ticks and starts the padder that keeps it
 // full.
 func start(c checked, ring *ringbuffer.Ring) (*Generator, error) {
-	src := newSeconds(c.s, ring, c.maxAhead, c.maxLag)
+	src := newTicks(c.s, ring, c.maxAhead, c.maxLag)
 	padder, err := padding.New(padding.Config{Ring: ring, Source: src, Interval: c.interval})
 	if err != nil {
 		return nil, err
@@ -374,7 +395,7 @@ func (g *Generator) Stats() Stats {
 		TakesFailed:  rs.TakesFailed,
 		Stale:        rs.Stale,
 		PadRuns:      g.padder.Runs(),
-		SecondsAhead: g.src.ahead(),
+		SecondsAhead: int64(g.src.ahead() / time.Second),
 		ClockWait:    time.Duration(g.src.clockWait.Load()),
 		Lease:        g.s.LeaseStats(),
 	}

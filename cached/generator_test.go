@@ -379,3 +379,50 @@ func TestNextIDsErrorHandsBackNoStrayID(t *testing.T) {
 		t.Fatalf("%d IDs before the time bits ran out, want %d", n, 24<<13)
 	}
 }
+
+// TestLayouts: in every named layout, millisecond, 10 ms and no-sign-bit
+// ones among them, the IDs are unique, increase, carry the worker ID and the
+// time, and step by one sequence within a tick.
+func TestLayouts(t *testing.T) {
+	idtest.CheckLayouts(t, sizetest.Pick(200_000, 20_000), func(t *testing.T, layout uidgen.Layout) (idtest.Generator, error) {
+		g, err := New(t.Context(), Config{Layout: layout, Assigner: uidgen.Static(7)})
+		if err == nil {
+			t.Cleanup(func() { g.Close() })
+		}
+		return g, err
+	})
+}
+
+// TestAfterAnHourAhead: with After an ID an hour ahead of the clock, as an
+// older fleet that borrowed ahead leaves, every ID is above it, from the
+// tick after its; with MaxAhead New waits for the clock under its ctx, and
+// says why, naming the ID.
+func TestAfterAnHourAhead(t *testing.T) {
+	layout, err := uidgen.NamedLayout("twitter")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hour := time.Hour.Milliseconds()
+	after := layout.Bits().Allocate(time.Since(layout.Epoch()).Milliseconds()+hour, 1023, 4095)
+	g := newGenerator(t, Config{Layout: layout, After: after})
+	ids, err := idtest.Collect(4, 10_000, g.NextID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idtest.Check(t, g, ids)
+	for _, got := range ids {
+		if got[0] <= after {
+			t.Fatalf("ID %d is not above After %d", got[0], after)
+		}
+	}
+	if p, a := g.Parse(ids[0][0]), g.Parse(after); p.Time.Sub(a.Time) > 10*time.Millisecond {
+		t.Fatalf("the first ID is of %v, After of %v: want the tick after After's", p.Time, a.Time)
+	}
+
+	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
+	defer cancel()
+	_, err = New(ctx, Config{Layout: layout, After: after, MaxAhead: time.Minute, Assigner: uidgen.Static(1)})
+	if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), fmt.Sprint(after)) {
+		t.Fatalf("New with After an hour ahead and MaxAhead a minute: %v, want %v naming After", err, context.DeadlineExceeded)
+	}
+}

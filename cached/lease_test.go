@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/seed4d941b13/uidgen"
+	"github.com/seed4d941b13/uidgen/bits"
 	"github.com/seed4d941b13/uidgen/internal/clocktest"
 	"github.com/seed4d941b13/uidgen/internal/idtest"
 	"github.com/seed4d941b13/uidgen/internal/leasetest"
@@ -212,6 +213,51 @@ func TestLeaseStartBeyondMaxAhead(t *testing.T) {
 		cfg.MaxAhead, cfg.Clock, cfg.Leaser = 0, clocktest.New(leaseStart), &leasetest.Leaser{ID: 3, First: now + 100, Reserved: now + 200}
 		if g := newGenerator(t, cfg); g.Stats().SecondsAhead < 100 {
 			t.Fatalf("without MaxAhead: %+v, want the generator started at once, 100 s ahead", g.Stats())
+		}
+	})
+}
+
+// TestLeasedTicks: in a layout of millisecond ticks from an epoch 657 ms
+// past a whole second, a lease's seconds cover its ticks: the IDs start at
+// the first tick at or after the lease's first second, stop with the last
+// tick that ends within the reserved seconds, and Close releases the second
+// the newest tick put ends in.
+func TestLeasedTicks(t *testing.T) {
+	schemetest.WholeSeconds(t)
+	synctest.Test(t, func(t *testing.T) {
+		epoch := time.UnixMilli(1288834974657)
+		layout, err := uidgen.NewTickLayout(bits.Spec{TimeBits: 41, WorkerBits: 10, SeqBits: 2}, time.Millisecond, epoch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		now := leaseStart.Unix()
+		leaser := &leasetest.Leaser{ID: 3, First: now + 100, Reserved: now + 101}
+		g := newGenerator(t, Config{Layout: layout, BoostPower: 3, Leaser: leaser,
+			Clock: clocktest.New(leaseStart), RejectedTake: failAfter(time.Second)})
+		lease, _ := leaser.Lease()
+		ids := make([]int64, 2*1000*4) // two seconds of 4 IDs a millisecond
+		if _, err := g.NextIDs(ids); err != nil {
+			t.Fatal(err)
+		}
+		first, last := g.Parse(ids[0]).Time, g.Parse(ids[len(ids)-1]).Time
+		if !first.Equal(time.Unix(now+100, 0)) || !last.Equal(time.Unix(now+102, 0).Add(-time.Millisecond)) {
+			t.Fatalf("IDs from %v to %v, want every millisecond of seconds %d and %d", first, last, now+100, now+101)
+		}
+		if _, err := g.NextID(); err == nil || !strings.Contains(err.Error(), "reservation of worker ID 3 runs out") {
+			t.Fatalf("NextID past the reservation = %v, want an error saying the reservation runs out", err)
+		}
+		idtest.Check(t, g, [][]int64{ids})
+		lease.Reserve(now + 102)
+		synctest.Wait() // the padder's retry
+		if id, err := g.NextID(); err != nil || !g.Parse(id).Time.Equal(time.Unix(now+102, 0)) {
+			t.Fatalf("after a renewal NextID = %d (%v), %v; want the first millisecond of second %d", id, g.Parse(id).Time, err, now+102)
+		}
+		synctest.Wait()
+		if err := g.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if released, ok := lease.Released(); !ok || released != now+102 {
+			t.Fatalf("released at %d (%v), want %d: the ring holds ticks up to the reservation's end", released, ok, now+102)
 		}
 	})
 }

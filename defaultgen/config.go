@@ -27,8 +27,26 @@ type Config struct {
 
 	// Epoch is the instant that delta seconds count from, truncated to the
 	// second. Zero means uidgen.DefaultEpoch. It must not be in the future,
-	// and the seconds since it must still fit the time bits.
+	// and the seconds since it must still fit the time bits. Layout, where
+	// set, brings its own.
 	Epoch time.Time
+
+	// Layout, where set, is the IDs' layout in place of the widths,
+	// GeneBits and Epoch, which must then be zero: a peer's layout by name
+	// (uidgen.NamedLayout("twitter")) or any uidgen.NewTickLayout, whose
+	// tick may be shorter than a second and whose sequence may sit above
+	// the worker. Every other field keeps its meaning in the layout's
+	// ticks: a tick's sequence, a tick borrowed ahead, a lease reserving
+	// the seconds its ticks fall in.
+	Layout uidgen.Layout
+
+	// After, where above 0, is an ID of an older generator that every ID
+	// this one makes must be above, whatever the clock says: an older
+	// fleet may have borrowed time ahead of the clock (Baidu's, Leaf's and
+	// yitter's can). The first ID is in the tick after After's, which must
+	// lie within the layout's time bits. A tick more than MaxClockWait ahead of
+	// the clock fails New with uidgen.ErrClockBackwards naming After.
+	After int64
 
 	// Assigner gives this process its worker ID, once, in New:
 	// uidgen.Static(id) for a process that owns its ID space, a
@@ -51,7 +69,8 @@ type Config struct {
 func (c Config) params() scheme.Params {
 	return scheme.Params{
 		TimeBits: c.TimeBits, WorkerBits: c.WorkerBits, SeqBits: c.SeqBits, GeneBits: c.GeneBits,
-		Epoch: c.Epoch, Assigner: c.Assigner, Leaser: c.Leaser, Clock: c.Clock,
+		Epoch: c.Epoch, Layout: c.Layout, After: c.After,
+		Assigner: c.Assigner, Leaser: c.Leaser, Clock: c.Clock,
 		// As far ahead as NextID waits for a clock set back.
 		MaxAhead: MaxClockWait,
 	}

@@ -1,5 +1,8 @@
 // Package defaultgen is Baidu's DefaultUidGenerator done properly in Go: a
-// mutex-guarded per-second Snowflake that makes each ID when it is asked for.
+// mutex-guarded Snowflake that makes each ID when it is asked for, in
+// Baidu's per-second layouts or any other (Config.Layout: Twitter's
+// milliseconds, sonyflake's 10 ms), waiting for the next tick when a tick's
+// sequence is spent, as bwmarrin/snowflake does.
 //
 //	g, err := defaultgen.New(ctx, defaultgen.Config{Assigner: uidgen.Static(7)})
 //	defer g.Close()
@@ -77,6 +80,10 @@ func New(ctx context.Context, cfg Config) (*Generator, error) {
 	if err != nil {
 		return nil, fmt.Errorf("defaultgen: %w", err)
 	}
+	if ahead := s.TimeOf(s.FirstDelta()).Sub(s.Clock().Now()); cfg.After > 0 && ahead > MaxClockWait {
+		return nil, fmt.Errorf("defaultgen: %w: After ID %d is of %s, and its next tick %v ahead of the clock; refusing to wait more than %v",
+			uidgen.ErrClockBackwards, cfg.After, scheme.FormatTime(s.TimeOf(s.FirstDelta()-1)), ahead.Round(time.Millisecond), MaxClockWait)
+	}
 	if err := s.Assign(ctx); err != nil {
 		return nil, fmt.Errorf("defaultgen: %w", err)
 	}
@@ -91,10 +98,10 @@ func New(ctx context.Context, cfg Config) (*Generator, error) {
 // with gene bits, once the gene bits are shifted off: there the gene spreads
 // IDs evenly over id % 2^k).
 //
-// When the current second's sequence is spent, NextID sleeps to the start of
-// the next second. When the clock reads earlier than the last UID's second, it
-// goes on in that second until its sequence is spent, then waits for the
-// clock. It fails with uidgen.ErrTimeExhausted once the time bits are spent
+// When the current tick's sequence is spent, NextID sleeps to the start of
+// the next tick (a second in Baidu's layouts). When the clock reads earlier
+// than the last UID's tick, it goes on in that tick until its sequence is
+// spent, then waits for the clock. It fails with uidgen.ErrTimeExhausted once the time bits are spent
 // (it never wraps) and with uidgen.ErrClockBackwards when the clock is more
 // than MaxClockWait behind.
 func (g *Generator) NextID() (int64, error) {
@@ -268,7 +275,7 @@ func (g *Generator) Stats() Stats {
 		Taken:        g.taken,
 		TakesWaited:  g.waited,
 		TakesFailed:  g.failed,
-		SecondsAhead: max(0, g.last-g.s.NowDelta()),
+		SecondsAhead: max(0, g.last-g.s.NowDelta()) / g.s.PerSecond(),
 		Lease:        g.s.LeaseStats(),
 	}
 }

@@ -300,3 +300,51 @@ func TestNeverUIDZero(t *testing.T) {
 	}
 	idtest.Check(t, g, ids)
 }
+
+// TestLayouts: in every named layout, millisecond, 10 ms and no-sign-bit
+// ones among them, the IDs are unique, increase, carry the worker ID and the
+// time, and step by one sequence within a tick; a tick's spent sequence is
+// waited out to the next tick (8,000 IDs: two ticks of Twitter's layout,
+// about one second of uidgen's).
+func TestLayouts(t *testing.T) {
+	idtest.CheckLayouts(t, 1_000, func(t *testing.T, layout uidgen.Layout) (idtest.Generator, error) {
+		g, err := defaultgen.New(t.Context(), defaultgen.Config{Layout: layout, Assigner: uidgen.Static(7)})
+		if err == nil {
+			t.Cleanup(func() { g.Close() })
+		}
+		return g, err
+	})
+}
+
+// TestAfter: with After an ID a few ticks ahead of the clock every ID is
+// above it; an hour ahead is beyond what NextID waits for the clock, and
+// New fails with uidgen.ErrClockBackwards naming the ID.
+func TestAfter(t *testing.T) {
+	layout, err := uidgen.NamedLayout("bwmarrin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Since(layout.Epoch()).Milliseconds()
+	after := layout.Bits().Allocate(now+20, 1023, 4095)
+	g, err := defaultgen.New(t.Context(), defaultgen.Config{Layout: layout, After: after, Assigner: uidgen.Static(3)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	ids, err := idtest.Collect(4, 3_000, g.NextID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idtest.Check(t, g, ids)
+	for _, got := range ids {
+		if got[0] <= after {
+			t.Fatalf("ID %d is not above After %d", got[0], after)
+		}
+	}
+
+	after = layout.Bits().Allocate(now+time.Hour.Milliseconds(), 0, 0)
+	_, err = defaultgen.New(t.Context(), defaultgen.Config{Layout: layout, After: after, Assigner: uidgen.Static(3)})
+	if !errors.Is(err, uidgen.ErrClockBackwards) || !strings.Contains(err.Error(), fmt.Sprint(after)) {
+		t.Fatalf("New with After an hour ahead: %v, want %v naming %d", err, uidgen.ErrClockBackwards, after)
+	}
+}

@@ -68,12 +68,13 @@ func CollectFor(goroutines, n int, nextFor func(key int64) (int64, error), key f
 func Check(t testing.TB, p Parser, perGoroutine [][]int64) int {
 	t.Helper()
 	bits := p.Layout().Bits()
-	gene, limit := bits.GeneBits(), uint64(1)<<bits.UsedBits()
+	// A layout of all 64 bits, with no sign bit, keeps its IDs below 2^63.
+	gene, limit := bits.GeneBits(), uint64(1)<<min(bits.UsedBits(), 63)
 	var all []int64
 	for g, ids := range perGoroutine {
 		for i, id := range ids {
 			if id <= 0 || uint64(id) >= limit {
-				t.Fatalf("goroutine %d, ID %d: %d is not in [1, 2^%d)", g, i, id, bits.UsedBits())
+				t.Fatalf("goroutine %d, ID %d: %d is not in [1, 2^%d)", g, i, id, min(bits.UsedBits(), 63))
 			}
 			if i > 0 && id>>gene <= ids[i-1]>>gene {
 				t.Fatalf("goroutine %d: ID %d (%d) is not above ID %d (%d) with %d gene bits shifted off", g, i, id, i-1, ids[i-1], gene)
@@ -110,8 +111,12 @@ func checkParse(t testing.TB, p Parser, uid int64) {
 	if p.Layout().Bits().GeneBits() > 0 {
 		gene = fmt.Sprintf(`,"gene":"%d"`, id.Gene)
 	}
+	format := "2006-01-02 15:04:05"
+	if p.Layout().Tick() < time.Second {
+		format += ".000"
+	}
 	want := fmt.Sprintf(`{"UID":"%d","timestamp":"%s","workerId":"%d","sequence":"%d"%s}`,
-		uid, id.Time.Format("2006-01-02 15:04:05"), p.WorkerID(), id.Sequence, gene)
+		uid, id.Time.Format(format), p.WorkerID(), id.Sequence, gene)
 	if s != want || !strings.HasPrefix(s, `{"UID":"`) {
 		t.Fatalf("ParseUID(%d) = %s, want %s", uid, s, want)
 	}

@@ -1,6 +1,9 @@
 // Package scheme is what both generators share between their flat Config
 // and their first ID: the defaults, the checks, the worker ID, and the clock
-// arithmetic of delta seconds. Nothing here does I/O but Assign.
+// arithmetic of ticks. A delta is a count of the layout's ticks since its
+// epoch (seconds in Baidu's layouts, milliseconds in Twitter's); a lease
+// counts Unix seconds, and a tick is reserved with the second its last
+// instant falls in. Nothing here does I/O but Assign.
 package scheme
 
 import (
@@ -14,8 +17,9 @@ import (
 	"github.com/seed4d941b13/uidgen/bits"
 )
 
-// dateLayout is how errors show instants: to the second, with the zone.
-const dateLayout = "2006-01-02 15:04:05 MST"
+// dateLayout is how errors show instants: to the second, and to the
+// millisecond where there are any, with the zone.
+const dateLayout = "2006-01-02 15:04:05.999 MST"
 
 // Params are the fields both generators' Configs share, as the user set
 // them: zero means the default.
@@ -23,32 +27,47 @@ type Params struct {
 	TimeBits, WorkerBits, SeqBits int
 	GeneBits                      int
 	Epoch                         time.Time
-	Assigner                      uidgen.Assigner
-	Leaser                        uidgen.Leaser
-	Clock                         uidgen.Clock
+	// Layout, where set, is the layout in place of the widths and Epoch,
+	// which must then be zero.
+	Layout   uidgen.Layout
+	Assigner uidgen.Assigner
+	Leaser   uidgen.Leaser
+	Clock    uidgen.Clock
 
-	// MaxAhead is how far ahead of the clock a leased worker ID's first
-	// second may be: a takeover of an ID its dead holder reserved further
-	// ahead waits for the clock in Assign. Below 0: no limit.
+	// After, where above 0, is an ID of an older generator that every ID
+	// must be above: the first tick is the one after its tick.
+	After int64
+
+	// MaxAhead is how far ahead of the clock the first tick may be, where
+	// a leased worker ID's earlier holders or After put it ahead: Assign
+	// waits for the clock to come within it. Below 0: no limit.
 	MaxAhead time.Duration
 }
 
 // Scheme is a checked layout, clock and assigner, and once Assign has run,
 // the worker ID: everything needed to make IDs.
 type Scheme struct {
-	layout   uidgen.Layout
-	alloc    *bits.Allocator
-	epochSec int64
+	layout uidgen.Layout
+	alloc  *bits.Allocator
+	// The epoch as Unix seconds and the nanoseconds after them, the tick,
+	// and the ticks in a second: the layout's, for the arithmetic of ticks.
+	epochSec, epochNsec int64
+	tick                time.Duration
+	perSecond           int64
+
 	clock    uidgen.Clock
 	assigner uidgen.Assigner // nil when leaser is set
 	leaser   uidgen.Leaser   // nil when assigner is set
 	maxAhead time.Duration   // Params.MaxAhead
 	workerID int64
 
-	// lease is the worker ID's lease when it came from the Leaser,
-	// and firstDelta the first second (delta) it lets this holder use:
-	// above every second an earlier holder may have used. Set once, by
-	// Assign.
+	// after is Params.After; afterDelta the first tick above its tick, 0
+	// without one.
+	after, afterDelta int64
+
+	// lease is the worker ID's lease when it came from the Leaser, and
+	// firstDelta the first tick the generator may use: above every tick an
+	// earlier holder may have used, and above After. Set once, by Assign.
 	lease      uidgen.Lease
 	firstDelta int64
 }
@@ -62,13 +81,7 @@ type Scheme struct {
 //   - an epoch after now (uidgen.ErrEpochInFuture);
 //   - an epoch whose time bits ran out before now (uidgen.ErrTimeExhausted).
 func New(p Params) (*Scheme, error) {
-	if p.TimeBits == 0 && p.WorkerBits == 0 && p.SeqBits == 0 {
-		p.TimeBits, p.WorkerBits, p.SeqBits = uidgen.DefaultTimeBits, uidgen.DefaultWorkerBits, uidgen.DefaultSeqBits
-	}
-	if p.Epoch.IsZero() {
-		p.Epoch = uidgen.DefaultEpoch
-	}
-	layout, err := uidgen.NewGeneLayout(p.TimeBits, p.WorkerBits, p.SeqBits, p.GeneBits, p.Epoch)
+	layout, err := p.layout()
 	if err != nil {
 		return nil, err
 	}
@@ -81,23 +94,65 @@ func New(p Params) (*Scheme, error) {
 	if p.Clock == nil {
 		p.Clock = uidgen.SystemClock()
 	}
+	epoch := layout.Epoch()
 	s := &Scheme{
-		layout:   layout,
-		alloc:    layout.Bits(),
-		epochSec: layout.Epoch().Unix(),
-		clock:    p.Clock,
-		assigner: p.Assigner,
-		leaser:   p.Leaser,
-		maxAhead: p.MaxAhead,
+		layout:    layout,
+		alloc:     layout.Bits(),
+		epochSec:  epoch.Unix(),
+		epochNsec: int64(epoch.Nanosecond()),
+		tick:      layout.Tick(),
+		perSecond: int64(time.Second / layout.Tick()),
+		clock:     p.Clock,
+		assigner:  p.Assigner,
+		leaser:    p.Leaser,
+		maxAhead:  p.MaxAhead,
 	}
-	if now := s.clock.Now(); now.Before(layout.Epoch()) {
+	if now := s.clock.Now(); now.Before(epoch) {
 		return nil, fmt.Errorf("%w: epoch %s is after now %s",
-			uidgen.ErrEpochInFuture, layout.Epoch().Format(dateLayout), now.Format(dateLayout))
+			uidgen.ErrEpochInFuture, FormatTime(epoch), FormatTime(now))
 	}
 	if _, err := s.CheckedNowDelta(); err != nil {
 		return nil, err
 	}
+	if err := s.setAfter(p.After); err != nil {
+		return nil, err
+	}
 	return s, nil
+}
+
+// layout returns the layout p describes: p.Layout, or the one of the
+// widths and epoch, with the defaults for those left zero.
+func (p Params) layout() (uidgen.Layout, error) {
+	if p.Layout.Bits() != nil {
+		if p.TimeBits != 0 || p.WorkerBits != 0 || p.SeqBits != 0 || p.GeneBits != 0 || !p.Epoch.IsZero() {
+			return uidgen.Layout{}, fmt.Errorf("%w: Config.Layout is %v, and the widths or Epoch are set too (time %d, worker %d, sequence %d, gene %d bits, epoch %v); set one or the other",
+				bits.ErrLayout, p.Layout, p.TimeBits, p.WorkerBits, p.SeqBits, p.GeneBits, p.Epoch)
+		}
+		return p.Layout, nil
+	}
+	if p.TimeBits == 0 && p.WorkerBits == 0 && p.SeqBits == 0 {
+		p.TimeBits, p.WorkerBits, p.SeqBits = uidgen.DefaultTimeBits, uidgen.DefaultWorkerBits, uidgen.DefaultSeqBits
+	}
+	if p.Epoch.IsZero() {
+		p.Epoch = uidgen.DefaultEpoch
+	}
+	return uidgen.NewGeneLayout(p.TimeBits, p.WorkerBits, p.SeqBits, p.GeneBits, p.Epoch)
+}
+
+// setAfter makes the first tick the one after the tick of after, an ID of
+// an older generator, where after is above 0. The tick must be in the
+// layout's time field, before the one it runs out with.
+func (s *Scheme) setAfter(after int64) error {
+	if after <= 0 {
+		return nil
+	}
+	delta, _, _ := s.alloc.Parse(after)
+	if err := s.CheckDelta(delta + 1); err != nil {
+		return fmt.Errorf("After ID %d is in tick %s, the last of the layout or beyond it: %w",
+			after, FormatTime(s.TimeOf(delta)), err)
+	}
+	s.after, s.afterDelta, s.firstDelta = after, delta+1, delta+1
+	return nil
 }
 
 // Assign asks the Assigner for the worker ID under ctx, or the Leaser for a
@@ -116,6 +171,9 @@ func (s *Scheme) Assign(ctx context.Context) error {
 	if err := s.checkWorkerID(id); err != nil {
 		return err
 	}
+	if err := s.waitForFirst(ctx, id, s.firstDelta); err != nil {
+		return err
+	}
 	s.workerID = id
 	return nil
 }
@@ -125,7 +183,7 @@ func (s *Scheme) assignLease(ctx context.Context, l uidgen.Leaser) error {
 	if err != nil {
 		return fmt.Errorf("lease worker ID: %w", err)
 	}
-	first := lease.First() - s.epochSec // delta
+	first := max(s.firstTickOf(lease.First()), s.afterDelta)
 	err = s.checkWorkerID(lease.WorkerID())
 	if err == nil {
 		if err = s.CheckDelta(first); err != nil {
@@ -146,29 +204,52 @@ func (s *Scheme) assignLease(ctx context.Context, l uidgen.Leaser) error {
 	return nil
 }
 
+// firstTickOf returns the first tick that starts at or after Unix second
+// unix, which may be negative: the first tick of a lease from unix on.
+func (s *Scheme) firstTickOf(unix int64) int64 {
+	// Tick k starts epochNsec + k*tick after the epoch's whole second, so
+	// the first at or after unix is ceil((unix-epochSec)*perSecond -
+	// epochNsec/tick): the whole ticks less epochNsec's, rounded down.
+	return (unix-s.epochSec)*s.perSecond - s.epochNsec/int64(s.tick)
+}
+
+// lastSecondOf returns the Unix second the last instant of tick delta
+// falls in: the second a lease must have reserved before the tick is used.
+func (s *Scheme) lastSecondOf(delta int64) int64 {
+	end := s.TimeOf(delta + 1)
+	if end.Nanosecond() == 0 {
+		return end.Unix() - 1
+	}
+	return end.Unix()
+}
+
 // aheadCheck is how often waitForFirst looks at the clock: a clock that is
 // not the system's may move in steps no timer sees.
 const aheadCheck = time.Second
 
-// waitForFirst waits, under ctx, until first, the first second (delta) a
-// lease of worker ID id lets the generator use, is no further ahead of the
-// clock than maxAhead: a holder that died reserved its ID ahead, and the
-// IDs of a takeover must not carry a second further in the future than the
-// generator may go.
+// waitForFirst waits, under ctx, until first, the first tick the generator
+// may use with worker ID id, is no further ahead of the clock than
+// maxAhead: a holder that died reserved its ID ahead, or After is an ID of
+// an older generator that borrowed ahead, and the IDs must not carry a
+// time further in the future than the generator may go.
 func (s *Scheme) waitForFirst(ctx context.Context, id, first int64) error {
 	if s.maxAhead < 0 {
 		return nil
 	}
-	ahead := int64(s.maxAhead / time.Second)
+	ahead := int64(s.maxAhead / s.tick)
 	for {
 		now := s.clock.Now()
-		if first <= now.Unix()-s.epochSec+ahead {
+		if first <= s.deltaOf(now)+ahead {
 			return nil
+		}
+		why := fmt.Sprintf("worker ID %d is reserved by its last holder up to %s", id, FormatTime(s.TimeOf(first-1)))
+		if s.after > 0 && first == s.afterDelta {
+			why = fmt.Sprintf("After ID %d is of %s", s.after, FormatTime(s.TimeOf(first-1)))
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("worker ID %d is reserved by its last holder up to second %s, more than %v ahead of the clock's %s; waiting for the clock: %w",
-				id, FormatTime(s.TimeOf(first-1)), s.maxAhead, FormatTime(now), ctx.Err())
+			return fmt.Errorf("%s, more than %v ahead of the clock's %s; waiting for the clock: %w",
+				why, s.maxAhead, FormatTime(now), ctx.Err())
 		case <-time.After(min(s.TimeOf(first-ahead).Sub(now), aheadCheck)):
 		}
 	}
@@ -182,18 +263,19 @@ func (s *Scheme) checkWorkerID(id int64) error {
 	return nil
 }
 
-// FirstDelta returns the first second, in delta seconds, the generator may
-// use: 0, or with a lease the first second above every earlier holder's.
+// FirstDelta returns the first tick the generator may use: 0, the tick
+// after After's, or with a lease the first tick above every earlier
+// holder's.
 func (s *Scheme) FirstDelta() int64 { return s.firstDelta }
 
-// Reserve tells the lease that the generator is about to use second delta,
-// so that it reserves ahead, and reports whether delta is reserved now.
-// Without a lease every second is.
+// Reserve tells the lease that the generator is about to use tick delta, so
+// that it reserves ahead, and reports whether delta is reserved now.
+// Without a lease every tick is.
 func (s *Scheme) Reserve(delta int64) bool {
 	if s.lease == nil {
 		return true
 	}
-	unix := s.epochSec + delta
+	unix := s.lastSecondOf(delta)
 	s.lease.Need(unix)
 	return unix <= s.lease.Reserved()
 }
@@ -202,7 +284,7 @@ func (s *Scheme) Reserve(delta int64) bool {
 // what it had reserved may be used.
 func (s *Scheme) LeaseLost() bool { return s.lease != nil && s.lease.Err() != nil }
 
-// Unreserved returns why second delta is not reserved: the lease was lost
+// Unreserved returns why tick delta is not reserved: the lease was lost
 // (wrapping uidgen.ErrLeaseLost), or the reservation runs out before it,
 // wrapping why the last renewal failed where the lease says (a database
 // that does not answer). The generator goes on once a renewal reaches it,
@@ -211,7 +293,7 @@ func (s *Scheme) Unreserved(delta int64) error {
 	if err := s.lease.Err(); err != nil {
 		return fmt.Errorf("worker ID %d: %w", s.workerID, err)
 	}
-	err := fmt.Errorf("the reservation of worker ID %d runs out with second %s, before second %s; waiting for a renewal",
+	err := fmt.Errorf("the reservation of worker ID %d runs out with second %s, before %s; waiting for a renewal",
 		s.workerID, FormatTime(time.Unix(s.lease.Reserved(), 0)), FormatTime(s.TimeOf(delta)))
 	if r, ok := s.lease.(renewer); ok {
 		if rerr := r.RenewalErr(); rerr != nil {
@@ -225,14 +307,14 @@ func (s *Scheme) Unreserved(delta int64) error {
 // worker's leases do.
 type renewer interface{ RenewalErr() error }
 
-// WaitReserved returns nil once second delta is reserved, waiting for the
+// WaitReserved returns nil once tick delta is reserved, waiting for the
 // lease's renewals under ctx, and otherwise an error that says why it is
 // not: Unreserved's, with the lease's own.
 func (s *Scheme) WaitReserved(ctx context.Context, delta int64) error {
 	if s.Reserve(delta) {
 		return nil
 	}
-	if err := s.lease.Wait(ctx, s.epochSec+delta); err != nil {
+	if err := s.lease.Wait(ctx, s.lastSecondOf(delta)); err != nil {
 		if s.LeaseLost() {
 			return s.Unreserved(delta) // says so once; the wait's error says it again
 		}
@@ -262,14 +344,17 @@ func (s *Scheme) LeaseStats() uidgen.LeaseStats {
 // when a generator closes.
 const ReleaseTimeout = 5 * time.Second
 
-// Release gives a leased worker ID back, recording last, the newest second
-// (delta) the generator used; below FirstSecond, it used none. Without a
-// lease it does nothing.
+// Release gives a leased worker ID back, recording the second of
+// lastDelta, the newest tick the generator used; below FirstDelta, it used
+// none. Without a lease it does nothing.
 func (s *Scheme) Release(ctx context.Context, lastDelta int64) error {
 	if s.lease == nil {
 		return nil
 	}
-	return s.lease.Release(ctx, s.epochSec+max(lastDelta, s.firstDelta-1))
+	if lastDelta < s.firstDelta {
+		return s.lease.Release(ctx, s.lease.First()-1)
+	}
+	return s.lease.Release(ctx, max(s.lastSecondOf(lastDelta), s.lease.First()-1))
 }
 
 // Layout returns the layout.
@@ -294,23 +379,46 @@ func (s *Scheme) CheckedNowDelta() (int64, error) {
 	return delta, nil
 }
 
-// NowDelta returns the clock's current second as delta seconds since the
-// epoch, whether it fits the time bits or not.
-func (s *Scheme) NowDelta() int64 { return s.clock.Now().Unix() - s.epochSec }
+// NowDelta returns the clock's current tick since the epoch, whether it
+// fits the time bits or not.
+func (s *Scheme) NowDelta() int64 { return s.deltaOf(s.clock.Now()) }
 
-// CheckDelta returns an error wrapping uidgen.ErrTimeExhausted if delta
-// seconds since the epoch do not fit the time bits.
+// deltaOf returns the tick t falls in, counted from the epoch.
+func (s *Scheme) deltaOf(t time.Time) int64 {
+	sec, nsec := t.Unix()-s.epochSec, int64(t.Nanosecond())-s.epochNsec
+	if nsec < 0 {
+		sec, nsec = sec-1, nsec+int64(time.Second)
+	}
+	return sec*s.perSecond + nsec/int64(s.tick)
+}
+
+// Tick returns the layout's tick: a second in Baidu's layouts.
+func (s *Scheme) Tick() time.Duration { return s.tick }
+
+// PerSecond returns the ticks in a second: 1 in Baidu's layouts.
+func (s *Scheme) PerSecond() int64 { return s.perSecond }
+
+// CheckDelta returns an error wrapping uidgen.ErrTimeExhausted if tick
+// delta does not fit the time bits.
 func (s *Scheme) CheckDelta(delta int64) error {
-	if max := s.alloc.MaxDeltaSeconds(); delta > max {
-		return fmt.Errorf("%w: %d seconds since epoch %s is over the maximum %d of %d time bits, which ran out at %s",
-			uidgen.ErrTimeExhausted, delta, s.layout.Epoch().Format(dateLayout), max, s.alloc.TimeBits(),
-			s.layout.RunsOut().Format(dateLayout))
+	if max := s.alloc.MaxDelta(); delta > max {
+		return fmt.Errorf("%w: %s since epoch %s is over the maximum %d of %d time bits, which ran out at %s",
+			uidgen.ErrTimeExhausted, s.ticks(delta), FormatTime(s.layout.Epoch()), max, s.alloc.TimeBits(),
+			FormatTime(s.layout.RunsOut()))
 	}
 	return nil
 }
 
-// FirstSequence returns the first sequence a generator may use in delta
-// second: 0, except in the epoch's own second for worker 0, where sequence 0
+// ticks says n ticks in words: "1024 seconds", or "1024 ticks of 1ms".
+func (s *Scheme) ticks(n int64) string {
+	if s.tick == time.Second {
+		return fmt.Sprintf("%d seconds", n)
+	}
+	return fmt.Sprintf("%d ticks of %v", n, s.tick)
+}
+
+// FirstSequence returns the first sequence a generator may use in tick
+// delta: 0, except in the epoch's own tick for worker 0, where sequence 0
 // would make the UID 0, which many stores read as "no ID". That one UID is
 // skipped.
 func (s *Scheme) FirstSequence(delta int64) int64 {
@@ -336,16 +444,18 @@ func (s *Scheme) Spread(base int64) int64 {
 // of first, which visits every gene once in any 2^GeneBits consecutive
 // sequences at the cost of one multiply a UID.
 func (s *Scheme) Fill(dst []int64, first int64) {
-	geneBits := s.alloc.GeneBits()
-	if geneBits == 0 {
+	// The next sequence's UID is step above: 1 where the sequence is the
+	// low bits, 2^WorkerBits where it sits above the worker (sonyflake).
+	step := s.alloc.Allocate(0, 0, 1)
+	if s.alloc.GeneBits() == 0 {
 		for i := range dst {
-			dst[i] = first + int64(i) // the sequence is the low bits
+			dst[i] = first + int64(i)*step
 		}
 		return
 	}
 	mask, gene := s.alloc.MaxGene(), int64(mix(uint64(first)))
 	for i := range dst {
-		dst[i] = first + int64(i)<<geneBits | (gene+int64(i)*weyl)&mask
+		dst[i] = first + int64(i)*step | (gene+int64(i)*weyl)&mask
 	}
 }
 
@@ -371,16 +481,16 @@ func mix(x uint64) uint64 {
 	return x ^ x>>31
 }
 
-// Random picks a second's first sequence below n. Tests that count a
-// second's IDs exactly make it return 0 (schemetest.WholeSeconds).
+// Random picks a tick's first sequence below n. Tests that count a tick's
+// IDs exactly make it return 0 (schemetest.WholeSeconds).
 var Random = rand.Int64N
 
-// RandomFirstSequence returns the first sequence to use in second delta: a
+// RandomFirstSequence returns the first sequence to use in tick delta: a
 // random one of its first spread sequences, and not below FirstSequence; a
-// spread of 1 or less gives FirstSequence. At a few IDs a second, a
-// second's first IDs are all that are taken, and a random start spreads them
-// evenly over id % 2^k. The generator picks spread so that the sequences
-// skipped are ones its takes would not use (Unused).
+// spread of 1 or less gives FirstSequence. At a few IDs a tick, a tick's
+// first IDs are all that are taken, and a random start spreads them evenly
+// over id % 2^k. The generator picks spread so that the sequences skipped
+// are ones its takes would not use (Unused).
 func (s *Scheme) RandomFirstSequence(delta, spread int64) int64 {
 	first := s.FirstSequence(delta)
 	if spread = min(spread, s.alloc.MaxSequence()+1); spread > 1 {
@@ -389,14 +499,17 @@ func (s *Scheme) RandomFirstSequence(delta, spread int64) int64 {
 	return first
 }
 
-// Unused returns how many of a second's sequences takes at rate IDs a second
-// leave unused: none at 2^SeqBits a second or more.
+// Unused returns how many of a tick's sequences takes at rate IDs a tick
+// leave unused: none at 2^SeqBits a tick or more.
 func (s *Scheme) Unused(rate int64) int64 {
 	return max(s.alloc.MaxSequence()+1-max(rate, 0), 0)
 }
 
-// TimeOf returns the instant that delta seconds since the epoch stand for.
-func (s *Scheme) TimeOf(delta int64) time.Time { return time.Unix(s.epochSec+delta, 0) }
+// TimeOf returns the instant tick delta starts at.
+func (s *Scheme) TimeOf(delta int64) time.Time {
+	return time.Unix(s.epochSec+delta/s.perSecond, s.epochNsec+delta%s.perSecond*int64(s.tick))
+}
 
-// FormatTime formats an instant as errors show it.
+// FormatTime formats an instant as errors show it: to the millisecond where
+// it has any.
 func FormatTime(t time.Time) string { return t.Format(dateLayout) }
