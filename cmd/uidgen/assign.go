@@ -21,21 +21,26 @@ const dsnEnv = "UIDGEN_DSN"
 // creating the table if it is missing.
 const assignTimeout = 10 * time.Second
 
-// makerFlags are the flags of the commands that make IDs: the layout, and
-// where the worker ID comes from.
+// makerFlags are the flags of the commands that make IDs: the layout, an
+// older generator's ID to start above, and where the worker ID comes from.
 type makerFlags struct {
 	layout layoutFlags
+	after  int64
 	worker workerFlags
 }
 
 func (m *makerFlags) register(fs *flag.FlagSet, store leaseStore) {
 	m.layout.register(fs)
+	fs.Int64Var(&m.after, "after", 0, "an ID of an older generator in the same layout: every ID made is above it,\nwhatever the clock says (0: none)")
 	m.worker.register(fs, store)
 }
 
 // config returns the generator config the flags describe and a func that
 // releases what its Assigner or Leaser holds.
 func (m *makerFlags) config() (defaultgen.Config, func(), error) {
+	if m.after < 0 {
+		return defaultgen.Config{}, nil, fmt.Errorf("%w: -after %d: an ID is above 0", ErrUsage, m.after)
+	}
 	src, release, err := m.worker.source()
 	if err != nil {
 		return defaultgen.Config{}, nil, err
@@ -45,6 +50,7 @@ func (m *makerFlags) config() (defaultgen.Config, func(), error) {
 		release()
 		return defaultgen.Config{}, nil, err
 	}
+	cfg.After = m.after
 	return cfg, release, nil
 }
 

@@ -55,7 +55,8 @@ var contenders = []contender{
 	{"cached", func(ctx context.Context, cfg defaultgen.Config) (benchee, error) {
 		g, err := cached.New(ctx, cached.Config{
 			TimeBits: cfg.TimeBits, WorkerBits: cfg.WorkerBits, SeqBits: cfg.SeqBits, GeneBits: cfg.GeneBits,
-			Epoch: cfg.Epoch, Assigner: cfg.Assigner, Leaser: cfg.Leaser, Clock: cfg.Clock,
+			Epoch: cfg.Epoch, Layout: cfg.Layout, After: cfg.After,
+			Assigner: cfg.Assigner, Leaser: cfg.Leaser, Clock: cfg.Clock,
 		})
 		if err != nil {
 			return benchee{}, err
@@ -173,7 +174,7 @@ type benchRow struct {
 }
 
 func runBench(args []string, stdout, stderr io.Writer, store leaseStore) error {
-	fs := newFlagSet("bench", "bench [-d DURATION] [-goroutines N] [-worker ID | -dsn DSN [-lease] | -etcd ENDPOINTS [-etcd-prefix P] | -redis URL [-redis-prefix P]] [-lease-ttl D] [-lease-horizon D] [layout flags]\n"+
+	fs := newFlagSet("bench", "bench [-d DURATION] [-goroutines N] [-worker ID | -dsn DSN [-lease] | -etcd ENDPOINTS [-etcd-prefix P] | -redis URL [-redis-prefix P]] [-lease-ttl D] [-lease-horizon D] [-layout NAME | layout flags] [-after ID]\n"+
 		"       uidgen bench -segment TAG -dsn DSN [-d DURATION] [-goroutines N]",
 		"uidgen bench -d 3s -goroutines 4\n  uidgen bench -segment bench -dsn 'root@tcp(127.0.0.1:3306)/test'", stderr)
 	d := fs.Duration("d", 3*time.Second, "how long to run each generator")
@@ -300,9 +301,12 @@ func printBench(w io.Writer, rows []benchRow, goroutines int, cfg defaultgen.Con
 		goroutines, plural, benchSampleEvery)
 	fmt.Fprintln(w, "×atomic is ns/ID over the bare atomic counter's in this run: the ratio means the same on any machine, IDs/s do not.")
 	if slices.ContainsFunc(rows, func(r benchRow) bool { return r.name == "default" }) {
-		perSecond := int64(1) << cfg.SeqBits // the layout flags always set all three widths
-		fmt.Fprintf(w, "default makes at most %s IDs a second (its sequence bits); past that, callers sleep to the next second.\n",
-			group(perSecond))
+		perTick, tick := int64(1)<<cfg.SeqBits, time.Second // the layout flags always set all three widths
+		if cfg.Layout.Bits() != nil {
+			perTick, tick = cfg.Layout.Bits().MaxSequence()+1, cfg.Layout.Tick()
+		}
+		fmt.Fprintf(w, "default makes at most %s IDs a second (its sequence bits); past that, callers sleep to the next tick.\n",
+			group(perTick*int64(time.Second/tick)))
 	}
 	_, err := fmt.Fprintln(w, "ahead is how many seconds of ID time a generator has borrowed beyond the clock.")
 	return err

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/seed4d941b13/uidgen"
 )
 
 // runCLI runs the command line args and returns its exit status and output.
@@ -82,9 +84,6 @@ func TestParseExpiredLayout(t *testing.T) {
 	}
 }
 
-// TestGenForKey: with gene bits, gen -key makes every ID land on the key's
-// shard, and parse reads the gene back; a 53-bit layout keeps IDs below
-// 2^53.
 // TestParseNamedLayouts reads the peers' IDs by name: Discord's documented
 // example (2016-04-30 11:18:25.796 UTC, worker 1 and process 0, so the
 // 10-bit worker field 32, increment 7), and a bwmarrin/snowflake ID to the
@@ -141,6 +140,9 @@ func TestLayoutsLists(t *testing.T) {
 	}
 }
 
+// TestGenForKey: with gene bits, gen -key makes every ID land on the key's
+// shard, and parse reads the gene back; a 53-bit layout keeps IDs below
+// 2^53.
 func TestGenForKey(t *testing.T) {
 	layout := []string{"-time-bits", "31", "-worker-bits", "8", "-seq-bits", "11", "-gene-bits", "3"}
 	for _, c := range contenders {
@@ -201,6 +203,71 @@ func TestHelpOnEveryCommand(t *testing.T) {
 			if code != 0 || !strings.Contains(stderr, "Example:\n  uidgen "+c.name) {
 				t.Errorf("%v: exit %d, help %q", args, code, stderr)
 			}
+		}
+	}
+}
+
+// TestGenNamedLayouts: gen -layout makes IDs in the named layout with both
+// generators, which parse -layout reads back to the worker ID at about now
+// (Twitter's milliseconds, sonyflake's 10 ms ticks with the sequence above
+// the worker); -after puts every ID above an older generator's; plan
+// -layout counts in the layout's ticks; and a name with a layout flag, an
+// unknown name and a negative -after are usage errors naming them.
+func TestGenNamedLayouts(t *testing.T) {
+	for _, name := range []string{"twitter", "sonyflake", "discord"} {
+		layout, err := uidgen.NamedLayout(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range contenders[:2] { // cached and default
+			code, out, stderr := runCLI(t, "gen", "-layout", name, "-generator", c.name, "-worker", "7", "-n", "5")
+			if code != 0 {
+				t.Fatalf("gen -layout %s -generator %s: exit %d: %s", name, c.name, code, stderr)
+			}
+			var last int64
+			for _, f := range strings.Fields(out) {
+				uid, err := strconv.ParseInt(f, 10, 64)
+				if err != nil || uid <= last {
+					t.Fatalf("gen -layout %s: %q after %d: %v", name, f, last, err)
+				}
+				last = uid
+				if id := layout.Parse(uid); id.WorkerID != 7 || id.Time.Sub(time.Now()).Abs() > time.Minute {
+					t.Fatalf("gen -layout %s -generator %s: %d parses as %+v, want worker 7 now", name, c.name, uid, id)
+				}
+			}
+		}
+	}
+
+	layout, err := uidgen.NamedLayout("twitter")
+	if err != nil {
+		t.Fatal(err)
+	}
+	after := layout.Bits().Allocate(time.Since(layout.Epoch()).Milliseconds()+time.Minute.Milliseconds(), 1023, 4095)
+	code, out, stderr := runCLI(t, "gen", "-layout", "twitter", "-worker", "3", "-after", strconv.FormatInt(after, 10), "-n", "3")
+	first, err := strconv.ParseInt(strings.Fields(out + " x")[0], 10, 64)
+	if code != 0 || err != nil || first <= after {
+		t.Fatalf("gen -after %d: exit %d, first ID %d (%v): %s; want IDs above it", after, code, first, err, stderr)
+	}
+
+	code, out, stderr = runCLI(t, "plan", "-layout", "twitter")
+	if code != 0 || !strings.Contains(out, "1+41+10+12 bits (sign+time+worker+sequence) in 1ms ticks from 2010-11-04 01:42:54.657 UTC") ||
+		!strings.Contains(out, "4,096,000 per worker") || !strings.Contains(out, "2^41 ticks of 1ms = 69.7 years, run out 2080-07-10") {
+		t.Errorf("plan -layout twitter: exit %d:\n%s%s", code, out, stderr)
+	}
+
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"gen", "-layout", "twitter", "-seq-bits", "10"}, "-layout twitter and -seq-bits"},
+		{[]string{"gen", "-layout", "snowflake"}, `unknown layout name "snowflake": known are baidu, bwmarrin,`},
+		{[]string{"gen", "-after", "-5"}, "-after -5"},
+		{[]string{"bench", "-layout", "twitter", "-epoch", "2020-01-01"}, "-layout twitter and -epoch"},
+		{[]string{"plan", "-layout", "twitter", "-fit"}, "-fit chooses the bits, -layout twitter"},
+	} {
+		code, _, stderr := runCLI(t, tt.args...)
+		if code != 2 || !strings.Contains(stderr, tt.want) {
+			t.Errorf("%v: exit %d, %q; want 2 and %q", tt.args, code, stderr, tt.want)
 		}
 	}
 }

@@ -10,13 +10,18 @@ import (
 )
 
 // layoutFlags are the flags every command that makes or reads IDs shares:
-// the bit layout and the epoch. Their defaults are the library's.
+// a named layout, or the bit layout and the epoch. Their defaults are the
+// library's.
 type layoutFlags struct {
+	fs                                      *flag.FlagSet
+	name                                    string
 	timeBits, workerBits, seqBits, geneBits int
 	epoch                                   string
 }
 
 func (l *layoutFlags) register(fs *flag.FlagSet) {
+	l.fs = fs
+	fs.StringVar(&l.name, "layout", "", "a named layout in place of the layout flags below\n(uidgen layouts lists them: twitter, bwmarrin, sonyflake, discord, ...)")
 	fs.IntVar(&l.timeBits, "time-bits", uidgen.DefaultTimeBits, "bits of delta seconds")
 	fs.IntVar(&l.workerBits, "worker-bits", uidgen.DefaultWorkerBits, "bits of worker ID")
 	fs.IntVar(&l.seqBits, "seq-bits", uidgen.DefaultSeqBits, "bits of sequence within a second")
@@ -26,21 +31,37 @@ func (l *layoutFlags) register(fs *flag.FlagSet) {
 }
 
 // config returns the generator config the flags describe, with the worker
-// ID from src: the fields both generators' Configs share.
+// ID from src: the fields both generators' Configs share. A named layout
+// goes in Config.Layout, the layout flags in the widths and Epoch.
 func (l *layoutFlags) config(src idSource) (defaultgen.Config, error) {
+	cfg := defaultgen.Config{Assigner: src.assigner, Leaser: src.leaser}
+	if l.name != "" {
+		layout, err := l.layout()
+		cfg.Layout = layout
+		return cfg, err
+	}
 	epoch, err := parseEpoch(l.epoch)
 	if err != nil {
 		return defaultgen.Config{}, err
 	}
-	return defaultgen.Config{
-		TimeBits: l.timeBits, WorkerBits: l.workerBits, SeqBits: l.seqBits, GeneBits: l.geneBits,
-		Epoch: epoch, Assigner: src.assigner, Leaser: src.leaser,
-	}, nil
+	cfg.TimeBits, cfg.WorkerBits, cfg.SeqBits, cfg.GeneBits, cfg.Epoch = l.timeBits, l.workerBits, l.seqBits, l.geneBits, epoch
+	return cfg, nil
 }
 
 // layout returns the layout the flags describe, for reading IDs: no clock,
-// no worker ID, so expired layouts read as well as current ones.
+// no worker ID, so expired layouts read as well as current ones. A name
+// and a layout flag together are a usage error naming both.
 func (l *layoutFlags) layout() (uidgen.Layout, error) {
+	if l.name != "" {
+		if set := setFlag(l.fs, "time-bits", "worker-bits", "seq-bits", "gene-bits", "epoch"); set != "" {
+			return uidgen.Layout{}, fmt.Errorf("%w: -layout %s and -%s: the named layout has its own; give one or the other", ErrUsage, l.name, set)
+		}
+		layout, err := uidgen.NamedLayout(l.name)
+		if err != nil {
+			return uidgen.Layout{}, callerError{err}
+		}
+		return layout, nil
+	}
 	epoch, err := parseEpoch(l.epoch)
 	if err != nil {
 		return uidgen.Layout{}, err

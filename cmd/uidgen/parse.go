@@ -2,19 +2,15 @@ package main
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"strconv"
-
-	"github.com/seed4d941b13/uidgen"
 )
 
 func runParse(args []string, stdout, stderr io.Writer, _ leaseStore) error {
 	fs := newFlagSet("parse", "parse [-json] [-layout NAME | layout flags] ID...",
 		"uidgen parse -json 512360392635531264\n  uidgen parse -layout discord -json 175928847299117063", stderr)
 	asJSON := fs.Bool("json", false, "print each ID as a JSON object with string numbers, one per line")
-	named := fs.String("layout", "", "read the IDs in this named layout instead of the layout flags\n(uidgen layouts lists them: bwmarrin, sonyflake, discord, ...)")
 	var layout layoutFlags
 	layout.register(fs)
 	if err := parseFlags(fs, args); err != nil {
@@ -24,7 +20,7 @@ func runParse(args []string, stdout, stderr io.Writer, _ leaseStore) error {
 		fs.Usage()
 		return fmt.Errorf("%w: no ID to parse", ErrUsage)
 	}
-	l, err := parseLayout(fs, *named, &layout)
+	l, err := layout.layout()
 	if err != nil {
 		return err
 	}
@@ -45,21 +41,4 @@ func runParse(args []string, stdout, stderr io.Writer, _ leaseStore) error {
 		fmt.Fprintln(stdout, l.ParseUID(uid))
 	}
 	return nil
-}
-
-// parseLayout returns the layout parse reads in: the one called name, or
-// without a name the one the layout flags describe. A name and a layout
-// flag together are a usage error naming both.
-func parseLayout(fs *flag.FlagSet, name string, layout *layoutFlags) (uidgen.Layout, error) {
-	if name == "" {
-		return layout.layout()
-	}
-	if set := setFlag(fs, "time-bits", "worker-bits", "seq-bits", "gene-bits", "epoch"); set != "" {
-		return uidgen.Layout{}, fmt.Errorf("%w: -layout %s and -%s: the named layout has its own; give one or the other", ErrUsage, name, set)
-	}
-	l, err := uidgen.NamedLayout(name)
-	if err != nil {
-		return uidgen.Layout{}, callerError{err}
-	}
-	return l, nil
 }

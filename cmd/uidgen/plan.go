@@ -11,6 +11,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/bits"
 	"github.com/seed4d941b13/uidgen/worker"
 )
@@ -33,16 +34,20 @@ type layoutPlan struct {
 	GeneBits int `json:"geneBits"`
 	UsedBits int `json:"usedBits"`
 
-	TimeBits   int       `json:"timeBits"`
-	WorkerBits int       `json:"workerBits"`
-	SeqBits    int       `json:"seqBits"`
-	Epoch      time.Time `json:"epoch"`
-	From       time.Time `json:"from"` // the instant the years left count from
+	TimeBits   int `json:"timeBits"`
+	WorkerBits int `json:"workerBits"`
+	SeqBits    int `json:"seqBits"`
+	// Layout describes the widths in their order from the top bit, and
+	// the tick where it is not a second.
+	Layout string    `json:"layout"`
+	Epoch  time.Time `json:"epoch"`
+	From   time.Time `json:"from"` // the instant the years left count from
 
 	// IDsPerSecond is how many IDs one worker makes in one second of ID
-	// time: 2^SeqBits.
+	// time: 2^SeqBits, times the ticks in a second.
 	IDsPerSecond int64 `json:"idsPerSecond"`
-	// TimeSpanYears is what the time bits hold: 2^TimeBits seconds.
+	// TimeSpanYears is what the time bits hold: 2^TimeBits ticks (less
+	// the top bit's half in a layout with no sign bit).
 	TimeSpanYears float64 `json:"timeSpanYears"`
 	// RunsOut is the instant the time bits run out at the wall clock's
 	// pace: Epoch + 2^TimeBits s. Null past year 9999.
@@ -78,6 +83,11 @@ type layoutPlan struct {
 	// leased worker IDs (-lease), which come back: they fit when
 	// PeakWorkers <= WorkerIDs, however often the processes restart. 0
 	// when not given.
+	// tick and spanBits are the layout's tick and the bits of its time
+	// field's span, for print.
+	tick     time.Duration
+	spanBits int
+
 	PeakWorkers int64 `json:"peakWorkers"`
 	// CrashesPerHour is the fleet's crashes an hour planned for, and
 	// ReservedByCrashes the leased IDs they keep reserved at once: a
@@ -91,7 +101,7 @@ type layoutPlan struct {
 
 func runPlan(args []string, stdout, stderr io.Writer, _ leaseStore) error {
 	fs := newFlagSet("plan",
-		"plan [-time-bits T -worker-bits W -seq-bits S | -fit -years Y [-max-bits B]] [-gene-bits G] [-epoch DATE] [-qps Q] [-restarts-per-day R] [-peak-workers N [-crashes-per-hour C] [-lease-horizon D]] [-from DATE] [-json]",
+		"plan [-layout NAME | -time-bits T -worker-bits W -seq-bits S | -fit -years Y [-max-bits B]] [-gene-bits G] [-epoch DATE] [-qps Q] [-restarts-per-day R] [-peak-workers N [-crashes-per-hour C] [-lease-horizon D]] [-from DATE] [-json]",
 		"uidgen plan -time-bits 29 -worker-bits 21 -seq-bits 13 -epoch 2026-01-01 -qps 100000 -restarts-per-day 500",
 		stderr)
 	var layout layoutFlags
@@ -129,6 +139,9 @@ func runPlan(args []string, stdout, stderr io.Writer, _ leaseStore) error {
 	}
 	// Crashes at a steady rate keep rate × horizon IDs reserved at once.
 	reserved := int64(math.Ceil(*crashes * horizon.Hours()))
+	if *fit && layout.name != "" {
+		return fmt.Errorf("%w: -fit chooses the bits, -layout %s has its own: give one or the other", ErrUsage, layout.name)
+	}
 	if *fit {
 		set := false
 		fs.Visit(func(f *flag.Flag) {
@@ -142,11 +155,7 @@ func runPlan(args []string, stdout, stderr io.Writer, _ leaseStore) error {
 			return err
 		}
 	}
-	alloc, err := bits.NewGene(layout.timeBits, layout.workerBits, layout.seqBits, layout.geneBits)
-	if err != nil {
-		return callerError{err}
-	}
-	epoch, err := parseEpoch(layout.epoch)
+	l, err := layout.layout()
 	if err != nil {
 		return err
 	}
@@ -156,7 +165,7 @@ func runPlan(args []string, stdout, stderr io.Writer, _ leaseStore) error {
 			return fmt.Errorf("%w: -from %q is neither YYYY-MM-DD nor RFC 3339", ErrUsage, *from)
 		}
 	}
-	p := makePlan(alloc, epoch.Truncate(time.Second), start, *qps, *restarts)
+	p := makePlan(l, start, *qps, *restarts)
 	p.PeakWorkers, p.CrashesPerHour, p.LeaseHorizonSeconds, p.ReservedByCrashes = *peak, *crashes, horizon.Seconds(), reserved
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
@@ -186,15 +195,21 @@ func fitLayout(peak int64, years float64, geneBits, maxBits int) (timeBits, work
 	return timeBits, workerBits, seqBits, nil
 }
 
-// makePlan does the arithmetic for alloc's layout from epoch, counting from
-// the instant from, at qps IDs/s and restarts process starts a day.
-func makePlan(alloc *bits.Allocator, epoch, from time.Time, qps, restarts float64) layoutPlan {
-	span := float64(alloc.MaxDeltaSeconds()) + 1
+// makePlan does the arithmetic for layout, counting from the instant from,
+// at qps IDs/s and restarts process starts a day.
+func makePlan(layout uidgen.Layout, from time.Time, qps, restarts float64) layoutPlan {
+	alloc, epoch, perSecond := layout.Bits(), layout.Epoch(), int64(time.Second/layout.Tick())
+	span := (float64(alloc.MaxDelta()) + 1) / float64(perSecond) // seconds
+	desc := alloc.String()
+	if layout.Tick() != time.Second {
+		desc += fmt.Sprintf(" in %v ticks", layout.Tick())
+	}
 	p := layoutPlan{
 		GeneBits: alloc.GeneBits(), UsedBits: alloc.UsedBits(),
 		TimeBits: alloc.TimeBits(), WorkerBits: alloc.WorkerBits(), SeqBits: alloc.SeqBits(),
-		Epoch: epoch.UTC(), From: from.UTC(),
-		IDsPerSecond:   alloc.MaxSequence() + 1,
+		Layout: desc, Epoch: epoch.UTC(), From: from.UTC(),
+		tick: layout.Tick(), spanBits: mathbits.Len64(uint64(alloc.MaxDelta())),
+		IDsPerSecond:   (alloc.MaxSequence() + 1) * perSecond,
 		TimeSpanYears:  round2(span / secondsPerYear),
 		QPS:            qps,
 		WorkerIDs:      alloc.MaxWorkerID(),
@@ -229,11 +244,7 @@ func (p *layoutPlan) print(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	day := p.From.Format(time.DateOnly)
 	perSecond := group(p.IDsPerSecond)
-	layout := fmt.Sprintf("1+%d+%d+%d bits (sign+time+worker+sequence)", p.TimeBits, p.WorkerBits, p.SeqBits)
-	if p.GeneBits > 0 {
-		layout = fmt.Sprintf("1+%d+%d+%d+%d bits (sign+time+worker+sequence+gene)", p.TimeBits, p.WorkerBits, p.SeqBits, p.GeneBits)
-	}
-	fmt.Fprintf(tw, "layout\t%s from %s\n", layout, p.Epoch.Format(time.DateTime+" MST"))
+	fmt.Fprintf(tw, "layout\t%s from %s\n", p.Layout, p.Epoch.Format("2006-01-02 15:04:05.999 MST"))
 	switch {
 	case p.UsedBits <= 53:
 		fmt.Fprintf(tw, "  %d bits\tevery ID is below 2^%d: exact as a JavaScript number\n", p.UsedBits, p.UsedBits)
@@ -243,8 +254,12 @@ func (p *layoutPlan) print(w io.Writer) error {
 	if p.GeneBits > 0 {
 		fmt.Fprintf(tw, "  gene\tNextIDFor(key) puts key %% %s in the low bits: the key's shard of %s\n", group(1<<p.GeneBits), group(1<<p.GeneBits))
 	}
-	fmt.Fprintf(tw, "IDs per second\t%s per worker in each second of ID time (2^%d)\n", perSecond, p.SeqBits)
-	fmt.Fprintf(tw, "time bits\t2^%d s = %s years, run out %s\n", p.TimeBits, years(p.TimeSpanYears), date(p.RunsOut))
+	tick, unit := fmt.Sprintf("2^%d", p.SeqBits), "s"
+	if p.tick != time.Second {
+		tick, unit = fmt.Sprintf("2^%d a tick of %v", p.SeqBits, p.tick), "ticks of "+p.tick.String()
+	}
+	fmt.Fprintf(tw, "IDs per second\t%s per worker in each second of ID time (%s)\n", perSecond, tick)
+	fmt.Fprintf(tw, "time bits\t2^%d %s = %s years, run out %s\n", p.spanBits, unit, years(p.TimeSpanYears), date(p.RunsOut))
 	if p.YearsLeft <= 0 {
 		fmt.Fprintf(tw, "  at %s\talready run out: no IDs can be made with this layout and epoch\n", day)
 	} else {

@@ -22,7 +22,8 @@ func TestPlanJSON(t *testing.T) {
 	}
 	want := map[string]any{
 		"geneBits": 0.0, "usedBits": 63.0, "timeBits": 29.0, "workerBits": 21.0, "seqBits": 13.0,
-		"epoch": "2026-01-01T00:00:00Z", "from": "2026-07-01T00:00:00Z",
+		"layout": "1+29+21+13 bits (sign+time+worker+sequence)",
+		"epoch":  "2026-01-01T00:00:00Z", "from": "2026-07-01T00:00:00Z",
 		"idsPerSecond": 8192.0,
 		// 2^29 s = 17.01 years, from 2026-01-01 00:00:00.
 		"timeSpanYears": 17.01, "runsOut": "2043-01-05T18:48:32Z", "yearsLeft": 16.52,
