@@ -5,9 +5,12 @@ import (
 	"time"
 
 	"github.com/bwmarrin/snowflake"
+	"github.com/sony/sonyflake/v2"
+
 	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/bits"
-	"github.com/sony/sonyflake/v2"
+	"github.com/seed4d941b13/uidgen/cached"
+	"github.com/seed4d941b13/uidgen/defaultgen"
 )
 
 // The peers' layouts built field by field with uidgen.NewTickLayout, beside
@@ -137,4 +140,70 @@ func named(t *testing.T, name string) uidgen.Layout {
 		t.Fatal(err)
 	}
 	return l
+}
+
+// idMaker is what TestPeersReadOurGenerators needs of both generators.
+type idMaker interface {
+	NextID() (int64, error)
+	Close() error
+}
+
+// TestPeersReadOurGenerators makes IDs with both of uidgen's generators,
+// worker 7, in the bwmarrin and sonyflake layouts, and reads them with the
+// peers' own code: bwmarrin's ParseInt64 finds node 7, uidgen's step and the
+// millisecond uidgen's Parse gives; sonyflake's Decompose finds machine 7
+// and uidgen's sequence, and its ToTime the time. The IDs increase, and
+// their time is now, give or take the milliseconds the cached generator
+// borrows for 10,000 IDs.
+func TestPeersReadOurGenerators(t *testing.T) {
+	sf, err := sonyflake.New(sonyflake.Settings{MachineID: func() (int, error) { return 0, nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"bwmarrin", "sonyflake"} {
+		l := named(t, name)
+		for _, gen := range []string{"cached", "defaultgen"} {
+			t.Run(name+"/"+gen, func(t *testing.T) {
+				var g idMaker
+				if gen == "cached" {
+					g, err = cached.New(t.Context(), cached.Config{Layout: l, Assigner: uidgen.Static(7)})
+				} else {
+					g, err = defaultgen.New(t.Context(), defaultgen.Config{Layout: l, Assigner: uidgen.Static(7)})
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer g.Close()
+				before := time.Now()
+				var last int64
+				for range 10_000 {
+					uid, err := g.NextID()
+					if err != nil {
+						t.Fatal(err)
+					}
+					if uid <= last {
+						t.Fatalf("ID %d after %d", uid, last)
+					}
+					last = uid
+					id := l.Parse(uid)
+					if name == "bwmarrin" {
+						x := snowflake.ParseInt64(uid)
+						if x.Node() != 7 || x.Step() != id.Sequence || x.Time() != id.Time.UnixMilli() {
+							t.Fatalf("bwmarrin reads %d as node %d, step %d, %d ms; uidgen made node 7, step %d, %d ms",
+								uid, x.Node(), x.Step(), x.Time(), id.Sequence, id.Time.UnixMilli())
+						}
+					} else {
+						d := sf.Decompose(uid)
+						if d["machine"] != 7 || d["sequence"] != id.Sequence || !sf.ToTime(uid).Equal(id.Time) {
+							t.Fatalf("sonyflake reads %d as %v at %v; uidgen made machine 7, sequence %d, at %v",
+								uid, d, sf.ToTime(uid), id.Sequence, id.Time)
+						}
+					}
+					if id.Time.Before(before.Add(-l.Tick())) || id.Time.After(time.Now().Add(10*time.Second)) {
+						t.Fatalf("ID %d is of %v, not now (%v)", uid, id.Time, before)
+					}
+				}
+			})
+		}
+	}
 }
