@@ -426,3 +426,31 @@ func TestAfterAnHourAhead(t *testing.T) {
 		t.Fatalf("New with After an hour ahead and MaxAhead a minute: %v, want %v naming After", err, context.DeadlineExceeded)
 	}
 }
+
+// TestTickRingSize: a layout of ticks under a second gets a ring of at least
+// 2^16 slots by default, as the default layout has, and the BoostPower it
+// is given otherwise; per-second layouts keep 2^SeqBits << 3.
+func TestTickRingSize(t *testing.T) {
+	twitter, err := uidgen.NamedLayout("twitter")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sony, err := uidgen.NamedLayout("sonyflake")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		cfg  Config
+		size int64
+	}{
+		{Config{Layout: twitter}, 1 << 16},
+		{Config{Layout: sony}, 1 << 16},
+		{Config{Layout: twitter, BoostPower: 1}, 1 << 13},
+		{Config{}, 1 << 16},
+		{Config{TimeBits: 30, WorkerBits: 29, SeqBits: 4}, 1 << 7},
+	} {
+		if size := newGenerator(t, tt.cfg).Stats().Size; size != tt.size {
+			t.Errorf("%+v: a ring of %d slots, want %d", tt.cfg, size, tt.size)
+		}
+	}
+}

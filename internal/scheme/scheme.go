@@ -449,7 +449,8 @@ func (s *Scheme) Fill(dst []int64, first int64) {
 	step := s.alloc.Allocate(0, 0, 1)
 	if s.alloc.GeneBits() == 0 {
 		for i := range dst {
-			dst[i] = first + int64(i)*step
+			dst[i] = first
+			first += step
 		}
 		return
 	}
