@@ -24,6 +24,10 @@ var (
 	// the layout's maximum.
 	ErrWorkerIDRange = errors.New("worker ID out of range")
 
+	// ErrWorkerIDs: a WorkerIDRange starts below 1, is empty or ends above
+	// the largest worker ID of the layout, or "LO-HI" does not parse.
+	ErrWorkerIDs = errors.New("bad worker ID range")
+
 	// ErrClockBackwards: the clock stepped back further than a generator
 	// can bridge without repeating an ID.
 	ErrClockBackwards = errors.New("clock moved backwards")

@@ -99,7 +99,7 @@ func choose(states []idState, now time.Time, maxID int64) (idState, bool) {
 	for i, s := range states {
 		candidates[i] = leasing.Candidate{ID: s.id, Reserved: s.reserved, Held: s.held}
 	}
-	id, ok := leasing.Choose(candidates, now, maxID)
+	id, ok := leasing.Choose(candidates, now, 1, maxID)
 	if !ok {
 		return idState{}, false
 	}

@@ -147,7 +147,7 @@ func (l *Leased) leaseID(ctx context.Context, g *granter, maxID int64) (*lease, 
 			}
 			return fmt.Errorf("the etcd cluster at %s: %w (%w)", at, last, ctxErr)
 		},
-	}, maxID, func(ctx context.Context) (*lease, error) { return l.leaseOnce(ctx, g, maxID) })
+	}, 1, maxID, func(ctx context.Context) (*lease, error) { return l.leaseOnce(ctx, g, maxID) })
 }
 
 // leaseOnce reads the fleet and takes the ID choose picks. It returns nil

@@ -118,7 +118,7 @@ func (l *Leased) leaseID(ctx context.Context, maxID int64) (*lease, error) {
 			}
 			return fmt.Errorf("Redis: %w (%w)", last, ctxErr)
 		},
-	}, maxID, func(ctx context.Context) (*lease, error) { return l.leaseOnce(ctx, maxID) })
+	}, 1, maxID, func(ctx context.Context) (*lease, error) { return l.leaseOnce(ctx, maxID) })
 }
 
 // leaseOnce reads the fleet and takes the ID leasing.Choose picks. It
@@ -134,7 +134,7 @@ func (l *Leased) leaseOnce(ctx context.Context, maxID int64) (*lease, error) {
 	for i, s := range states {
 		candidates[i] = leasing.Candidate{ID: s.id, Reserved: s.reserved, Held: s.held}
 	}
-	id, ok := leasing.Choose(candidates, now, maxID)
+	id, ok := leasing.Choose(candidates, now, 1, maxID)
 	if !ok {
 		return nil, leasing.ErrFull
 	}

@@ -16,29 +16,32 @@ type Candidate struct {
 	Held     bool  // a process holds the ID now
 }
 
-// Choose returns the ID up to maxID that a new holder takes at now, by its
-// own clock, given the IDs leased before (sorted by ID): the lowest free ID
-// whose reservation has passed or passes within ColdSlack; else the lowest
-// ID never leased; else the free ID whose reservation ends soonest, whose
-// holder will start above it. It returns false when every ID up to maxID
-// is held. Which ID it picks changes how soon a holder may start, never
-// whether two holders can share a second: the take that follows starts
-// above the reservation it finds.
-func Choose(leased []Candidate, now time.Time, maxID int64) (int64, bool) {
-	free := func(c Candidate) bool { return !c.Held && c.ID <= maxID }
+// Choose returns the ID in [lo, hi] that a new holder takes at now, by its
+// own clock, given the IDs leased before (sorted by ID, those outside the
+// range included): the lowest free ID whose reservation has passed or passes
+// within ColdSlack; else the lowest ID from lo never leased; else the free ID
+// whose reservation ends soonest, whose holder will start above it. It
+// returns false when every ID in [lo, hi] is held. Which ID it picks changes
+// how soon a holder may start, never whether two holders can share a
+// second: the take that follows starts above the reservation it finds.
+func Choose(leased []Candidate, now time.Time, lo, hi int64) (int64, bool) {
+	free := func(c Candidate) bool { return !c.Held && lo <= c.ID && c.ID <= hi }
 	for _, c := range leased {
 		if free(c) && c.Reserved <= now.Unix()+ColdSlack {
 			return c.ID, true
 		}
 	}
-	next := int64(1)
+	next := lo
 	for _, c := range leased {
+		if c.ID < lo {
+			continue
+		}
 		if c.ID != next {
 			break
 		}
 		next++
 	}
-	if next <= maxID {
+	if next <= hi {
 		return next, true
 	}
 	var soonest *Candidate

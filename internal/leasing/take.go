@@ -8,7 +8,7 @@ import (
 )
 
 // ErrFull is what a store's single try at a lease returns when Choose
-// found every ID up to the largest held.
+// found every ID of the range held.
 var ErrFull = errors.New("every worker ID is held")
 
 // Unread wraps the error of a read of the fleet, which therefore says
@@ -45,9 +45,9 @@ type Retry struct {
 // that failed or found every ID held (ErrFull), and going again at once
 // after one that returned neither lease nor error: another process took
 // the chosen ID first. When ctx ends it fails with an error wrapping
-// NoFreeID and ctx.Err() if the last read of the fleet found every ID up to
-// maxID held, else with Unanswered's.
-func Take[L any](ctx context.Context, r Retry, maxID int64, once func(context.Context) (*L, error)) (*L, error) {
+// NoFreeID and ctx.Err(), naming the range, if the last read of the fleet
+// found every ID in [lo, hi] held, else with Unanswered's.
+func Take[L any](ctx context.Context, r Retry, lo, hi int64, once func(context.Context) (*L, error)) (*L, error) {
 	full := false // the last read of the fleet found every ID held
 	var lastErr error
 	for {
@@ -76,8 +76,8 @@ func Take[L any](ctx context.Context, r Retry, maxID int64, once func(context.Co
 		select {
 		case <-ctx.Done():
 			if full {
-				return nil, fmt.Errorf("%w: all %d IDs from 1 to %d are held and none came free: %w",
-					r.NoFreeID, maxID, maxID, ctx.Err())
+				return nil, fmt.Errorf("%w: all %d IDs from %d to %d are held and none came free: %w",
+					r.NoFreeID, hi-lo+1, lo, hi, ctx.Err())
 			}
 			return nil, r.Unanswered(lastErr, ctx.Err())
 		case <-time.After(r.Poll):

@@ -3,6 +3,7 @@ package leasing
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 )
@@ -39,7 +40,7 @@ func takeScripted(t *testing.T, tries ...try) (lease *int, failed int, err error
 			return errors.Join(last, ctxErr)
 		},
 	}
-	lease, err = Take(ctx, r, 7, func(context.Context) (*int, error) {
+	lease, err = Take(ctx, r, 5, 7, func(context.Context) (*int, error) {
 		a := tries[min(calls, len(tries)-1)]
 		calls++
 		if calls >= len(tries) {
@@ -66,8 +67,9 @@ func TestTake(t *testing.T) {
 	})
 	t.Run("full until the end", func(t *testing.T) {
 		_, _, err := takeScripted(t, try{err: ErrFull}, try{err: ErrFull})
-		if !errors.Is(err, errNoFree) || !errors.Is(err, context.Canceled) {
-			t.Errorf("Take = %v, want %v and %v", err, errNoFree, context.Canceled)
+		if !errors.Is(err, errNoFree) || !errors.Is(err, context.Canceled) ||
+			!strings.Contains(err.Error(), "all 3 IDs from 5 to 7 are held") {
+			t.Errorf("Take = %v, want %v and %v, naming the range 5 to 7", err, errNoFree, context.Canceled)
 		}
 	})
 	t.Run("full, then a read cut off", func(t *testing.T) {
