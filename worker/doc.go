@@ -5,7 +5,8 @@
 //   - Disposable, a uidgen.Assigner, gives each process start a fresh ID,
 //     never reused, as Baidu's DisposableWorkerIdAssigner does.
 //   - Leased, a uidgen.Leaser, lends IDs that come back: N live processes
-//     hold IDs near 1..N however often they restart, so worker bits need
+//     hold IDs near 1..N (near the start of Config.WorkerIDs) however often
+//     they restart, so worker bits need
 //     only count the processes alive at once.
 //
 // The program opens the *sql.DB with the driver it imports (this package

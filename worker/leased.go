@@ -58,7 +58,9 @@ const freePoll = time.Second
 // expired by the database's clock, or, where there is none, a new row with
 // the lowest ID the table does not use. A fleet of N processes therefore
 // holds IDs near 1..N, and worker bits need only count the processes alive at
-// once. Disposable rows, Baidu's Java assigner's and this package's, are
+// once. With Config.WorkerIDs all of this happens inside the range: its
+// fleet holds IDs near lo..lo+N-1, and no row outside it is ever taken or
+// written. Disposable rows, Baidu's Java assigner's and this package's, are
 // never leased.
 //
 // The row describes the holder as Disposable's rows do. Rows of leased IDs
@@ -71,6 +73,7 @@ type Leased struct {
 	d      *dialect.Dialect
 	table  string
 	timing leasing.Timing
+	ids    uidgen.WorkerIDRange
 	logger *slog.Logger // nil: quiet
 	host   host
 
@@ -84,51 +87,59 @@ type Leased struct {
 // table with the lease columns (EnsureSchema adds them). It sends nothing
 // yet. It fails, with an error that names the value, as NewDisposable does,
 // on a LeaseTTL outside [MinLeaseTTL, MaxLeaseTTL] (ErrLeaseTTL) and on a
-// LeaseHorizon outside [MinLeaseHorizon, MaxLeaseHorizon] (ErrLeaseHorizon).
+// LeaseHorizon outside [MinLeaseHorizon, MaxLeaseHorizon] (ErrLeaseHorizon),
+// and on WorkerIDs that start below 1 or are empty (ErrWorkerIDs).
 func NewLeased(cfg Config) (*Leased, error) {
 	c, err := cfg.check()
 	if err != nil {
 		return nil, err
 	}
 	if err := cmp.Or(leasing.CheckRange(ErrLeaseTTL, c.LeaseTTL, MinLeaseTTL, MaxLeaseTTL),
-		leasing.CheckRange(ErrLeaseHorizon, c.LeaseHorizon, MinLeaseHorizon, MaxLeaseHorizon)); err != nil {
+		leasing.CheckRange(ErrLeaseHorizon, c.LeaseHorizon, MinLeaseHorizon, MaxLeaseHorizon),
+		leasing.CheckIDs(c.WorkerIDs)); err != nil {
 		return nil, fmt.Errorf("worker: %w", err)
 	}
-	return &Leased{db: c.DB, d: c.d, table: c.Table, timing: leasing.NewTiming(c.LeaseTTL, c.LeaseHorizon), logger: c.Logger,
+	return &Leased{db: c.DB, d: c.d, table: c.Table, timing: leasing.NewTiming(c.LeaseTTL, c.LeaseHorizon), ids: c.WorkerIDs, logger: c.Logger,
 		host: systemHost(c.LookupEnv), now: time.Now, poll: freePoll}, nil
 }
 
 var _ uidgen.Leaser = (*Leased)(nil)
 
-// LeaseWorkerID leases the lowest free worker ID in [1, maxWorkerID] and
-// starts the goroutine that renews it, which runs until Release.
+// LeaseWorkerID leases the lowest free worker ID of Config.WorkerIDs, by
+// default [1, maxWorkerID], and starts the goroutine that renews it, which
+// runs until Release.
 //
-// When every ID up to maxWorkerID is held it looks again every second until
+// When every ID of the range is held it looks again every second until
 // one comes free or ctx ends; then it fails with an error wrapping
-// ErrNoFreeID and ctx.Err() that says how many IDs are held. Give ctx a
-// deadline. It fails with ErrMaxWorkerID for a maxWorkerID below 1, and
-// otherwise as Disposable.AssignWorkerID does, or with ErrNoLeaseColumns
-// where the table lacks the lease columns.
+// ErrNoFreeID and ctx.Err() that names the range and how many IDs are held.
+// Give ctx a deadline. It fails with ErrMaxWorkerID for a maxWorkerID below
+// 1, with ErrWorkerIDs for a range that ends above maxWorkerID, both before
+// it sends anything, and otherwise as Disposable.AssignWorkerID does, or
+// with ErrNoLeaseColumns where the table lacks the lease columns.
 func (l *Leased) LeaseWorkerID(ctx context.Context, maxWorkerID int64) (uidgen.Lease, error) {
+	op := "lease a worker ID from " + l.table
 	if maxWorkerID < 1 {
-		return nil, fmt.Errorf("worker: lease a worker ID from %s: %w: %d, want 1 or more", l.table, ErrMaxWorkerID, maxWorkerID)
+		return nil, fmt.Errorf("worker: %s: %w: %d, want 1 or more", op, ErrMaxWorkerID, maxWorkerID)
+	}
+	lo, hi, err := l.ids.Bounds(maxWorkerID)
+	if err != nil {
+		return nil, fmt.Errorf("worker: %s: %w", op, err)
 	}
 	n, err := l.host.describe(l.now())
 	if err != nil {
 		return nil, fmt.Errorf("worker: describe this process: %w", err)
 	}
-	op := "lease a worker ID from " + l.table
 	var held *heldIDs // once every ID was found held
 	failed := func(err error) error {
 		if held != nil && ctx.Err() != nil {
-			return fmt.Errorf("worker: %s: %w: all %d IDs from 1 to %d are held (%d leased, %d disposable) and none came free: %w",
-				op, ErrNoFreeID, maxWorkerID, maxWorkerID, maxWorkerID-held.disposable, held.disposable, ctx.Err())
+			return fmt.Errorf("worker: %s: %w: all %d IDs from %d to %d are held (%d leased, %d disposable) and none came free: %w",
+				op, ErrNoFreeID, hi-lo+1, lo, hi, hi-lo+1-held.disposable, held.disposable, ctx.Err())
 		}
 		return fail(ctx, l.d, op, err)
 	}
 	for {
 		now := l.now() // a lease waited for starts from the time it is taken
-		s, again, full, err := l.leaseOnce(ctx, n, now, maxWorkerID)
+		s, again, full, err := l.leaseOnce(ctx, n, now, lo, hi)
 		switch {
 		case err != nil:
 			return nil, failed(err)
@@ -147,28 +158,28 @@ func (l *Leased) LeaseWorkerID(ctx context.Context, maxWorkerID int64) (uidgen.L
 	}
 }
 
-// leaseOnce leases a free ID up to maxID, if there is one: a free ID whose
+// leaseOnce leases a free ID in [lo, hi], if there is one: a free ID whose
 // reservation has passed first, lowest first, then a new row, which has
 // none: both start at the clock. Only when every free ID is still reserved
 // ahead, by a holder that died, the one whose reservation ends soonest: it
 // starts above that reservation. It returns again when another process took
 // the ID it chose first, and what holds the IDs when none is free.
-func (l *Leased) leaseOnce(ctx context.Context, n node, now time.Time, maxID int64) (s *taking, again bool, full heldIDs, err error) {
-	if s, found, err := l.take(ctx, n, now, maxID, true); err != nil || s != nil || found {
+func (l *Leased) leaseOnce(ctx context.Context, n node, now time.Time, lo, hi int64) (s *taking, again bool, full heldIDs, err error) {
+	if s, found, err := l.take(ctx, n, now, lo, hi, true); err != nil || s != nil || found {
 		return s, found, full, err
 	}
-	s, full, err = l.insert(ctx, n, now, maxID)
+	s, full, err = l.insert(ctx, n, now, lo, hi)
 	if l.d.Kind(err) == dialect.DupKey {
 		return nil, true, full, nil
 	}
 	if err != nil || s != nil {
 		return s, false, full, err
 	}
-	s, again, err = l.take(ctx, n, now, maxID, false)
+	s, again, err = l.take(ctx, n, now, lo, hi, false)
 	return s, again, full, err
 }
 
-// take takes over a leased row up to maxID whose lease has expired and
+// take takes over a leased row in [lo, hi] whose lease has expired and
 // returns its lease: with cold, the lowest whose reservation has passed by
 // the database's clock or passes within coldSlack, as a clean release's
 // does; otherwise the one whose reservation ends soonest. It returns nil and
@@ -176,7 +187,7 @@ func (l *Leased) leaseOnce(ctx context.Context, n node, now time.Time, maxID int
 // is free. The update succeeds only if RESERVED_UNTIL still holds the value
 // read, so the lease starts above the reservation as it stood at the
 // takeover: which row is chosen changes nothing of that.
-func (l *Leased) take(ctx context.Context, n node, now time.Time, maxID int64, cold bool) (s *taking, found bool, err error) {
+func (l *Leased) take(ctx context.Context, n node, now time.Time, lo, hi int64, cold bool) (s *taking, found bool, err error) {
 	var id, dbNow int64
 	var reserved sql.NullInt64
 	which := " ORDER BY RESERVED_UNTIL, ID LIMIT 1"
@@ -185,7 +196,7 @@ func (l *Leased) take(ctx context.Context, n node, now time.Time, maxID int64, c
 	}
 	err = l.db.QueryRowContext(ctx, l.d.Rebind(
 		"SELECT ID, RESERVED_UNTIL, "+l.d.NowSeconds()+" FROM "+l.table+
-			" WHERE LEASED = 1 AND ID BETWEEN 1 AND ? AND LEASE_UNTIL <= "+l.d.NowMillis()+which), maxID).
+			" WHERE LEASED = 1 AND ID BETWEEN ? AND ? AND LEASE_UNTIL <= "+l.d.NowMillis()+which), lo, hi).
 		Scan(&id, &reserved, &dbNow)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, false, nil
@@ -210,34 +221,37 @@ func (l *Leased) take(ctx context.Context, n node, now time.Time, maxID int64, c
 	return &t, true, nil
 }
 
-// heldIDs counts the rows that hold the IDs up to a full table's maximum.
+// heldIDs counts the rows that hold the IDs of a full range.
 type heldIDs struct{ disposable int64 }
 
-// insert leases a new row with the lowest ID the table does not use. It
-// returns nil and what holds the IDs when that ID is above maxID, and the
-// driver's duplicate-key error when another process inserted it first.
-func (l *Leased) insert(ctx context.Context, n node, now time.Time, maxID int64) (*taking, heldIDs, error) {
-	var id, dbNow int64
+// insert leases a new row with the lowest ID from lo the table does not
+// use. It returns nil and what holds the IDs when that ID is above hi, and
+// the driver's duplicate-key error when another process inserted it first.
+func (l *Leased) insert(ctx context.Context, n node, now time.Time, lo, hi int64) (*taking, heldIDs, error) {
+	var id sql.NullInt64
+	var dbNow int64
 	var full heldIDs
-	// The lowest unused ID is 1, or one above a used ID whose successor is
-	// unused. Only IDs up to maxID matter, which bounds the scan.
+	// The lowest unused ID is lo, or one above a used ID in [lo, hi] whose
+	// successor is unused; none when every ID from lo to hi+1 is used (rows
+	// above hi: another fleet's range, Java's rows). Only IDs in [lo, hi]
+	// matter, which bounds the scan.
 	err := l.db.QueryRowContext(ctx, l.d.Rebind(
-		"SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM "+l.table+" WHERE ID = 1) THEN 1"+
-			" ELSE (SELECT MIN(a.ID) + 1 FROM "+l.table+" a WHERE a.ID BETWEEN 1 AND ?"+
+		"SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM "+l.table+" WHERE ID = ?) THEN ?"+
+			" ELSE (SELECT MIN(a.ID) + 1 FROM "+l.table+" a WHERE a.ID BETWEEN ? AND ?"+
 			" AND NOT EXISTS (SELECT 1 FROM "+l.table+" b WHERE b.ID = a.ID + 1)) END,"+
-			" "+l.d.NowSeconds()+", (SELECT COUNT(*) FROM "+l.table+" WHERE ID BETWEEN 1 AND ? AND LEASED = 0)"),
-		maxID, maxID).Scan(&id, &dbNow, &full.disposable)
+			" "+l.d.NowSeconds()+", (SELECT COUNT(*) FROM "+l.table+" WHERE ID BETWEEN ? AND ? AND LEASED = 0)"),
+		lo, lo, lo, hi, lo, hi).Scan(&id, &dbNow, &full.disposable)
 	if err != nil {
 		return nil, full, err
 	}
-	if id > maxID {
+	if !id.Valid || id.Int64 > hi {
 		return nil, full, nil
 	}
-	t := l.newLease(id, dbNow, now)
+	t := l.newLease(id.Int64, dbNow, now)
 	_, err = l.db.ExecContext(ctx, l.d.Rebind(
 		"INSERT INTO "+l.table+" (ID, HOST_NAME, PORT, TYPE, LAUNCH_DATE, MODIFIED, CREATED, LEASED, OWNER, LEASE_UNTIL, RESERVED_UNTIL)"+
 			" VALUES (?, ?, ?, ?, ?, NOW(), NOW(), 1, ?, "+l.d.NowMillis()+" + ?, ?)"),
-		id, n.host, n.port, int(n.typ), now.Format(time.DateOnly), t.token, l.timing.TTL.Milliseconds(), t.reserved)
+		id.Int64, n.host, n.port, int(n.typ), now.Format(time.DateOnly), t.token, l.timing.TTL.Milliseconds(), t.reserved)
 	if err != nil {
 		return nil, full, err
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/internal/dialect"
 )
 
@@ -70,6 +71,10 @@ var (
 	// ErrMaxWorkerID: LeaseWorkerID was given a largest worker ID below 1.
 	ErrMaxWorkerID = errors.New("largest worker ID out of range")
 
+	// ErrWorkerIDs: Config.WorkerIDs starts below 1, is empty, or ends
+	// above the largest worker ID LeaseWorkerID was given.
+	ErrWorkerIDs = uidgen.ErrWorkerIDs
+
 	// ErrNoFreeID: every worker ID a lease may take is held, and none came
 	// free before the context ended.
 	ErrNoFreeID = errors.New("no free worker ID")
@@ -115,6 +120,13 @@ type Config struct {
 	// reservation has passed whenever one is free. Reserving does not spend
 	// time bits: only seconds handed out do. Only NewLeased reads it.
 	LeaseHorizon time.Duration
+
+	// WorkerIDs is the worker IDs a lease of NewLeased may take; the zero
+	// range means every ID, 1 to the largest the generator's layout has.
+	// A fleet that leases inside 512-1023 never touches 0-511, which
+	// another fleet may hold (see uidgen.WorkerIDRange). Only NewLeased
+	// reads it.
+	WorkerIDs uidgen.WorkerIDRange
 
 	// Logger is where each assigned or leased worker ID, each created table
 	// or added column, and each release are logged, at level Info, and lost

@@ -5,6 +5,7 @@ package leasetest
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -193,4 +194,87 @@ func Must[T uidgen.Lease](t testing.TB, ctx context.Context, l uidgen.Leaser, ma
 	s := got.(T)
 	t.Cleanup(func() { s.Release(context.Background(), s.First()-1) })
 	return s
+}
+
+// InRange has goroutines lease from l at once, behind a gate, and release
+// again, while l lends only IDs in [lo, hi] under a layout whose largest ID
+// is maxID: every lease lies in [lo, hi] and no ID is lent to two goroutines
+// at once. Then it fills the range and returns the error of one more
+// lease, cut off after wait: the caller checks that it is its package's
+// ErrNoFreeID naming the range. A test that wants other IDs held leases
+// them before; InRange releases what it took when the test ends.
+func InRange(t *testing.T, ctx context.Context, l uidgen.Leaser, maxID, lo, hi int64, wait time.Duration) error {
+	t.Helper()
+	goroutines, rounds := 16, 4
+	if testing.Short() {
+		goroutines, rounds = 8, 2
+	}
+	var mu sync.Mutex
+	holder := map[int64]int{} // worker ID -> goroutine holding it
+	errs := make([]error, goroutines)
+	gate := make(chan struct{})
+	var wg sync.WaitGroup
+	for g := range goroutines {
+		wg.Go(func() {
+			<-gate
+			errs[g] = leaseRounds(ctx, l, maxID, lo, hi, rounds, func(id int64, held bool) error {
+				mu.Lock()
+				defer mu.Unlock()
+				if !held {
+					delete(holder, id)
+					return nil
+				}
+				if other, ok := holder[id]; ok {
+					return fmt.Errorf("worker ID %d lent to goroutines %d and %d at once", id, other, g)
+				}
+				holder[id] = g
+				return nil
+			})
+		})
+	}
+	close(gate)
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+
+	for range hi - lo + 1 {
+		if s := Must[uidgen.Lease](t, ctx, l, maxID); s.WorkerID() < lo || s.WorkerID() > hi {
+			t.Fatalf("filling %d-%d: worker ID %d", lo, hi, s.WorkerID())
+		}
+	}
+	full, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	s, err := l.LeaseWorkerID(full, maxID)
+	if err == nil {
+		s.Release(ctx, s.First()-1)
+		t.Fatalf("with %d-%d full: leased worker ID %d, want an error", lo, hi, s.WorkerID())
+	}
+	return err
+}
+
+// leaseRounds leases from l rounds times, each lease checked to lie in
+// [lo, hi] and held for a moment, between hold(id, true) and hold(id,
+// false), before it is released.
+func leaseRounds(ctx context.Context, l uidgen.Leaser, maxID, lo, hi int64, rounds int, hold func(id int64, held bool) error) error {
+	for range rounds {
+		s, err := l.LeaseWorkerID(ctx, maxID)
+		if err != nil {
+			return err
+		}
+		id := s.WorkerID()
+		if id < lo || id > hi {
+			s.Release(ctx, s.First()-1)
+			return fmt.Errorf("worker ID %d leased, want one in %d-%d", id, lo, hi)
+		}
+		err = hold(id, true)
+		if err == nil {
+			time.Sleep(time.Millisecond) // a window in which a second holder of id shows
+			err = hold(id, false)
+		}
+		if err := errors.Join(err, s.Release(ctx, s.First()-1)); err != nil {
+			return err
+		}
+	}
+	return nil
 }

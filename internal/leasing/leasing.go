@@ -69,6 +69,14 @@ func CheckRange(sentinel error, d, lo, hi time.Duration) error {
 	return nil
 }
 
+// CheckIDs returns the error of a range that is wrong under any layout:
+// one that starts below 1 or is empty. Its end is checked against the
+// layout's largest worker ID at each lease, which alone knows it.
+func CheckIDs(r uidgen.WorkerIDRange) error {
+	_, _, err := r.Bounds(math.MaxInt64)
+	return err
+}
+
 // Params describe a lease just taken.
 type Params struct {
 	// Pkg prefixes errors and log messages: "worker", "etcdworker",
