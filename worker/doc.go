@@ -6,8 +6,8 @@
 //     never reused, as Baidu's DisposableWorkerIdAssigner does.
 //   - Leased, a uidgen.Leaser, lends IDs that come back: N live processes
 //     hold IDs near 1..N (near the start of Config.WorkerIDs) however often
-//     they restart, so worker bits need
-//     only count the processes alive at once.
+//     they restart, so worker bits need only count the processes alive
+//     at once.
 //
 // The program opens the *sql.DB with the driver it imports (this package
 // imports none: see Drivers below):
