@@ -10,6 +10,7 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
+	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/worker"
 )
 
@@ -67,6 +68,10 @@ var (
 	// ErrMaxWorkerID: LeaseWorkerID was given a largest worker ID below 1.
 	ErrMaxWorkerID = worker.ErrMaxWorkerID
 
+	// ErrWorkerIDs: Config.WorkerIDs starts below 1, is empty, or ends
+	// above the largest worker ID LeaseWorkerID was given.
+	ErrWorkerIDs = worker.ErrWorkerIDs
+
 	// ErrNoFreeID: every worker ID a lease may take is held, and none came
 	// free before the context ended.
 	ErrNoFreeID = worker.ErrNoFreeID
@@ -106,6 +111,12 @@ type Config struct {
 	// whose reservation has passed whenever one is free. Only NewLeased
 	// reads it.
 	LeaseHorizon time.Duration
+
+	// WorkerIDs is the worker IDs a lease may take; the zero range means
+	// every ID, 1 to the largest the generator's layout has. A fleet that
+	// leases inside 512-1023 never touches 0-511, which another fleet may
+	// hold (see uidgen.WorkerIDRange). Only NewLeased reads it.
+	WorkerIDs uidgen.WorkerIDRange
 
 	// Logger is where each leased and released worker ID is logged, at
 	// level Info, and lost leases and failing renewals, at level Warn. Nil

@@ -90,16 +90,16 @@ func keyID(key, dir string) (int64, error) {
 	return id, nil
 }
 
-// choose returns the state of the ID up to maxID that leasing.Choose picks
+// choose returns the state of the ID in [lo, hi] that leasing.Choose picks
 // for a new holder at now, by its clock, from states (sorted by ID); an ID
 // never leased has the zero state but its ID. It returns false when every
-// ID up to maxID is held.
-func choose(states []idState, now time.Time, maxID int64) (idState, bool) {
+// ID in [lo, hi] is held.
+func choose(states []idState, now time.Time, lo, hi int64) (idState, bool) {
 	candidates := make([]leasing.Candidate, len(states))
 	for i, s := range states {
 		candidates[i] = leasing.Candidate{ID: s.id, Reserved: s.reserved, Held: s.held}
 	}
-	id, ok := leasing.Choose(candidates, now, 1, maxID)
+	id, ok := leasing.Choose(candidates, now, lo, hi)
 	if !ok {
 		return idState{}, false
 	}

@@ -35,6 +35,7 @@ type Leased struct {
 	c      *clientv3.Client
 	prefix string
 	timing leasing.Timing
+	ids    uidgen.WorkerIDRange
 	logger *slog.Logger // nil: quiet
 	host   string
 
@@ -48,14 +49,16 @@ type Leased struct {
 // nothing yet. It fails, with an error that names the value, on a nil
 // Client (ErrNilClient), a bad Prefix (ErrPrefix), a LeaseTTL outside
 // [MinLeaseTTL, MaxLeaseTTL] (ErrLeaseTTL) and a LeaseHorizon outside
-// [MinLeaseHorizon, MaxLeaseHorizon] (ErrLeaseHorizon).
+// [MinLeaseHorizon, MaxLeaseHorizon] (ErrLeaseHorizon), and WorkerIDs that
+// start below 1 or are empty (ErrWorkerIDs).
 func NewLeased(cfg Config) (*Leased, error) {
 	c, err := cfg.check()
 	if err != nil {
 		return nil, err
 	}
 	if err := cmp.Or(leasing.CheckRange(ErrLeaseTTL, c.LeaseTTL, MinLeaseTTL, MaxLeaseTTL),
-		leasing.CheckRange(ErrLeaseHorizon, c.LeaseHorizon, MinLeaseHorizon, MaxLeaseHorizon)); err != nil {
+		leasing.CheckRange(ErrLeaseHorizon, c.LeaseHorizon, MinLeaseHorizon, MaxLeaseHorizon),
+		leasing.CheckIDs(c.WorkerIDs)); err != nil {
 		return nil, fmt.Errorf("etcdworker: %w", err)
 	}
 	host, err := os.Hostname()
@@ -64,29 +67,34 @@ func NewLeased(cfg Config) (*Leased, error) {
 	}
 	// etcd grants whole seconds.
 	ttl := (c.LeaseTTL + time.Second - 1).Truncate(time.Second)
-	return &Leased{c: c.Client, prefix: c.Prefix, timing: leasing.NewTiming(ttl, c.LeaseHorizon), logger: c.Logger,
+	return &Leased{c: c.Client, prefix: c.Prefix, timing: leasing.NewTiming(ttl, c.LeaseHorizon), ids: c.WorkerIDs, logger: c.Logger,
 		host: host, now: time.Now, poll: freePoll}, nil
 }
 
 var _ uidgen.Leaser = (*Leased)(nil)
 
-// LeaseWorkerID leases the lowest free worker ID in [1, maxWorkerID] (see
-// the package doc for which comes first) and starts the goroutine that
-// renews it, which runs until Release.
+// LeaseWorkerID leases the lowest free worker ID of Config.WorkerIDs, by
+// default [1, maxWorkerID] (see the package doc for which comes first), and
+// starts the goroutine that renews it, which runs until Release.
 //
-// When every ID up to maxWorkerID is held it looks again every second until
-// one comes free or ctx ends; then it fails with an error wrapping
-// ErrNoFreeID and ctx.Err(). Give ctx a deadline: an unreachable cluster
-// fails with the client's error only when ctx ends. It fails with
-// ErrMaxWorkerID for a maxWorkerID below 1, and with ErrBadKey when a key
-// under the prefix is not this package's.
+// When every ID of the range is held it looks again every second until one
+// comes free or ctx ends; then it fails with an error wrapping ErrNoFreeID
+// and ctx.Err() that names the range. Give ctx a deadline: an unreachable
+// cluster fails with the client's error only when ctx ends. It fails with
+// ErrMaxWorkerID for a maxWorkerID below 1 and with ErrWorkerIDs for a range
+// that ends above it, both before it sends anything, and with ErrBadKey when
+// a key under the prefix is not this package's.
 func (l *Leased) LeaseWorkerID(ctx context.Context, maxWorkerID int64) (uidgen.Lease, error) {
 	op := "lease a worker ID under " + l.prefix
 	if maxWorkerID < 1 {
 		return nil, fmt.Errorf("etcdworker: %s: %w: %d, want 1 or more", op, ErrMaxWorkerID, maxWorkerID)
 	}
+	lo, hi, err := l.ids.Bounds(maxWorkerID)
+	if err != nil {
+		return nil, fmt.Errorf("etcdworker: %s: %w", op, err)
+	}
 	g := granter{c: l.c, ttl: l.timing.TTL}
-	lease, err := l.leaseID(ctx, &g, maxWorkerID)
+	lease, err := l.leaseID(ctx, &g, lo, hi)
 	if err != nil {
 		g.revoke(ctx)
 		return nil, fmt.Errorf("etcdworker: %s: %w", op, err)
@@ -134,7 +142,7 @@ func (g *granter) revoke(ctx context.Context) {
 // member going away) is tried again every poll until ctx ends: a take
 // whose answer was lost may have taken its ID, so its etcd lease is
 // revoked first, which frees the ID again.
-func (l *Leased) leaseID(ctx context.Context, g *granter, maxID int64) (*lease, error) {
+func (l *Leased) leaseID(ctx context.Context, g *granter, lo, hi int64) (*lease, error) {
 	at := strings.Join(l.c.Endpoints(), ",")
 	return leasing.Take(ctx, leasing.Retry{
 		Poll:     l.poll,
@@ -147,19 +155,19 @@ func (l *Leased) leaseID(ctx context.Context, g *granter, maxID int64) (*lease, 
 			}
 			return fmt.Errorf("the etcd cluster at %s: %w (%w)", at, last, ctxErr)
 		},
-	}, 1, maxID, func(ctx context.Context) (*lease, error) { return l.leaseOnce(ctx, g, maxID) })
+	}, lo, hi, func(ctx context.Context) (*lease, error) { return l.leaseOnce(ctx, g, lo, hi) })
 }
 
 // leaseOnce reads the fleet and takes the ID choose picks. It returns nil
 // and no error when another process took that ID first, and leasing.ErrFull, with
-// no etcd lease granted, when every ID is held.
-func (l *Leased) leaseOnce(ctx context.Context, g *granter, maxID int64) (*lease, error) {
+// no etcd lease granted, when every ID in [lo, hi] is held.
+func (l *Leased) leaseOnce(ctx context.Context, g *granter, lo, hi int64) (*lease, error) {
 	now := l.now() // a lease waited for starts from the time it is taken
 	states, err := readFleet(ctx, l.c, l.prefix)
 	if err != nil {
 		return nil, leasing.Unread{Err: err}
 	}
-	s, ok := choose(states, now, maxID)
+	s, ok := choose(states, now, lo, hi)
 	if !ok {
 		g.revoke(ctx)
 		return nil, leasing.ErrFull

@@ -32,6 +32,7 @@ type Leased struct {
 	c              redis.UniversalClient
 	prefix         string // tagged
 	timing         leasing.Timing
+	ids            uidgen.WorkerIDRange
 	replicas       int
 	replicaTimeout time.Duration
 	logger         *slog.Logger // nil: quiet
@@ -51,49 +52,57 @@ type Leased struct {
 // Client (ErrNilClient), a bad Prefix (ErrPrefix), a bad Replicas
 // (ErrReplicas), a LeaseTTL outside [MinLeaseTTL, MaxLeaseTTL]
 // (ErrLeaseTTL) and a LeaseHorizon outside [MinLeaseHorizon,
-// MaxLeaseHorizon] (ErrLeaseHorizon).
+// MaxLeaseHorizon] (ErrLeaseHorizon), and WorkerIDs that start below 1 or
+// are empty (ErrWorkerIDs).
 func NewLeased(cfg Config) (*Leased, error) {
 	c, err := cfg.check()
 	if err != nil {
 		return nil, err
 	}
 	if err := cmp.Or(leasing.CheckRange(ErrLeaseTTL, c.LeaseTTL, MinLeaseTTL, MaxLeaseTTL),
-		leasing.CheckRange(ErrLeaseHorizon, c.LeaseHorizon, MinLeaseHorizon, MaxLeaseHorizon)); err != nil {
+		leasing.CheckRange(ErrLeaseHorizon, c.LeaseHorizon, MinLeaseHorizon, MaxLeaseHorizon),
+		leasing.CheckIDs(c.WorkerIDs)); err != nil {
 		return nil, fmt.Errorf("redisworker: %w", err)
 	}
 	host, err := os.Hostname()
 	if err != nil {
 		host = "unknown"
 	}
-	return &Leased{c: c.Client, prefix: c.Prefix, timing: leasing.NewTiming(c.LeaseTTL, c.LeaseHorizon),
+	return &Leased{c: c.Client, prefix: c.Prefix, timing: leasing.NewTiming(c.LeaseTTL, c.LeaseHorizon), ids: c.WorkerIDs,
 		replicas: c.Replicas, replicaTimeout: c.ReplicaTimeout, logger: c.Logger, host: host,
 		now: time.Now, poll: freePoll}, nil
 }
 
 var _ uidgen.Leaser = (*Leased)(nil)
 
-// LeaseWorkerID leases the lowest free worker ID in [1, maxWorkerID] (see
-// the package doc for which comes first) and starts the goroutine that
-// renews it, which runs until Release.
+// LeaseWorkerID leases the lowest free worker ID of Config.WorkerIDs, by
+// default [1, maxWorkerID] (see the package doc for which comes first), and
+// starts the goroutine that renews it, which runs until Release.
 //
-// When every ID up to maxWorkerID is held it looks again every second until
-// one comes free or ctx ends; then it fails with an error wrapping
-// ErrNoFreeID and ctx.Err(). A Redis that does not answer is asked again
-// every second until ctx ends, and the error names its last failure. It
-// fails with ErrMaxWorkerID for a maxWorkerID below 1, with ErrBadKey when
-// a key of the fleet is not this package's, and with an error wrapping
-// ErrReplicas and ctx.Err() when no take the replicas acknowledged landed
-// before ctx ended: a failover that leaves fewer replicas than
-// Config.Replicas stops new leases until enough replicas are back.
+// When every ID of the range is held it looks again every second until one
+// comes free or ctx ends; then it fails with an error wrapping ErrNoFreeID
+// and ctx.Err() that names the range. A Redis that does not answer is asked
+// again every second until ctx ends, and the error names its last failure.
+// It fails with ErrMaxWorkerID for a maxWorkerID below 1 and with
+// ErrWorkerIDs for a range that ends above it, both before it sends
+// anything, with ErrBadKey when a key of the fleet is not this package's,
+// and with an error wrapping ErrReplicas and ctx.Err() when no take the
+// replicas acknowledged landed before ctx ended: a failover that leaves
+// fewer replicas than Config.Replicas stops new leases until enough
+// replicas are back.
 func (l *Leased) LeaseWorkerID(ctx context.Context, maxWorkerID int64) (uidgen.Lease, error) {
 	op := "lease a worker ID under " + l.prefix
 	if maxWorkerID < 1 {
 		return nil, fmt.Errorf("redisworker: %s: %w: %d, want 1 or more", op, ErrMaxWorkerID, maxWorkerID)
 	}
+	lo, hi, err := l.ids.Bounds(maxWorkerID)
+	if err != nil {
+		return nil, fmt.Errorf("redisworker: %s: %w", op, err)
+	}
 	if l.logger != nil {
 		l.inspect.Do(func() { l.warnDurability(ctx) })
 	}
-	lease, err := l.leaseID(ctx, maxWorkerID)
+	lease, err := l.leaseID(ctx, lo, hi)
 	if err != nil {
 		return nil, fmt.Errorf("redisworker: %s: %w", op, err)
 	}
@@ -101,10 +110,10 @@ func (l *Leased) LeaseWorkerID(ctx context.Context, maxWorkerID int64) (uidgen.L
 }
 
 // leaseID takes the ID leasing.Choose picks until a take succeeds, waiting
-// for one to come free while every ID is held. A request that fails (a
+// for one to come free while every ID in [lo, hi] is held. A request that fails (a
 // failover under way, a server restarting) is tried again every poll until
 // ctx ends.
-func (l *Leased) leaseID(ctx context.Context, maxID int64) (*lease, error) {
+func (l *Leased) leaseID(ctx context.Context, lo, hi int64) (*lease, error) {
 	return leasing.Take(ctx, leasing.Retry{
 		Poll:     l.poll,
 		NoFreeID: ErrNoFreeID,
@@ -118,13 +127,13 @@ func (l *Leased) leaseID(ctx context.Context, maxID int64) (*lease, error) {
 			}
 			return fmt.Errorf("Redis: %w (%w)", last, ctxErr)
 		},
-	}, 1, maxID, func(ctx context.Context) (*lease, error) { return l.leaseOnce(ctx, maxID) })
+	}, lo, hi, func(ctx context.Context) (*lease, error) { return l.leaseOnce(ctx, lo, hi) })
 }
 
 // leaseOnce reads the fleet and takes the ID leasing.Choose picks. It
 // returns nil and no error when another process took that ID first, and
-// leasing.ErrFull when every ID is held.
-func (l *Leased) leaseOnce(ctx context.Context, maxID int64) (*lease, error) {
+// leasing.ErrFull when every ID in [lo, hi] is held.
+func (l *Leased) leaseOnce(ctx context.Context, lo, hi int64) (*lease, error) {
 	now := l.now() // a lease waited for starts from the time it is taken
 	states, err := readFleet(ctx, l.c, l.prefix)
 	if err != nil {
@@ -134,7 +143,7 @@ func (l *Leased) leaseOnce(ctx context.Context, maxID int64) (*lease, error) {
 	for i, s := range states {
 		candidates[i] = leasing.Candidate{ID: s.id, Reserved: s.reserved, Held: s.held}
 	}
-	id, ok := leasing.Choose(candidates, now, 1, maxID)
+	id, ok := leasing.Choose(candidates, now, lo, hi)
 	if !ok {
 		return nil, leasing.ErrFull
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/worker"
 )
 
@@ -81,6 +82,10 @@ var (
 	// ErrMaxWorkerID: LeaseWorkerID was given a largest worker ID below 1.
 	ErrMaxWorkerID = worker.ErrMaxWorkerID
 
+	// ErrWorkerIDs: Config.WorkerIDs starts below 1, is empty, or ends
+	// above the largest worker ID LeaseWorkerID was given.
+	ErrWorkerIDs = worker.ErrWorkerIDs
+
 	// ErrNoFreeID: every worker ID a lease may take is held, and none came
 	// free before the context ended.
 	ErrNoFreeID = worker.ErrNoFreeID
@@ -135,6 +140,12 @@ type Config struct {
 	// (ErrReplicas), which are tried again: the take every second until
 	// its context ends, the renewal as any failing one.
 	ReplicaTimeout time.Duration
+
+	// WorkerIDs is the worker IDs a lease may take; the zero range means
+	// every ID, 1 to the largest the generator's layout has. A fleet that
+	// leases inside 512-1023 never touches 0-511, which another fleet may
+	// hold (see uidgen.WorkerIDRange). Only NewLeased reads it.
+	WorkerIDs uidgen.WorkerIDRange
 
 	// Logger is where each leased and released worker ID is logged, at
 	// level Info; lost leases, failing renewals and, at the first lease, a

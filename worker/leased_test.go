@@ -555,20 +555,9 @@ func TestLeaseRange(t *testing.T) {
 		table := testTable(t, db)
 		ctx := testContext(t)
 		const maxID = 15
-		below := newTestLeased(t, db, table, Config{WorkerIDs: uidgen.WorkerIDRange{Min: 1, Max: 4}})
-		var four *lease
-		for want := int64(1); want <= 4; want++ {
-			if four = mustLease(t, below, maxID); four.WorkerID() != want {
-				t.Fatalf("leasing in 1-4: worker ID %d, want %d", four.WorkerID(), want)
-			}
-		}
-		if err := four.Release(ctx, four.First()-1); err != nil {
-			t.Fatal(err)
-		}
-		above := newTestLeased(t, db, table, Config{WorkerIDs: uidgen.WorkerIDRange{Min: 9, Max: 12}})
-		if s := mustLease(t, above, maxID); s.WorkerID() != 9 {
-			t.Fatalf("leasing in 9-12: worker ID %d, want 9", s.WorkerID())
-		}
+		leasetest.Neighbours(t, ctx, maxID, func(r uidgen.WorkerIDRange) uidgen.Leaser {
+			return newTestLeased(t, db, table, Config{WorkerIDs: r})
+		})
 		free := readRow(t, db, table, 4)
 
 		l := newTestLeased(t, db, table, Config{WorkerIDs: uidgen.WorkerIDRange{Min: 5, Max: 8}})

@@ -278,3 +278,24 @@ func leaseRounds(ctx context.Context, l uidgen.Leaser, maxID, lo, hi int64, roun
 	}
 	return nil
 }
+
+// Neighbours sets up the fleets around the range 5-8 of a layout whose
+// largest ID is maxID, each a Leaser newLeaser returns for its range: one in
+// 1-4 that holds 1-3 and has released 4, which is free and cold, and one in
+// 9-12 that holds 9. A lease in 5-8 must take none of them.
+func Neighbours(t *testing.T, ctx context.Context, maxID int64, newLeaser func(uidgen.WorkerIDRange) uidgen.Leaser) {
+	t.Helper()
+	below := newLeaser(uidgen.WorkerIDRange{Min: 1, Max: 4})
+	var four uidgen.Lease
+	for want := int64(1); want <= 4; want++ {
+		if four = Must[uidgen.Lease](t, ctx, below, maxID); four.WorkerID() != want {
+			t.Fatalf("leasing in 1-4: worker ID %d, want %d", four.WorkerID(), want)
+		}
+	}
+	if err := four.Release(ctx, four.First()-1); err != nil {
+		t.Fatal(err)
+	}
+	if s := Must[uidgen.Lease](t, ctx, newLeaser(uidgen.WorkerIDRange{Min: 9, Max: 12}), maxID); s.WorkerID() != 9 {
+		t.Fatalf("leasing in 9-12: worker ID %d, want 9", s.WorkerID())
+	}
+}
