@@ -473,22 +473,19 @@ func TestLeaseConcurrent(t *testing.T) {
 	}
 }
 
-// TestLeaseRange: goroutines lease at once inside 5-8 while another fleet
-// under the prefix holds 1-3 and 9 and has left 4 free: every lease lies in
-// 5-8, none is held twice at once, 4 keeps its reservation, and with 5-8
-// full the next lease fails naming the range.
+// TestLeaseRange: leasetest.Range on a fleet of its own; reserved/4 keeps
+// its reservation.
 func TestLeaseRange(t *testing.T) {
 	f := newFleet(t)
-	ctx := testContext(t)
-	const maxID = 15
-	leasetest.Neighbours(t, ctx, maxID, func(r uidgen.WorkerIDRange) uidgen.Leaser {
-		return f.leased(t, Config{WorkerIDs: r})
+	var four int64
+	err := leasetest.Range(t, testContext(t), func(r uidgen.WorkerIDRange) uidgen.Leaser {
+		if r.Min == 5 {
+			four = f.reserved(t, 4)
+		}
+		l := f.leased(t, Config{WorkerIDs: r})
+		l.poll = 5 * time.Millisecond
+		return l
 	})
-	four := f.reserved(t, 4)
-
-	l := f.leased(t, Config{WorkerIDs: uidgen.WorkerIDRange{Min: 5, Max: 8}})
-	l.poll = 5 * time.Millisecond
-	err := leasetest.InRange(t, ctx, l, maxID, 5, 8, 2*time.Second)
 	if !errors.Is(err, ErrNoFreeID) || !errors.Is(err, context.DeadlineExceeded) ||
 		!strings.Contains(err.Error(), "etcdworker: lease a worker ID under "+f.prefix+": no free worker ID: all 4 IDs from 5 to 8 are held") {
 		t.Errorf("LeaseWorkerID with 5-8 full: %v, want %q and %q naming 5 to 8", err, ErrNoFreeID, context.DeadlineExceeded)
@@ -498,29 +495,14 @@ func TestLeaseRange(t *testing.T) {
 	}
 }
 
-// TestLeaseRangeErrors: a range that starts below 1 or is empty fails
-// NewLeased, and one that ends above the layout's largest ID fails the
-// lease before any key is written, each naming the range and the limit.
+// TestLeaseRangeErrors: leasetest.RangeErrors on a fleet of its own, which
+// holds no key after it.
 func TestLeaseRangeErrors(t *testing.T) {
 	f := newFleet(t)
-	for _, tt := range []struct {
-		ids  uidgen.WorkerIDRange
-		text string
-	}{
-		{uidgen.WorkerIDRange{Min: 0, Max: 7}, "etcdworker: bad worker ID range: 0-7 starts at 0, want 1 or more"},
-		{uidgen.WorkerIDRange{Min: 9, Max: 3}, "etcdworker: bad worker ID range: 9-3 is empty: 9 is above 3"},
-	} {
-		l, err := NewLeased(Config{Client: f.c, WorkerIDs: tt.ids})
-		if !errors.Is(err, ErrWorkerIDs) || !strings.HasPrefix(err.Error(), tt.text) || l != nil {
-			t.Errorf("NewLeased(%v) = %v, %v; want nil, %q", tt.ids, l, err, tt.text)
-		}
-	}
-	l := f.leased(t, Config{WorkerIDs: uidgen.WorkerIDRange{Min: 5, Max: 8}})
-	_, err := l.LeaseWorkerID(testContext(t), 7)
-	want := "etcdworker: lease a worker ID under " + f.prefix + ": bad worker ID range: 5-8 ends above 7, the largest worker ID of the layout"
-	if !errors.Is(err, ErrWorkerIDs) || err == nil || err.Error() != want {
-		t.Errorf("LeaseWorkerID(7) in 5-8: %v, want %q", err, want)
-	}
+	leasetest.RangeErrors(t, testContext(t), "etcdworker", "etcdworker: lease a worker ID under "+f.prefix,
+		func(r uidgen.WorkerIDRange) (uidgen.Leaser, error) {
+			return NewLeased(Config{Client: f.c, Prefix: f.prefix, WorkerIDs: r})
+		})
 	resp, err := f.c.Get(testContext(t), f.prefix, clientv3.WithPrefix(), clientv3.WithCountOnly())
 	if err != nil || resp.Count != 0 {
 		t.Errorf("keys under %s after a lease of a range too wide: %v (%v), want none", f.prefix, resp, err)

@@ -545,57 +545,41 @@ func TestLeaseConcurrent(t *testing.T) {
 	})
 }
 
-// TestLeaseRange: goroutines lease at once inside 5-8 while another fleet
-// holds 1-3 and 9 and has left 4 free: every lease lies in 5-8, none is
-// held twice at once, rows outside the range stay as they were, and with
-// 5-8 full the next lease fails naming the range, although row 9 above it
-// is taken too.
+// TestLeaseRange: leasetest.Range on a worker table; rows outside 5-8
+// stay as they were, and with 5-8 full the lease names the range although
+// row 9 above it is taken too.
 func TestLeaseRange(t *testing.T) {
 	each(t, func(t *testing.T, srv dbtest.Server, db *sql.DB) {
 		table := testTable(t, db)
-		ctx := testContext(t)
-		const maxID = 15
-		leasetest.Neighbours(t, ctx, maxID, func(r uidgen.WorkerIDRange) uidgen.Leaser {
-			return newTestLeased(t, db, table, Config{WorkerIDs: r})
+		var four row
+		err := leasetest.Range(t, testContext(t), func(r uidgen.WorkerIDRange) uidgen.Leaser {
+			if r.Min == 5 {
+				four = readRow(t, db, table, 4)
+			}
+			l := newTestLeased(t, db, table, Config{WorkerIDs: r})
+			l.poll = 5 * time.Millisecond
+			return l
 		})
-		free := readRow(t, db, table, 4)
-
-		l := newTestLeased(t, db, table, Config{WorkerIDs: uidgen.WorkerIDRange{Min: 5, Max: 8}})
-		l.poll = 5 * time.Millisecond
-		err := leasetest.InRange(t, ctx, l, maxID, 5, 8, 2*time.Second)
 		checkErr(t, "LeaseWorkerID with 5-8 full", err, ErrNoFreeID, []string{"worker: lease a worker ID from " + table,
 			"all 4 IDs from 5 to 8 are held (4 leased, 0 disposable)", "context deadline exceeded"})
-		if got := readRow(t, db, table, 4); got.owner != free.owner || got.leaseUntil != free.leaseUntil {
-			t.Errorf("row 4, outside 5-8: %+v after the leases, was %+v", got, free)
+		if got := readRow(t, db, table, 4); got.owner != four.owner || got.leaseUntil != four.leaseUntil || got.reservedUntil != four.reservedUntil {
+			t.Errorf("row 4, outside 5-8: %+v after the leases, was %+v", got, four)
 		}
 	})
 }
 
-// TestLeaseRangeErrors: a range that starts below 1 or is empty fails
-// NewLeased, and one that ends above the layout's largest ID fails the
-// lease, each naming the range and the limit, before any row is written.
+// TestLeaseRangeErrors: leasetest.RangeErrors on a worker table, which
+// holds no row after it.
 func TestLeaseRangeErrors(t *testing.T) {
 	each(t, func(t *testing.T, srv dbtest.Server, db *sql.DB) {
-		for _, tt := range []struct {
-			ids  uidgen.WorkerIDRange
-			text string
-		}{
-			{uidgen.WorkerIDRange{Min: 0, Max: 7}, "worker: bad worker ID range: 0-7 starts at 0, want 1 or more"},
-			{uidgen.WorkerIDRange{Min: 9, Max: 3}, "worker: bad worker ID range: 9-3 is empty: 9 is above 3"},
-			{uidgen.WorkerIDRange{Min: 5}, "worker: bad worker ID range: 5-0 is empty"},
-		} {
-			l, err := NewLeased(Config{DB: db, WorkerIDs: tt.ids})
-			checkErr(t, fmt.Sprintf("NewLeased(%v)", tt.ids), err, ErrWorkerIDs, []string{tt.text})
-			if l != nil {
-				t.Errorf("NewLeased = %v with an error, want nil", l)
-			}
-		}
-
 		table := testTable(t, db)
-		l := newTestLeased(t, db, table, Config{WorkerIDs: uidgen.WorkerIDRange{Min: 5, Max: 8}})
-		_, err := l.LeaseWorkerID(testContext(t), 7)
-		checkErr(t, "LeaseWorkerID(7) in 5-8", err, ErrWorkerIDs, []string{
-			"worker: lease a worker ID from " + table + ": bad worker ID range: 5-8 ends above 7, the largest worker ID of the layout"})
+		if err := EnsureSchema(testContext(t), Config{DB: db, Table: table}); err != nil {
+			t.Fatal(err)
+		}
+		leasetest.RangeErrors(t, testContext(t), "worker", "worker: lease a worker ID from "+table,
+			func(r uidgen.WorkerIDRange) (uidgen.Leaser, error) {
+				return NewLeased(Config{DB: db, Table: table, WorkerIDs: r, LookupEnv: envOf(nil)})
+			})
 		var rows int
 		if err := db.QueryRow("SELECT COUNT(*) FROM " + table).Scan(&rows); err != nil || rows != 0 {
 			t.Errorf("%d rows after a lease of a range too wide (%v), want none", rows, err)

@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -196,14 +197,12 @@ func Must[T uidgen.Lease](t testing.TB, ctx context.Context, l uidgen.Leaser, ma
 	return s
 }
 
-// InRange has goroutines lease from l at once, behind a gate, and release
+// inRange has goroutines lease from l at once, behind a gate, and release
 // again, while l lends only IDs in [lo, hi] under a layout whose largest ID
 // is maxID: every lease lies in [lo, hi] and no ID is lent to two goroutines
 // at once. Then it fills the range and returns the error of one more
-// lease, cut off after wait: the caller checks that it is its package's
-// ErrNoFreeID naming the range. A test that wants other IDs held leases
-// them before; InRange releases what it took when the test ends.
-func InRange(t *testing.T, ctx context.Context, l uidgen.Leaser, maxID, lo, hi int64, wait time.Duration) error {
+// lease, cut off after wait. It releases what it took when the test ends.
+func inRange(t *testing.T, ctx context.Context, l uidgen.Leaser, maxID, lo, hi int64, wait time.Duration) error {
 	t.Helper()
 	goroutines, rounds := 16, 4
 	if testing.Short() {
@@ -279,11 +278,11 @@ func leaseRounds(ctx context.Context, l uidgen.Leaser, maxID, lo, hi int64, roun
 	return nil
 }
 
-// Neighbours sets up the fleets around the range 5-8 of a layout whose
+// neighbours sets up the fleets around the range 5-8 of a layout whose
 // largest ID is maxID, each a Leaser newLeaser returns for its range: one in
 // 1-4 that holds 1-3 and has released 4, which is free and cold, and one in
 // 9-12 that holds 9. A lease in 5-8 must take none of them.
-func Neighbours(t *testing.T, ctx context.Context, maxID int64, newLeaser func(uidgen.WorkerIDRange) uidgen.Leaser) {
+func neighbours(t *testing.T, ctx context.Context, maxID int64, newLeaser func(uidgen.WorkerIDRange) uidgen.Leaser) {
 	t.Helper()
 	below := newLeaser(uidgen.WorkerIDRange{Min: 1, Max: 4})
 	var four uidgen.Lease
@@ -297,5 +296,54 @@ func Neighbours(t *testing.T, ctx context.Context, maxID int64, newLeaser func(u
 	}
 	if s := Must[uidgen.Lease](t, ctx, newLeaser(uidgen.WorkerIDRange{Min: 9, Max: 12}), maxID); s.WorkerID() != 9 {
 		t.Fatalf("leasing in 9-12: worker ID %d, want 9", s.WorkerID())
+	}
+}
+
+// RangeMaxID is the largest worker ID of the layout Range leases under.
+const RangeMaxID = 15
+
+// Range is the test of a Leaser's worker-ID range: newLeaser returns a
+// Leaser of the store under test, polling often, for a range. Fleets in
+// 1-4 (holding 1-3, 4 free and cold) and in 9-12 (holding 9) stand beside
+// 5-8, in which goroutines lease at once (inRange): every lease lies in 5-8
+// and none is held twice at once. It returns the error of a lease tried
+// for two seconds with 5-8 full: the caller checks it is its package's
+// ErrNoFreeID naming the range, and that worker ID 4 kept its reservation.
+func Range(t *testing.T, ctx context.Context, newLeaser func(uidgen.WorkerIDRange) uidgen.Leaser) error {
+	t.Helper()
+	neighbours(t, ctx, RangeMaxID, newLeaser)
+	return inRange(t, ctx, newLeaser(uidgen.WorkerIDRange{Min: 5, Max: 8}), RangeMaxID, 5, 8, 2*time.Second)
+}
+
+// RangeErrors checks a Leaser's bad ranges: newLeaser, the package's
+// NewLeased on a store of its own, fails with ErrWorkerIDs naming the range
+// on one that starts below 1 and on an empty one, each error starting
+// with pkg's prefix; and a lease in 5-8 under a layout whose largest ID is
+// 7 fails with an error that starts op and names the range and the limit.
+// The caller checks that nothing was written.
+func RangeErrors(t *testing.T, ctx context.Context, pkg, op string, newLeaser func(uidgen.WorkerIDRange) (uidgen.Leaser, error)) {
+	t.Helper()
+	for _, tt := range []struct {
+		ids  uidgen.WorkerIDRange
+		text string
+	}{
+		{uidgen.WorkerIDRange{Min: 0, Max: 7}, "bad worker ID range: 0-7 starts at 0, want 1 or more"},
+		{uidgen.WorkerIDRange{Min: -1, Max: 7}, "bad worker ID range: -1-7 starts at -1, want 1 or more"},
+		{uidgen.WorkerIDRange{Min: 9, Max: 3}, "bad worker ID range: 9-3 is empty: 9 is above 3"},
+		{uidgen.WorkerIDRange{Min: 5}, "bad worker ID range: 5-0 is empty"},
+	} {
+		_, err := newLeaser(tt.ids)
+		if want := pkg + ": " + tt.text; !errors.Is(err, uidgen.ErrWorkerIDs) || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("NewLeased with WorkerIDs %v: %v, want an error starting %q", tt.ids, err, want)
+		}
+	}
+	l, err := newLeaser(uidgen.WorkerIDRange{Min: 5, Max: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = l.LeaseWorkerID(ctx, 7)
+	want := op + ": bad worker ID range: 5-8 ends above 7, the largest worker ID of the layout"
+	if !errors.Is(err, uidgen.ErrWorkerIDs) || err.Error() != want {
+		t.Errorf("LeaseWorkerID(7) in 5-8: %v, want %q", err, want)
 	}
 }
