@@ -87,7 +87,17 @@ type workerFlags struct {
 	lease   bool
 	ttl     time.Duration
 	horizon time.Duration
+	ids     workerIDsFlag
 	store   storeFlags
+}
+
+// workerIDsFlag is -worker-ids: the uidgen.WorkerIDRange a lease takes
+// its ID from, read as LO-HI.
+type workerIDsFlag struct{ uidgen.WorkerIDRange }
+
+func (f *workerIDsFlag) Set(s string) (err error) {
+	f.WorkerIDRange, err = uidgen.ParseWorkerIDs(s)
+	return err
 }
 
 // register adds the flags to fs, and store's.
@@ -107,6 +117,8 @@ func (w *workerFlags) register(fs *flag.FlagSet, store leaseStore) {
 	fs.DurationVar(&w.horizon, "lease-horizon", 0, fmt.Sprintf(
 		"%s: how long the process goes on without the database (a failover), %v to %v (0: %v)%s; a crashed process leaves its ID reserved this far ahead",
 		with, worker.MinLeaseHorizon, worker.MaxLeaseHorizon, worker.DefaultLeaseHorizon, limits))
+	fs.Var(&w.ids, "worker-ids", with+": lease only worker IDs `LO-HI`, e.g. 512-1023, leaving the others to another fleet"+
+		" (Twitter's datacenter d: 32d to 32d+31); HI at most the layout's largest worker ID (default: 1 to the largest)")
 }
 
 // idSource is where a generator's worker ID comes from: an Assigner or a
@@ -126,12 +138,12 @@ func (w *workerFlags) source() (idSource, func(), error) {
 		if err := w.store.conflict("the worker ID is leased from the store", "worker", "dsn", "table", "lease"); err != nil {
 			return idSource{}, nil, err
 		}
-		l, release, err := w.store.store.Leaser(w.ttl, w.horizon)
+		l, release, err := w.store.store.Leaser(w.ttl, w.horizon, w.ids.WorkerIDRange)
 		return idSource{leaser: l}, release, err
 	}
-	for _, name := range []string{"lease-ttl", "lease-horizon"} {
+	for _, name := range []string{"lease-ttl", "lease-horizon", "worker-ids"} {
 		if w.set(name) && !w.lease {
-			return idSource{}, nil, fmt.Errorf("%w: -%s needs -lease%s: only a leased worker ID expires and reserves ahead", ErrUsage, name, w.store.orStore())
+			return idSource{}, nil, fmt.Errorf("%w: -%s needs -lease%s: only a leased worker ID expires, reserves ahead and comes from a range", ErrUsage, name, w.store.orStore())
 		}
 	}
 	if w.dsn == "" {
@@ -150,7 +162,8 @@ func (w *workerFlags) source() (idSource, func(), error) {
 	release := func() { db.Close() }
 	schema := ensuring{db, w.table}
 	if w.lease {
-		l, err := worker.NewLeased(worker.Config{DB: db, Table: w.table, LeaseTTL: w.ttl, LeaseHorizon: w.horizon})
+		l, err := worker.NewLeased(worker.Config{DB: db, Table: w.table, LeaseTTL: w.ttl, LeaseHorizon: w.horizon,
+			WorkerIDs: w.ids.WorkerIDRange})
 		if err != nil {
 			db.Close()
 			return idSource{}, nil, callerError{err}

@@ -120,7 +120,7 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 // failures, such as an unreachable database, exit 1.
 func usageIf(err error) error {
 	for _, bad := range []error{bits.ErrLayout, uidgen.ErrEpochInFuture, uidgen.ErrTimeExhausted,
-		uidgen.ErrWorkerIDRange, worker.ErrBadTable} {
+		uidgen.ErrWorkerIDRange, uidgen.ErrWorkerIDs, worker.ErrBadTable} {
 		if errors.Is(err, bad) {
 			return callerError{err}
 		}

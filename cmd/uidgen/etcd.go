@@ -53,12 +53,12 @@ func (s *etcdStore) client() (*clientv3.Client, error) {
 	return etcdworker.NewClient(endpoints, nil)
 }
 
-func (s *etcdStore) Leaser(ttl, horizon time.Duration) (uidgen.Leaser, func(), error) {
+func (s *etcdStore) Leaser(ttl, horizon time.Duration, ids uidgen.WorkerIDRange) (uidgen.Leaser, func(), error) {
 	c, err := s.client()
 	if err != nil {
 		return nil, nil, err
 	}
-	l, err := etcdworker.NewLeased(etcdworker.Config{Client: c, Prefix: s.prefix, LeaseTTL: ttl, LeaseHorizon: horizon})
+	l, err := etcdworker.NewLeased(etcdworker.Config{Client: c, Prefix: s.prefix, LeaseTTL: ttl, LeaseHorizon: horizon, WorkerIDs: ids})
 	if err != nil {
 		c.Close()
 		return nil, nil, fmt.Errorf("%w: %v", ErrUsage, err)

@@ -9,7 +9,7 @@ import (
 )
 
 func runGen(args []string, stdout, stderr io.Writer, store leaseStore) error {
-	fs := newFlagSet("gen", "gen [-n N] [-json] [-key K] [-generator cached|default] [-worker ID | -dsn DSN [-lease] | -etcd ENDPOINTS [-etcd-prefix P] | -redis URL [-redis-prefix P]] [-lease-ttl D] [-lease-horizon D] [-layout NAME | layout flags] [-after ID]\n"+
+	fs := newFlagSet("gen", "gen [-n N] [-json] [-key K] [-generator cached|default] [-worker ID | -dsn DSN [-lease] | -etcd ENDPOINTS [-etcd-prefix P] | -redis URL [-redis-prefix P]] [-lease-ttl D] [-lease-horizon D] [-worker-ids LO-HI] [-layout NAME | layout flags] [-after ID]\n"+
 		"       uidgen gen -segment TAG -dsn DSN [-n N] [-start S] [-step S] [-segment-table NAME]",
 		"uidgen gen -n 3 -json\n  uidgen gen -segment order -dsn 'root@tcp(127.0.0.1:3306)/test' -n 5", stderr)
 	n := fs.Int("n", 10, "how many IDs to print")

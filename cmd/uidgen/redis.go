@@ -107,13 +107,13 @@ func (s *redisStore) config(c redis.UniversalClient) redisworker.Config {
 		Logger: slog.New(slog.NewTextHandler(s.stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))}
 }
 
-func (s *redisStore) Leaser(ttl, horizon time.Duration) (uidgen.Leaser, func(), error) {
+func (s *redisStore) Leaser(ttl, horizon time.Duration, ids uidgen.WorkerIDRange) (uidgen.Leaser, func(), error) {
 	c, err := s.client()
 	if err != nil {
 		return nil, nil, err
 	}
 	cfg := s.config(c)
-	cfg.LeaseTTL, cfg.LeaseHorizon = ttl, horizon
+	cfg.LeaseTTL, cfg.LeaseHorizon, cfg.WorkerIDs = ttl, horizon, ids
 	l, err := redisworker.NewLeased(cfg)
 	if err != nil {
 		c.Close()

@@ -40,7 +40,7 @@ var (
 const serveSynopsis = `serve [-addr HOST:PORT] [-generator cached|default] [-shutdown-timeout D]
              [-worker ID | -dsn DSN [-lease] [-segment-table NAME] [-max-tags N] [-create-tags] |
               -etcd ENDPOINTS [-etcd-prefix P] | -redis URL [-redis-prefix P]]
-             [-lease-ttl D] [-lease-horizon D] [-layout NAME | layout flags] [-after ID]
+             [-lease-ttl D] [-lease-horizon D] [-worker-ids LO-HI] [-layout NAME | layout flags] [-after ID]
 
 Serves IDs over HTTP, for services in any language:
 

@@ -39,10 +39,11 @@ type leaseStore interface {
 
 	// Leaser returns the uidgen.Leaser the flags describe, with the lease
 	// TTL and horizon given by -lease-ttl and -lease-horizon (0: the
-	// store's defaults), and a func that releases what it holds, called
-	// once every generator made with the Leaser is closed. An error that
-	// wraps ErrUsage exits 2, any other 1.
-	Leaser(ttl, horizon time.Duration) (uidgen.Leaser, func(), error)
+	// store's defaults) and the worker IDs given by -worker-ids (zero:
+	// all), and a func that releases what it holds, called once every
+	// generator made with the Leaser is closed. An error that wraps
+	// ErrUsage exits 2, any other 1.
+	Leaser(ttl, horizon time.Duration, ids uidgen.WorkerIDRange) (uidgen.Leaser, func(), error)
 
 	// List writes the store's worker IDs to w, as `uidgen workers` writes
 	// the table's, within ctx.
@@ -113,12 +114,12 @@ func (ss storeSet) one() (leaseStore, error) {
 	return chosen[0], nil
 }
 
-func (ss storeSet) Leaser(ttl, horizon time.Duration) (uidgen.Leaser, func(), error) {
+func (ss storeSet) Leaser(ttl, horizon time.Duration, ids uidgen.WorkerIDRange) (uidgen.Leaser, func(), error) {
 	s, err := ss.one()
 	if err != nil {
 		return nil, nil, err
 	}
-	return s.Leaser(ttl, horizon)
+	return s.Leaser(ttl, horizon, ids)
 }
 
 func (ss storeSet) List(ctx context.Context, w io.Writer) error {

@@ -23,10 +23,11 @@ type fakeStore struct {
 	chosen  bool  // -fake
 	setting string
 
-	ttl, horizon time.Duration // what Leaser was given
-	leasers      int           // calls of Leaser
-	released     int           // calls of the func Leaser returned
-	listed       time.Duration // how long List's ctx had left; 0: not called
+	ttl, horizon time.Duration        // what Leaser was given
+	ids          uidgen.WorkerIDRange // what Leaser was given
+	leasers      int                  // calls of Leaser
+	released     int                  // calls of the func Leaser returned
+	listed       time.Duration        // how long List's ctx had left; 0: not called
 }
 
 func newFakeStore() *fakeStore {
@@ -47,9 +48,9 @@ func (s *fakeStore) EnvSet() []string { return nil }
 
 func (s *fakeStore) FromEnv() {}
 
-func (s *fakeStore) Leaser(ttl, horizon time.Duration) (uidgen.Leaser, func(), error) {
+func (s *fakeStore) Leaser(ttl, horizon time.Duration, ids uidgen.WorkerIDRange) (uidgen.Leaser, func(), error) {
 	s.leasers++
-	s.ttl, s.horizon = ttl, horizon
+	s.ttl, s.horizon, s.ids = ttl, horizon, ids
 	if s.fail != nil {
 		return nil, nil, s.fail
 	}
@@ -75,8 +76,8 @@ func runWithStore(store leaseStore, args ...string) (code int, stdout, stderr st
 }
 
 // TestStoreLeasesTheWorkerID: with the store's flag, gen and bench take
-// their worker ID from the store's Leaser, with -lease-ttl and
-// -lease-horizon, give the lease back and release the store at exit. A
+// their worker ID from the store's Leaser, with -lease-ttl,
+// -lease-horizon and -worker-ids, give the lease back and release the store at exit. A
 // $UIDGEN_DSN default is no -dsn: only -dsn given conflicts.
 func TestStoreLeasesTheWorkerID(t *testing.T) {
 	t.Setenv(dsnEnv, "root@tcp(127.0.0.1:1)/unused")
@@ -84,9 +85,9 @@ func TestStoreLeasesTheWorkerID(t *testing.T) {
 		args []string
 		ids  int // IDs printed; 0: no IDs to check (bench)
 	}{
-		{[]string{"gen", "-fake", "-n", "5", "-lease-ttl", "45s", "-lease-horizon", "20s"}, 5},
-		{[]string{"gen", "-fake", "-n", "5", "-generator", "default", "-lease-ttl", "45s", "-lease-horizon", "20s"}, 5},
-		{[]string{"bench", "-fake", "-d", "20ms", "-goroutines", "1", "-lease-ttl", "45s", "-lease-horizon", "20s"}, 0},
+		{[]string{"gen", "-fake", "-n", "5", "-lease-ttl", "45s", "-lease-horizon", "20s", "-worker-ids", "512-1023"}, 5},
+		{[]string{"gen", "-fake", "-n", "5", "-generator", "default", "-lease-ttl", "45s", "-lease-horizon", "20s", "-worker-ids", "512-1023"}, 5},
+		{[]string{"bench", "-fake", "-d", "20ms", "-goroutines", "1", "-lease-ttl", "45s", "-lease-horizon", "20s", "-worker-ids", "512-1023"}, 0},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
@@ -100,6 +101,9 @@ func TestStoreLeasesTheWorkerID(t *testing.T) {
 			}
 			if store.ttl != 45*time.Second || store.horizon != 20*time.Second {
 				t.Errorf("Leaser(%v, %v), want the flags' 45s and 20s", store.ttl, store.horizon)
+			}
+			if store.ids != (uidgen.WorkerIDRange{Min: 512, Max: 1023}) {
+				t.Errorf("Leaser(..., %v), want the flag's 512-1023", store.ids)
 			}
 			lease, maxWorkerID := store.leaser.Lease()
 			if lease == nil {
@@ -160,6 +164,13 @@ func TestStoreBadCallsExitTwo(t *testing.T) {
 		{[]string{"serve", "-fake", "-worker", "3"}, nil, "-worker and -fake both given"},
 		{[]string{"gen", "-lease-ttl", "45s"}, nil, "-lease-ttl needs -lease or the lease store (-fake, -fake-setting)"},
 		{[]string{"gen", "-fake", "-segment", "order"}, nil, "-fake does not go with -segment"},
+		{[]string{"gen", "-fake", "-worker-ids", "5"}, nil, `invalid value "5" for flag -worker-ids: bad worker ID range: "5", want LO-HI`},
+		{[]string{"gen", "-fake", "-worker-ids", "9-3"}, nil, `invalid value "9-3" for flag -worker-ids: bad worker ID range: 9-3 is empty`},
+		{[]string{"serve", "-fake", "-worker-ids", "0-10"}, nil, `invalid value "0-10" for flag -worker-ids: bad worker ID range: 0-10 starts at 0, want 1 or more`},
+		{[]string{"bench", "-fake", "-worker-ids", "a-b"}, nil, `invalid value "a-b" for flag -worker-ids: bad worker ID range: "a-b", want LO-HI`},
+		{[]string{"gen", "-worker-ids", "3-4"}, nil, "-worker-ids needs -lease or the lease store (-fake, -fake-setting)"},
+		{[]string{"gen", "-worker", "3", "-worker-ids", "3-4"}, nil, "-worker-ids needs -lease"},
+		{[]string{"gen", "-dsn", "root@tcp(127.0.0.1:1)/test", "-worker-ids", "3-4"}, nil, "-worker-ids needs -lease"},
 		{[]string{"workers", "-fake", "-dsn", "root@tcp(127.0.0.1:1)/test"}, nil, "-dsn and -fake both given: with -fake, workers lists the store's worker IDs, and -dsn and -table have no use"},
 		{[]string{"workers", "-fake", "-table", "W"}, nil, "-table and -fake both given"},
 		{[]string{"gen", "-fake"}, fmt.Errorf("%w: -fake-setting: bad", ErrUsage), "uidgen gen: usage: -fake-setting: bad"},
