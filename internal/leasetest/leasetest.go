@@ -306,13 +306,21 @@ const RangeMaxID = 15
 // Leaser of the store under test, polling often, for a range. Fleets in
 // 1-4 (holding 1-3, 4 free and cold) and in 9-12 (holding 9) stand beside
 // 5-8, in which goroutines lease at once (inRange): every lease lies in 5-8
-// and none is held twice at once. It returns the error of a lease tried
-// for two seconds with 5-8 full: the caller checks it is its package's
-// ErrNoFreeID naming the range, and that worker ID 4 kept its reservation.
-func Range(t *testing.T, ctx context.Context, newLeaser func(uidgen.WorkerIDRange) uidgen.Leaser) error {
+// and none is held twice at once. With 5-8 full, a lease tried for two
+// seconds fails wrapping noFreeID and context.DeadlineExceeded, its error
+// starting op and naming the range; Range returns it, for the rest of a
+// package's message. The caller checks that worker ID 4 kept its
+// reservation.
+func Range(t *testing.T, ctx context.Context, noFreeID error, op string, newLeaser func(uidgen.WorkerIDRange) uidgen.Leaser) error {
 	t.Helper()
 	neighbours(t, ctx, RangeMaxID, newLeaser)
-	return inRange(t, ctx, newLeaser(uidgen.WorkerIDRange{Min: 5, Max: 8}), RangeMaxID, 5, 8, 2*time.Second)
+	err := inRange(t, ctx, newLeaser(uidgen.WorkerIDRange{Min: 5, Max: 8}), RangeMaxID, 5, 8, 2*time.Second)
+	if !errors.Is(err, noFreeID) || !errors.Is(err, context.DeadlineExceeded) ||
+		!strings.HasPrefix(err.Error(), op+": ") || !strings.Contains(err.Error(), "all 4 IDs from 5 to 8 are held") {
+		t.Errorf("LeaseWorkerID with 5-8 full: %v, want %q and %q, starting %q and naming 5 to 8",
+			err, noFreeID, context.DeadlineExceeded, op)
+	}
+	return err
 }
 
 // RangeErrors checks a Leaser's bad ranges: newLeaser, the package's
