@@ -71,7 +71,10 @@ Spring Boot's JSON error body (message "Result{id=-2, status=EXCEPTION}"
 for a tag not in the table, "Result{id=-3, status=EXCEPTION}" for a failure):
 
   /api/segment/get/{key}      the next number of tag key
-  /api/snowflake/get/{key}    an ID of the generator, as /id (key ignored)
+  /api/snowflake/get/{key}    an ID of the generator, as /id (key ignored);
+                              Leaf's own layout with -layout leaf
+  /decodeSnowflakeId?snowflakeId=ID
+                              ID taken apart in Leaf's layout, as Leaf's JSON
 
 Bad input gets a 4xx status and a JSON body {"error": "..."} saying what was
 wrong. It prints the address it listens on to stderr. SIGTERM or SIGINT stops
@@ -207,6 +210,7 @@ func (s *idServer) routes() http.Handler {
 	// leaf-server maps these for every method (@RequestMapping without one).
 	mux.HandleFunc("/api/segment/get/{key}", s.leafSegment)
 	mux.HandleFunc("/api/snowflake/get/{key}", s.leafSnowflake)
+	mux.HandleFunc("/decodeSnowflakeId", s.leafDecode)
 	mux.HandleFunc("/{$}", s.root)
 	mux.HandleFunc("/", notFound)
 	return mux

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/seed4d941b13/uidgen/segment"
 )
@@ -39,9 +40,12 @@ import (
 // shape instead, with a message that says why, for a 0 would be handed out
 // as an ID.
 const (
-	leafException = "com.sankuai.inf.leaf.server.exception.LeafServerException"
-	leafNoKey     = "Result{id=-2, status=EXCEPTION}"
-	leafFailed    = "Result{id=-3, status=EXCEPTION}"
+	leafException    = "com.sankuai.inf.leaf.server.exception.LeafServerException"
+	leafMissingParam = "org.springframework.web.bind.MissingServletRequestParameterException"
+	// leafEpochMillis is Leaf's twepoch, which decodeSnowflakeId adds.
+	leafEpochMillis = 1288834974657
+	leafNoKey       = "Result{id=-2, status=EXCEPTION}"
+	leafFailed      = "Result{id=-3, status=EXCEPTION}"
 )
 
 // The Content-Type values of leaf-server's answers: a number, an error.
@@ -94,6 +98,34 @@ func (s *idServer) leafSnowflake(w http.ResponseWriter, r *http.Request) {
 	leafWrite(w, uid)
 }
 
+// leafDecode is leaf-server's decodeSnowflakeId (LeafMonitorController):
+// snowflakeId taken apart in Leaf's layout, whatever serve's own, with
+// Leaf's arithmetic (Java's >> keeps the sign), its fields as strings:
+//
+//	{"timestamp":"1567733700834(2019-09-06 09:35:00.834)","sequenceId":"3448","workerId":"39"}
+//
+// in the server's zone, as SimpleDateFormat's. A value that is not a
+// number gets Leaf's errorMsg; no value, Spring's 400.
+func (s *idServer) leafDecode(w http.ResponseWriter, r *http.Request) {
+	q, ok := r.URL.Query()["snowflakeId"]
+	if !ok {
+		s.leafError(w, r, http.StatusBadRequest, leafMissingParam, "Required String parameter 'snowflakeId' is not present")
+		return
+	}
+	out := map[string]string{}
+	if id, err := strconv.ParseInt(q[0], 10, 64); err != nil {
+		out["errorMsg"] = "snowflake Id反解析发生异常!"
+	} else {
+		ms := id>>22 + leafEpochMillis
+		out["timestamp"] = strconv.FormatInt(ms, 10) + "(" + time.UnixMilli(ms).Format("2006-01-02 15:04:05.000") + ")"
+		out["workerId"] = strconv.FormatInt(id>>12^id>>22<<10, 10)
+		out["sequenceId"] = strconv.FormatInt(id^id>>12<<12, 10)
+	}
+	body, _ := json.Marshal(out) // a map of strings always marshals
+	w.Header()["Content-Type"] = leafJSON
+	w.Write(body)
+}
+
 func leafWrite(w http.ResponseWriter, n int64) {
 	var buf [20]byte
 	w.Header()["Content-Type"] = leafText
@@ -102,15 +134,20 @@ func leafWrite(w http.ResponseWriter, n int64) {
 
 // leafFail answers 500 with Spring Boot's body for LeafServerException(msg).
 func (s *idServer) leafFail(w http.ResponseWriter, r *http.Request, msg string) {
+	s.leafError(w, r, http.StatusInternalServerError, leafException, msg)
+}
+
+// leafError answers status with Spring Boot's body for an exception of
+// class exception and message msg.
+func (s *idServer) leafError(w http.ResponseWriter, r *http.Request, status int, exception, msg string) {
 	body, err := json.Marshal(leafError{
-		Timestamp: s.now().UnixMilli(), Status: http.StatusInternalServerError,
-		Error: http.StatusText(http.StatusInternalServerError), Exception: leafException,
-		Message: msg, Path: r.URL.EscapedPath(),
+		Timestamp: s.now().UnixMilli(), Status: status, Error: http.StatusText(status),
+		Exception: exception, Message: msg, Path: r.URL.EscapedPath(),
 	})
 	if err != nil {
-		body = []byte(`{"status":500}`)
+		body = []byte(`{"status":` + strconv.Itoa(status) + `}`)
 	}
 	w.Header()["Content-Type"] = leafJSON
-	w.WriteHeader(http.StatusInternalServerError)
+	w.WriteHeader(status)
 	w.Write(body)
 }
