@@ -28,6 +28,9 @@ var (
 	// the largest worker ID of the layout, or "LO-HI" does not parse.
 	ErrWorkerIDs = errors.New("bad worker ID range")
 
+	// ErrAfter: a generator's Config.After is negative.
+	ErrAfter = errors.New("invalid After")
+
 	// ErrClockBackwards: the clock stepped back further than a generator
 	// can bridge without repeating an ID.
 	ErrClockBackwards = errors.New("clock moved backwards")

@@ -54,8 +54,9 @@ var (
 	// larger than ringbuffer.MaxSize.
 	ErrBoostPower = errors.New("boost power out of range")
 
-	// ErrMaxAhead: Config.MaxAhead is negative.
-	ErrMaxAhead = errors.New("negative MaxAhead")
+	// ErrMaxAhead: Config.MaxAhead is negative, or above 0 and shorter
+	// than the layout's tick.
+	ErrMaxAhead = errors.New("MaxAhead out of range")
 
 	// ErrMaxLag: Config.MaxLag is above 0 but below a second.
 	ErrMaxLag = errors.New("MaxLag below a second")
@@ -159,7 +160,7 @@ type Config struct {
 
 	// PaddingFactor is the percentage of the ring below which a take wakes
 	// the padder, in (0, 100). Zero means ringbuffer.DefaultPaddingFactor
-	// (50). The padder puts a second only when a whole second is free, so
+	// (50). The padder puts a tick only when a whole tick is free, so
 	// a factor above 100 - 100/2^BoostPower wakes it early for nothing.
 	PaddingFactor int
 
@@ -187,19 +188,22 @@ type Generator struct {
 // lease) under ctx, fills the ring, and starts the padding goroutine; Close
 // stops it. Every field is checked before the Assigner or Leaser is asked,
 // so a bad Config costs no worker ID. Errors start "cached: " and wrap:
-//   - bits.ErrLayout: the widths do not make a layout;
+//   - bits.ErrLayout: the widths do not make a layout, or Layout is set
+//     together with them or Epoch;
 //   - uidgen.ErrNoAssigner: Assigner and Leaser are both nil;
 //   - uidgen.ErrAssignerAndLeaser: Assigner and Leaser are both set;
 //   - uidgen.ErrEpochInFuture: Epoch is after the clock's now;
-//   - uidgen.ErrTimeExhausted: the seconds since Epoch no longer fit TimeBits;
+//   - uidgen.ErrTimeExhausted: the ticks since Epoch no longer fit TimeBits,
+//     or After is in the layout's last tick;
+//   - uidgen.ErrAfter: After is negative;
 //   - ErrBoostPower: BoostPower is negative or makes the ring too large;
 //   - ringbuffer.ErrPaddingFactor: PaddingFactor is outside (0, 100);
-//   - ErrMaxAhead: MaxAhead is negative;
+//   - ErrMaxAhead: MaxAhead is negative, or shorter than a tick;
 //   - ErrMaxLag: MaxLag is above 0 but below a second;
 //   - the Assigner's or Leaser's own error;
-//   - ctx.Err(), where a leased worker ID's first second is more than
-//     MaxAhead ahead of the clock and ctx ends before the clock comes
-//     within it;
+//   - ctx.Err(), where a leased worker ID's first tick, or After's next
+//     one, is more than MaxAhead ahead of the clock and ctx ends before the
+//     clock comes within it;
 //   - uidgen.ErrWorkerIDRange: the worker ID is below 0 or above the layout's
 //     maximum.
 func New(ctx context.Context, cfg Config) (*Generator, error) {
@@ -264,6 +268,9 @@ func (cfg Config) check() (checked, error) {
 	c.ringSize = 1 << (seqBits + boost)
 	if c.maxAhead < 0 {
 		return checked{}, fmt.Errorf("%w: %v, want 0 (unbounded) or more", ErrMaxAhead, c.maxAhead)
+	}
+	if c.maxAhead > 0 && c.maxAhead < s.Tick() {
+		return checked{}, fmt.Errorf("%w: %v is shorter than the layout's tick, %v: want 0 (unbounded) or a tick or more", ErrMaxAhead, c.maxAhead, s.Tick())
 	}
 	if c.maxLag > 0 && c.maxLag < time.Second {
 		return checked{}, fmt.Errorf("%w: %v, want a second or more, or below 0 for no bound", ErrMaxLag, c.maxLag)
@@ -384,7 +391,7 @@ type Stats struct {
 	TakesWaited  int64 // takes that found the ring empty and waited for the padder
 	TakesFailed  int64 // takes that returned an error
 	PadRuns      int64 // padder runs: at start, and per wake-up or tick
-	SecondsAhead int64 // seconds the padder has borrowed ahead of the clock
+	SecondsAhead int64 // whole seconds the padder has borrowed ahead of the clock
 	Stale        int64 // UIDs thrown away, more than MaxLag behind the clock
 
 	// ClockWait is how long the padder has waited for the clock under

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
 	"strings"
 	"sync"
@@ -45,6 +46,10 @@ func (a *countingAssigner) AssignWorkerID(context.Context) (int64, error) { retu
 // names the value; and no bad field costs a worker ID (with a database, a
 // row in WORKER_NODE).
 func TestNewRejects(t *testing.T) {
+	sonyflakeLayout, err := uidgen.NamedLayout("sonyflake")
+	if err != nil {
+		t.Fatal(err)
+	}
 	now := clocktest.New(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))
 	tests := []struct {
 		name string
@@ -63,6 +68,10 @@ func TestNewRejects(t *testing.T) {
 		{"negative boost", Config{BoostPower: -1}, ErrBoostPower, "-1 with 13 sequence bits"},
 		{"ring too large", Config{BoostPower: 12}, ErrBoostPower, "2^25 slots"},
 		{"padding factor 100", Config{PaddingFactor: 100}, ringbuffer.ErrPaddingFactor, "100"},
+		{"layout and widths", Config{Layout: uidgen.DefaultLayout(), SeqBits: 12}, bits.ErrLayout, "Config.Layout is 1+30+20+13 bits"},
+		{"MaxAhead under a tick", Config{Layout: sonyflakeLayout, MaxAhead: 5 * time.Millisecond}, ErrMaxAhead, "5ms is shorter than the layout's tick, 10ms"},
+		{"negative After", Config{After: -5}, uidgen.ErrAfter, "Config.After is -5"},
+		{"After in the last tick", Config{After: math.MaxInt64}, uidgen.ErrTimeExhausted, fmt.Sprintf("After ID %d", int64(math.MaxInt64))},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

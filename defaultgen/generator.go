@@ -16,8 +16,8 @@
 //
 // Where Baidu's Java refuses to work, this one goes on without repeating an
 // ID: a wall clock stepped back does not reach it (uidgen.SystemClock), an
-// injected clock stepped back is bridged by borrowing the last second, and a
-// second whose sequence is spent is waited out by sleeping to its end, not
+// injected clock stepped back is bridged by borrowing the last tick, and a
+// tick whose sequence is spent is waited out by sleeping to its end, not
 // by spinning a core.
 package defaultgen
 
@@ -32,8 +32,9 @@ import (
 )
 
 // MaxClockWait is the longest NextID waits for the clock to reach the next
-// second once the last second's sequence is spent. A spent sequence alone
-// needs at most a second; a clock stepped back needs as long as the step.
+// tick once the last tick's sequence is spent. A spent sequence alone needs
+// at most a tick; a clock stepped back, or After ahead of the clock, needs
+// as long as the step.
 // Past MaxClockWait, NextID returns uidgen.ErrClockBackwards instead of
 // blocking every caller for longer.
 const MaxClockWait = 5 * time.Second
@@ -44,9 +45,9 @@ type Generator struct {
 	s *scheme.Scheme
 
 	mu     sync.Mutex
-	last   int64 // guarded by mu: delta second of the last UID handed out
+	last   int64 // guarded by mu: tick of the last UID handed out
 	seq    int64 // guarded by mu: sequence of the last UID within last
-	count  int64 // guarded by mu: UIDs handed out in second last
+	count  int64 // guarded by mu: UIDs handed out in tick last
 	closed bool  // guarded by mu: set by Close
 
 	// closeErr is Close's result, written by the first Close under mu and
@@ -68,9 +69,14 @@ type Generator struct {
 //   - uidgen.ErrNoAssigner: Assigner and Leaser are both nil;
 //   - uidgen.ErrAssignerAndLeaser: Assigner and Leaser are both set;
 //   - uidgen.ErrEpochInFuture: Epoch is after the clock's now;
-//   - uidgen.ErrTimeExhausted: the seconds since Epoch no longer fit TimeBits;
+//   - bits.ErrLayout: Layout is set together with the widths or Epoch;
+//   - uidgen.ErrTimeExhausted: the ticks since Epoch no longer fit TimeBits,
+//     or After is in the layout's last tick;
+//   - uidgen.ErrClockBackwards: After's next tick is more than MaxClockWait
+//     ahead of the clock;
+//   - uidgen.ErrAfter: After is negative;
 //   - the Assigner's or Leaser's own error;
-//   - ctx.Err(), where a leased worker ID's first second, above the
+//   - ctx.Err(), where a leased worker ID's first tick, above the
 //     seconds its last holder reserved, is more than MaxClockWait ahead of
 //     the clock and ctx ends before the clock comes within it;
 //   - uidgen.ErrWorkerIDRange: the worker ID is below 0 or above the layout's
@@ -81,14 +87,14 @@ func New(ctx context.Context, cfg Config) (*Generator, error) {
 		return nil, fmt.Errorf("defaultgen: %w", err)
 	}
 	if ahead := s.TimeOf(s.FirstDelta()).Sub(s.Clock().Now()); cfg.After > 0 && ahead > MaxClockWait {
-		return nil, fmt.Errorf("defaultgen: %w: After ID %d is of %s, and its next tick %v ahead of the clock; refusing to wait more than %v",
+		return nil, fmt.Errorf("defaultgen: %w: After ID %d is of %s, and its next tick is %v ahead of the clock; refusing to wait more than %v",
 			uidgen.ErrClockBackwards, cfg.After, scheme.FormatTime(s.TimeOf(s.FirstDelta()-1)), ahead.Round(time.Millisecond), MaxClockWait)
 	}
 	if err := s.Assign(ctx); err != nil {
 		return nil, fmt.Errorf("defaultgen: %w", err)
 	}
-	// The second before the first, spent, so that the first NextID starts
-	// a second and checks its reservation.
+	// The tick before the first, spent, so that the first NextID starts a
+	// tick and checks its reservation.
 	first := max(s.NowDelta(), s.FirstDelta())
 	return &Generator{s: s, last: first - 1, seq: s.Bits().MaxSequence()}, nil
 }
@@ -142,7 +148,7 @@ func (g *Generator) next() (int64, error) {
 		if err != nil {
 			return g.fail(waited, err)
 		}
-		// A leased worker ID starts above every second an earlier holder
+		// A leased worker ID starts above every tick an earlier holder
 		// may have used, which may be ahead of the clock.
 		now = max(now, g.s.FirstDelta())
 		switch {
@@ -153,8 +159,8 @@ func (g *Generator) next() (int64, error) {
 					return g.fail(waited, err)
 				}
 			}
-			// Start the second at a random sequence, so that at a few IDs
-			// a second they spread evenly over id % 2^k; a second spent to
+			// Start the tick at a random sequence, so that at a few IDs a
+			// tick they spread evenly over id % 2^k; a tick spent to
 			// its end says the load wants every sequence.
 			rate := g.count
 			if g.seq == g.s.Bits().MaxSequence() && g.count > 0 {
@@ -162,8 +168,8 @@ func (g *Generator) next() (int64, error) {
 			}
 			g.last, g.seq, g.count = now, g.s.RandomFirstSequence(now, g.s.Unused(rate)), 0
 		case g.seq < g.s.Bits().MaxSequence():
-			// The same second, or a clock stepped back: borrow the last
-			// second while it has sequence left.
+			// The same tick, or a clock stepped back: borrow the last tick
+			// while it has sequence left.
 			g.seq++
 		default:
 			waited = true
@@ -191,7 +197,7 @@ func (g *Generator) fail(waited bool, err error) (int64, error) {
 	return 0, err
 }
 
-// reserve returns nil once second delta is reserved for a leased worker ID,
+// reserve returns nil once tick delta is reserved for a leased worker ID,
 // waiting up to MaxClockWait for a renewal.
 func (g *Generator) reserve(delta int64) error {
 	ctx, cancel := context.WithTimeout(context.Background(), MaxClockWait)
@@ -219,8 +225,8 @@ func (g *Generator) Close() error {
 	return g.closeErr
 }
 
-// waitFor sleeps until the clock reaches delta second, and fails if that
-// second is past the time bits or more than MaxClockWait away.
+// waitFor sleeps until the clock reaches tick delta, and fails if that tick
+// is past the time bits or more than MaxClockWait away.
 func (g *Generator) waitFor(delta int64) error {
 	if err := g.s.CheckDelta(delta); err != nil {
 		return err
@@ -228,8 +234,8 @@ func (g *Generator) waitFor(delta int64) error {
 	clock := g.s.Clock()
 	wait := g.s.TimeOf(delta).Sub(clock.Now())
 	if wait > MaxClockWait {
-		return fmt.Errorf("%w: the clock is %v behind second %s of the last UID; refusing to wait more than %v",
-			uidgen.ErrClockBackwards, (wait - time.Second).Round(time.Millisecond),
+		return fmt.Errorf("%w: the clock is %v behind the tick of %s of the last UID; refusing to wait more than %v",
+			uidgen.ErrClockBackwards, (wait - g.s.Tick()).Round(time.Millisecond),
 			scheme.FormatTime(g.s.TimeOf(delta-1)), MaxClockWait)
 	}
 	clock.Sleep(wait)
@@ -253,12 +259,12 @@ func (g *Generator) ParseUID(uid int64) string { return g.s.Layout().ParseUID(ui
 // Stats is a snapshot of a Generator's counters.
 type Stats struct {
 	Taken       int64 // UIDs handed out
-	TakesWaited int64 // takes that waited: for the next second, their own spent, or for a reservation
+	TakesWaited int64 // takes that waited: for the next tick, their own spent, or for a reservation
 	TakesFailed int64 // takes that returned an error
 
-	// SecondsAhead is how many seconds the last UID's second is ahead of
-	// the clock: under a clock stepped back, or a lease that starts above
-	// it; 0 otherwise.
+	// SecondsAhead is how many whole seconds the last UID's tick is ahead
+	// of the clock: under a clock stepped back, or a lease or After that
+	// starts above it; 0 otherwise.
 	SecondsAhead int64
 
 	// Lease describes a leased worker ID; all zero for another Assigner's.

@@ -251,7 +251,7 @@ func TestGenNamedLayouts(t *testing.T) {
 
 	code, out, stderr = runCLI(t, "plan", "-layout", "twitter")
 	if code != 0 || !strings.Contains(out, "1+41+10+12 bits (sign+time+worker+sequence) in 1ms ticks from 2010-11-04 01:42:54.657 UTC") ||
-		!strings.Contains(out, "4,096,000 per worker") || !strings.Contains(out, "2^41 ticks of 1ms = 69.7 years, run out 2080-07-10") {
+		!strings.Contains(out, "4,096,000 per worker") || !strings.Contains(out, "2^41 ticks of 1ms = 69.7 years, run out 2080-07-10 17:30:30 UTC") {
 		t.Errorf("plan -layout twitter: exit %d:\n%s%s", code, out, stderr)
 	}
 

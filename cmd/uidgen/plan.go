@@ -218,7 +218,9 @@ func makePlan(layout uidgen.Layout, from time.Time, qps, restarts float64) layou
 	// Seconds of ID time already spent at from; none before the epoch.
 	used := max(from.Sub(epoch).Seconds(), 0)
 	left := span - used
-	p.RunsOut = instant(epoch, span)
+	if end := layout.RunsOut().UTC(); !end.After(lastDate) {
+		p.RunsOut = &end
+	}
 	p.YearsLeft = round2(left / secondsPerYear)
 
 	// The cached generator's padder takes max(last+1, now) as its next
@@ -274,7 +276,7 @@ func (p *layoutPlan) print(w io.Writer) error {
 			fmt.Fprintf(tw, "  at %s IDs/s\tthe cached generator uses %v s of ID time a second: run out %s, %s years after %s\n",
 				load, p.BorrowRate, date(p.CachedRunsOut), years(p.CachedYearsLeft), day)
 			fmt.Fprintf(tw, "\tthat is for one process that sustains the load without a restart: a restarted process starts again from the clock\n")
-			fmt.Fprintf(tw, "\tdefaultgen makes at most %s IDs/s per process; its callers wait for the next second\n", perSecond)
+			fmt.Fprintf(tw, "\tdefaultgen makes at most %s IDs/s per process; its callers wait for the next tick\n", perSecond)
 		}
 	}
 	fmt.Fprintf(tw, "worker IDs\t%s process starts (2^%d-1), each taking a fresh ID\n", group(p.WorkerIDs), p.WorkerBits)

@@ -79,7 +79,9 @@ type Scheme struct {
 //   - neither an Assigner nor a Leaser (uidgen.ErrNoAssigner);
 //   - both (uidgen.ErrAssignerAndLeaser);
 //   - an epoch after now (uidgen.ErrEpochInFuture);
-//   - an epoch whose time bits ran out before now (uidgen.ErrTimeExhausted).
+//   - an epoch whose time bits ran out before now, or an After in the
+//     layout's last tick (uidgen.ErrTimeExhausted);
+//   - a negative After (uidgen.ErrAfter).
 func New(p Params) (*Scheme, error) {
 	layout, err := p.layout()
 	if err != nil {
@@ -143,7 +145,10 @@ func (p Params) layout() (uidgen.Layout, error) {
 // an older generator, where after is above 0. The tick must be in the
 // layout's time field, before the one it runs out with.
 func (s *Scheme) setAfter(after int64) error {
-	if after <= 0 {
+	if after < 0 {
+		return fmt.Errorf("%w: Config.After is %d, want an ID above 0, or 0 for none", uidgen.ErrAfter, after)
+	}
+	if after == 0 {
 		return nil
 	}
 	delta, _, _ := s.alloc.Parse(after)

@@ -97,6 +97,9 @@ func TestAfter(t *testing.T) {
 	if first := s.Bits().Allocate(s.FirstDelta(), s.WorkerID(), 0); first <= ahead {
 		t.Fatalf("the first ID %d is not above After %d", first, ahead)
 	}
+	if _, err := New(Params{Layout: s.Layout(), Assigner: uidgen.Static(3), Clock: clocktest.New(now), After: -5}); !errors.Is(err, uidgen.ErrAfter) || !strings.Contains(err.Error(), "-5") {
+		t.Fatalf("a negative After: %v, want %v naming -5", err, uidgen.ErrAfter)
+	}
 	end := tickScheme(t, now, 0).Bits().Allocate(1<<39-1, 0, 0) // the last tick
 	_, err := New(Params{Layout: s.Layout(), Assigner: uidgen.Static(3), Clock: clocktest.New(now), After: end})
 	if !errors.Is(err, uidgen.ErrTimeExhausted) || !strings.Contains(err.Error(), strconv.FormatInt(end, 10)) {
