@@ -34,9 +34,10 @@ type Layout struct {
 	tick  time.Duration // at least a millisecond, and divides a second
 	epoch time.Time     // whole millisecond (whole second from NewLayout)
 	// epochSec and epochNsec are the epoch as Unix seconds and the
-	// nanoseconds after them, so that a per-second layout's times are
-	// time.Unix(epochSec+delta, 0) exactly, as Baidu's are.
-	epochSec, epochNsec int64
+	// nanoseconds after them, and perSecond the ticks in a second, so that
+	// a per-second layout's times are time.Unix(epochSec+delta, 0) exactly,
+	// as Baidu's are.
+	epochSec, epochNsec, perSecond int64
 }
 
 // NewLayout returns the layout of timeBits + workerBits + seqBits in
@@ -73,12 +74,8 @@ func NewTickLayout(s bits.Spec, tick time.Duration, epoch time.Time) (Layout, er
 		return Layout{}, err
 	}
 	epoch = epoch.Truncate(time.Millisecond)
-	ms := epoch.UnixMilli()
-	sec, msInSec := ms/1000, ms%1000
-	if msInSec < 0 { // before 1970: the milliseconds after a whole second are never negative
-		sec, msInSec = sec-1, msInSec+1000
-	}
-	return Layout{bits: a, tick: tick, epoch: epoch, epochSec: sec, epochNsec: msInSec * int64(time.Millisecond)}, nil
+	return Layout{bits: a, tick: tick, epoch: epoch, epochSec: epoch.Unix(), epochNsec: int64(epoch.Nanosecond()),
+		perSecond: int64(time.Second / tick)}, nil
 }
 
 // DefaultLayout returns the layout of DefaultTimeBits, DefaultWorkerBits and
@@ -106,14 +103,24 @@ func (l Layout) Epoch() time.Time { return l.epoch }
 // RunsOut returns the first instant whose tick no longer fits the time
 // field: Epoch + (MaxDelta+1) ticks, which is 2^TimeBits ticks with a sign
 // bit and 2^(TimeBits-1) without.
-func (l Layout) RunsOut() time.Time { return l.timeOf(l.bits.MaxDelta() + 1) }
+func (l Layout) RunsOut() time.Time { return l.TimeOf(l.bits.MaxDelta() + 1) }
 
-// timeOf returns the instant that delta ticks since the epoch stand for,
-// in the local time zone. It counts whole seconds and the ticks after them
-// apart, so no product of delta and the tick overflows.
-func (l Layout) timeOf(delta int64) time.Time {
-	perSecond := int64(time.Second / l.tick)
-	return time.Unix(l.epochSec+delta/perSecond, l.epochNsec+delta%perSecond*int64(l.tick))
+// TimeOf returns the instant tick number ticks since the epoch starts at,
+// in the local time zone; ticks may be negative. It counts whole seconds
+// and the ticks after them apart, so no product of ticks and the tick
+// overflows.
+func (l Layout) TimeOf(ticks int64) time.Time {
+	return time.Unix(l.epochSec+ticks/l.perSecond, l.epochNsec+ticks%l.perSecond*int64(l.tick))
+}
+
+// TickOf returns the tick t falls in, counted from the epoch: negative
+// before it. TimeOf(TickOf(t)) is t rounded down to its tick.
+func (l Layout) TickOf(t time.Time) int64 {
+	sec, nsec := t.Unix()-l.epochSec, int64(t.Nanosecond())-l.epochNsec
+	if nsec < 0 {
+		sec, nsec = sec-1, nsec+int64(time.Second)
+	}
+	return sec*l.perSecond + nsec/int64(l.tick)
 }
 
 // Parse takes uid apart. Any int64 parses, as in Baidu's Java, though only
@@ -121,7 +128,7 @@ func (l Layout) timeOf(delta int64) time.Time {
 // ticks, in the local zone.
 func (l Layout) Parse(uid int64) ID {
 	delta, workerID, seq := l.bits.Parse(uid)
-	return ID{UID: uid, Time: l.timeOf(delta), WorkerID: workerID, Sequence: seq, Gene: l.bits.Gene(uid)}
+	return ID{UID: uid, Time: l.TimeOf(delta), WorkerID: workerID, Sequence: seq, Gene: l.bits.Gene(uid)}
 }
 
 // millisTimeLayout is Java's "yyyy-MM-dd HH:mm:ss.SSS".

@@ -305,3 +305,24 @@ func TestTickLayout(t *testing.T) {
 		t.Errorf("NewLayout = %v (tick %v), %v; want 1s ticks from the epoch truncated to the second", l, l.Tick(), err)
 	}
 }
+
+// TestTickOf: TickOf and TimeOf are each other's inverse to the tick, before
+// and after an epoch 657 ms past a whole second, in 1 ms and 10 ms ticks.
+func TestTickOf(t *testing.T) {
+	epoch := time.UnixMilli(1288834974657)
+	for _, tick := range []time.Duration{time.Millisecond, 10 * time.Millisecond, time.Second} {
+		l, err := uidgen.NewTickLayout(bits.Spec{TimeBits: 41, WorkerBits: 10, SeqBits: 12}, tick, epoch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := int64(-2000); k < 2000; k += 7 {
+			start := epoch.Add(time.Duration(k) * tick)
+			if got := l.TimeOf(k); !got.Equal(start) {
+				t.Fatalf("%v ticks: TimeOf(%d) = %v, want %v", tick, k, got, start)
+			}
+			if got, last := l.TickOf(start), l.TickOf(start.Add(tick-1)); got != k || last != k {
+				t.Fatalf("%v ticks: TickOf(%v) = %d and TickOf of its last instant %d, want %d", tick, start, got, last, k)
+			}
+		}
+	}
+}

@@ -53,7 +53,7 @@ type ticks struct {
 	ringTicks int64   // ticks of IDs the ring holds: 2^BoostPower
 	batch     []int64 // one tick of IDs; reused, so filling allocates nothing
 
-	// The take rate, in IDs a second of the clock, and the sample it was
+	// The take rate, in IDs a tick of the clock, and the sample it was
 	// measured from; clockBound says the padder waited for the clock during
 	// the sample, when takes wanted more than it gave. Only the padding
 	// goroutine touches them.
@@ -94,16 +94,16 @@ func newTicks(s *scheme.Scheme, ring *ringbuffer.Ring, maxAhead, maxLag time.Dur
 func (src *ticks) Refresh() {
 	now := src.s.Clock().Now()
 	if src.maxLag >= 0 {
-		oldest := max(src.s.NowDelta()+src.s.PerSecond()-src.maxLag, 0)
+		oldest := max(src.s.Layout().TickOf(now)+src.s.PerSecond()-src.maxLag, 0)
 		src.ring.DropBelow(src.s.Bits().Allocate(oldest, 0, 0))
 	}
 	taken := src.ring.Stats().Taken
 	if elapsed := now.Sub(src.sampleAt); elapsed >= time.Second {
 		// The counters are read one at a time, so a sample may come out
 		// a little short, never below none.
-		src.rate = max(int64(float64(taken-src.sampleTaken)/elapsed.Seconds()), 0)
+		src.rate = max(int64(float64(taken-src.sampleTaken)/(elapsed.Seconds()/src.s.Tick().Seconds())), 0)
 		if src.clockBound {
-			src.rate = int64(len(src.batch)) * src.s.PerSecond() // the takes wanted every sequence
+			src.rate = int64(len(src.batch)) // the takes wanted every sequence
 		}
 		src.sampleAt, src.sampleTaken, src.clockBound = now, taken, false
 	}
@@ -144,8 +144,7 @@ func (src *ticks) Next(room int) ([]int64, error) {
 	}
 	first := src.s.FirstSequence(tick)
 	if tick-now <= src.ringTicks {
-		perTick := src.rate / src.s.PerSecond()
-		first = src.s.RandomFirstSequence(tick, min(src.s.Unused(perTick), int64(len(src.batch))/src.ringTicks))
+		first = src.s.RandomFirstSequence(tick, min(src.s.Unused(src.rate), int64(len(src.batch))/src.ringTicks))
 	}
 	batch := src.batch[:int64(len(src.batch))-first]
 	src.s.Fill(batch, src.s.Bits().Allocate(tick, src.s.WorkerID(), first))
@@ -157,7 +156,7 @@ func (src *ticks) Next(room int) ([]int64, error) {
 // pauseForClock returns the Pause that waits for the clock to come within
 // maxAhead of tick.
 func (src *ticks) pauseForClock(tick int64) error {
-	src.rate, src.clockBound = int64(len(src.batch))*src.s.PerSecond(), true // takes want more than the clock gives
+	src.rate, src.clockBound = int64(len(src.batch)), true // takes want more than the clock gives
 	clock := src.s.Clock().Now()
 	if src.waitingSince.IsZero() {
 		src.waitingSince = clock

@@ -49,11 +49,6 @@ type Params struct {
 type Scheme struct {
 	layout uidgen.Layout
 	alloc  *bits.Allocator
-	// The epoch as Unix seconds and the nanoseconds after them, the tick,
-	// and the ticks in a second: the layout's, for the arithmetic of ticks.
-	epochSec, epochNsec int64
-	tick                time.Duration
-	perSecond           int64
 
 	clock    uidgen.Clock
 	assigner uidgen.Assigner // nil when leaser is set
@@ -98,16 +93,12 @@ func New(p Params) (*Scheme, error) {
 	}
 	epoch := layout.Epoch()
 	s := &Scheme{
-		layout:    layout,
-		alloc:     layout.Bits(),
-		epochSec:  epoch.Unix(),
-		epochNsec: int64(epoch.Nanosecond()),
-		tick:      layout.Tick(),
-		perSecond: int64(time.Second / layout.Tick()),
-		clock:     p.Clock,
-		assigner:  p.Assigner,
-		leaser:    p.Leaser,
-		maxAhead:  p.MaxAhead,
+		layout:   layout,
+		alloc:    layout.Bits(),
+		clock:    p.Clock,
+		assigner: p.Assigner,
+		leaser:   p.Leaser,
+		maxAhead: p.MaxAhead,
 	}
 	if now := s.clock.Now(); now.Before(epoch) {
 		return nil, fmt.Errorf("%w: epoch %s is after now %s",
@@ -212,10 +203,12 @@ func (s *Scheme) assignLease(ctx context.Context, l uidgen.Leaser) error {
 // firstTickOf returns the first tick that starts at or after Unix second
 // unix, which may be negative: the first tick of a lease from unix on.
 func (s *Scheme) firstTickOf(unix int64) int64 {
-	// Tick k starts epochNsec + k*tick after the epoch's whole second, so
-	// the first at or after unix is ceil((unix-epochSec)*perSecond -
-	// epochNsec/tick): the whole ticks less epochNsec's, rounded down.
-	return (unix-s.epochSec)*s.perSecond - s.epochNsec/int64(s.tick)
+	start := time.Unix(unix, 0)
+	tick := s.layout.TickOf(start)
+	if s.TimeOf(tick).Before(start) { // a tick that straddles the second's start
+		tick++
+	}
+	return tick
 }
 
 // lastSecondOf returns the Unix second the last instant of tick delta
@@ -241,10 +234,10 @@ func (s *Scheme) waitForFirst(ctx context.Context, id, first int64) error {
 	if s.maxAhead < 0 {
 		return nil
 	}
-	ahead := int64(s.maxAhead / s.tick)
+	ahead := int64(s.maxAhead / s.Tick())
 	for {
 		now := s.clock.Now()
-		if first <= s.deltaOf(now)+ahead {
+		if first <= s.layout.TickOf(now)+ahead {
 			return nil
 		}
 		why := fmt.Sprintf("worker ID %d is reserved by its last holder up to %s", id, FormatTime(s.TimeOf(first-1)))
@@ -386,22 +379,13 @@ func (s *Scheme) CheckedNowDelta() (int64, error) {
 
 // NowDelta returns the clock's current tick since the epoch, whether it
 // fits the time bits or not.
-func (s *Scheme) NowDelta() int64 { return s.deltaOf(s.clock.Now()) }
-
-// deltaOf returns the tick t falls in, counted from the epoch.
-func (s *Scheme) deltaOf(t time.Time) int64 {
-	sec, nsec := t.Unix()-s.epochSec, int64(t.Nanosecond())-s.epochNsec
-	if nsec < 0 {
-		sec, nsec = sec-1, nsec+int64(time.Second)
-	}
-	return sec*s.perSecond + nsec/int64(s.tick)
-}
+func (s *Scheme) NowDelta() int64 { return s.layout.TickOf(s.clock.Now()) }
 
 // Tick returns the layout's tick: a second in Baidu's layouts.
-func (s *Scheme) Tick() time.Duration { return s.tick }
+func (s *Scheme) Tick() time.Duration { return s.layout.Tick() }
 
 // PerSecond returns the ticks in a second: 1 in Baidu's layouts.
-func (s *Scheme) PerSecond() int64 { return s.perSecond }
+func (s *Scheme) PerSecond() int64 { return int64(time.Second / s.Tick()) }
 
 // CheckDelta returns an error wrapping uidgen.ErrTimeExhausted if tick
 // delta does not fit the time bits.
@@ -416,10 +400,10 @@ func (s *Scheme) CheckDelta(delta int64) error {
 
 // ticks says n ticks in words: "1024 seconds", or "1024 ticks of 1ms".
 func (s *Scheme) ticks(n int64) string {
-	if s.tick == time.Second {
+	if s.Tick() == time.Second {
 		return fmt.Sprintf("%d seconds", n)
 	}
-	return fmt.Sprintf("%d ticks of %v", n, s.tick)
+	return fmt.Sprintf("%d ticks of %v", n, s.Tick())
 }
 
 // FirstSequence returns the first sequence a generator may use in tick
@@ -512,9 +496,7 @@ func (s *Scheme) Unused(rate int64) int64 {
 }
 
 // TimeOf returns the instant tick delta starts at.
-func (s *Scheme) TimeOf(delta int64) time.Time {
-	return time.Unix(s.epochSec+delta/s.perSecond, s.epochNsec+delta%s.perSecond*int64(s.tick))
-}
+func (s *Scheme) TimeOf(delta int64) time.Time { return s.layout.TimeOf(delta) }
 
 // FormatTime formats an instant as errors show it: to the millisecond where
 // it has any.

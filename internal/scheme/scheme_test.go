@@ -58,14 +58,14 @@ func tickScheme(t *testing.T, now time.Time, after int64) *Scheme {
 func TestTicks(t *testing.T) {
 	epoch := time.UnixMilli(1288834974657)
 	s := tickScheme(t, epoch.Add(time.Hour), 0)
-	for k := int64(0); k < 1000; k++ {
+	for k := int64(-1000); k < 1000; k++ { // before the epoch too
 		start := epoch.Add(time.Duration(k) * 10 * time.Millisecond)
 		if got := s.TimeOf(k); !got.Equal(start) {
 			t.Fatalf("TimeOf(%d) = %v, want %v", k, got, start)
 		}
 		for _, at := range []time.Time{start, start.Add(time.Millisecond), start.Add(10*time.Millisecond - 1)} {
-			if got := s.deltaOf(at); got != k {
-				t.Fatalf("deltaOf(%v) = %d, want %d", at, got, k)
+			if got := s.layout.TickOf(at); got != k {
+				t.Fatalf("TickOf(%v) = %d, want %d", at, got, k)
 			}
 		}
 		if got, want := s.lastSecondOf(k), start.Add(10*time.Millisecond-1).Unix(); got != want {
