@@ -81,6 +81,7 @@
 // A Redis Cluster runs the scripts on the primary of the fleet's slot; a
 // cluster client cannot send WAIT there, so Config.Replicas must be 0 on a
 // Cluster and each shard's primary must sync its append-only file always.
+// The warnings above are of that primary.
 //
 // # Why two holders of an ID never use the same second
 //

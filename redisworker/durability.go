@@ -4,16 +4,28 @@ import (
 	"context"
 	"strconv"
 	"strings"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // warnDurability reads what the server says of its persistence and its
 // replicas, and logs at level Warn each way it cannot keep what the leases
 // need (the package doc's "What each deployment promises"). It decides
 // nothing: a managed Redis may refuse CONFIG GET or hide its replicas, and
-// what it does not say it does not warn of.
+// what it does not say it does not warn of. On a Cluster it asks the
+// primary of the fleet's slot, which runs the scripts: a command without
+// a key would reach any primary.
 func (l *Leased) warnDurability(ctx context.Context) {
-	for _, w := range durabilityWarnings(l.info(ctx, "persistence"), l.info(ctx, "replication"),
-		l.appendfsync(ctx), l.replicas) {
+	var server redis.Cmdable = l.c
+	if cluster, ok := l.c.(*redis.ClusterClient); ok {
+		primary, err := cluster.MasterForKey(ctx, idsKey(l.prefix))
+		if err != nil {
+			return
+		}
+		server = primary
+	}
+	for _, w := range durabilityWarnings(info(ctx, server, "persistence"), info(ctx, server, "replication"),
+		appendfsync(ctx, server), l.replicas) {
 		l.logger.WarnContext(ctx, "redisworker: "+w, "prefix", l.prefix)
 	}
 }
@@ -47,10 +59,11 @@ func durabilityWarnings(persistence, replication map[string]string, appendfsync 
 	return warn
 }
 
-// info returns the fields of one section of INFO, none where it fails.
-func (l *Leased) info(ctx context.Context, section string) map[string]string {
+// info returns the fields of one section of the server's INFO, none where
+// it fails.
+func info(ctx context.Context, server redis.Cmdable, section string) map[string]string {
 	fields := map[string]string{}
-	text, err := l.c.Info(ctx, section).Result()
+	text, err := server.Info(ctx, section).Result()
 	if err != nil {
 		return fields
 	}
@@ -64,8 +77,8 @@ func (l *Leased) info(ctx context.Context, section string) map[string]string {
 
 // appendfsync returns the server's appendfsync setting, "" where CONFIG GET
 // is refused or the append-only file is off.
-func (l *Leased) appendfsync(ctx context.Context) string {
-	v, err := l.c.ConfigGet(ctx, "appendfsync").Result()
+func appendfsync(ctx context.Context, server redis.Cmdable) string {
+	v, err := server.ConfigGet(ctx, "appendfsync").Result()
 	if err != nil {
 		return ""
 	}

@@ -36,10 +36,11 @@ func testContext(t testing.TB) context.Context {
 	return ctx
 }
 
-// fleet is a test's own fleet: a server of its own, and a prefix.
+// fleet is a test's own fleet: the server that holds its keys, a client
+// of the deployment, and a prefix.
 type fleet struct {
 	s      *redistest.Server
-	c      *redis.Client
+	c      redis.UniversalClient
 	prefix string // tagged, as NewLeased keeps it
 }
 
@@ -54,7 +55,7 @@ func newFleet(t *testing.T, config ...string) fleet {
 // unless cfg names one.
 func (f fleet) leased(t testing.TB, cfg Config) *Leased {
 	t.Helper()
-	cfg.Client, cfg.Prefix = cmp.Or(cfg.Client, redis.UniversalClient(f.c)), f.prefix
+	cfg.Client, cfg.Prefix = cmp.Or(cfg.Client, f.c), f.prefix
 	l, err := NewLeased(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -689,28 +690,28 @@ func TestBadKey(t *testing.T) {
 	f := newFleet(t)
 	for _, tt := range []struct {
 		name  string
-		write func(ctx context.Context, c *redis.Client, prefix string) error
+		write func(ctx context.Context, c redis.UniversalClient, prefix string) error
 		text  string
 	}{
-		{"reservation not a second", func(ctx context.Context, c *redis.Client, p string) error {
+		{"reservation not a second", func(ctx context.Context, c redis.UniversalClient, p string) error {
 			c.ZAdd(ctx, idsKey(p), redis.Z{Score: 1, Member: 1})
 			return c.Set(ctx, reservedKey(p, 1), "soon", 0).Err()
 		}, `reserved:1 holds "soon"`},
-		{"held key not JSON", func(ctx context.Context, c *redis.Client, p string) error {
+		{"held key not JSON", func(ctx context.Context, c redis.UniversalClient, p string) error {
 			c.ZAdd(ctx, idsKey(p), redis.Z{Score: 1, Member: 1})
 			c.Set(ctx, reservedKey(p, 1), 1, 0)
 			return c.Set(ctx, heldKey(p, 1), "pid 4242", time.Minute).Err()
 		}, `held:1 holds "pid 4242"`},
-		{"ID not a number", func(ctx context.Context, c *redis.Client, p string) error {
+		{"ID not a number", func(ctx context.Context, c redis.UniversalClient, p string) error {
 			return c.ZAdd(ctx, idsKey(p), redis.Z{Score: 0, Member: "x"}).Err()
 		}, `ids holds member "x"`},
-		{"ID zero", func(ctx context.Context, c *redis.Client, p string) error {
+		{"ID zero", func(ctx context.Context, c redis.UniversalClient, p string) error {
 			return c.ZAdd(ctx, idsKey(p), redis.Z{Score: 0, Member: 0}).Err()
 		}, `ids holds member "0"`},
-		{"ID set of another type", func(ctx context.Context, c *redis.Client, p string) error {
+		{"ID set of another type", func(ctx context.Context, c redis.UniversalClient, p string) error {
 			return c.Set(ctx, idsKey(p), "1,2,3", 0).Err()
 		}, "WRONGTYPE"},
-		{"reservation of another type", func(ctx context.Context, c *redis.Client, p string) error {
+		{"reservation of another type", func(ctx context.Context, c redis.UniversalClient, p string) error {
 			c.ZAdd(ctx, idsKey(p), redis.Z{Score: 1, Member: 1})
 			return c.HSet(ctx, reservedKey(p, 1), "second", 1).Err()
 		}, "WRONGTYPE"},
@@ -793,7 +794,7 @@ func TestReplicas(t *testing.T) {
 }
 
 // waitReplicas waits until n replicas are connected to the server of c.
-func waitReplicas(t testing.TB, c *redis.Client, n int) {
+func waitReplicas(t testing.TB, c redis.UniversalClient, n int) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second) // a full sync, on a loaded machine
 	defer cancel()

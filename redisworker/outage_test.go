@@ -29,12 +29,14 @@ func TestOutage(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			testOutage(t, outage, tt.down, tt.up)
+			testOutage(t, newFleet(t), outage, tt.down, tt.up)
 		})
 	}
 }
 
-func testOutage(t *testing.T, outage time.Duration, down, up func(s *redistest.Server)) {
+// testOutage runs TestOutage's steps on f, downing and upping f.s, the
+// server that holds f's keys.
+func testOutage(t *testing.T, f fleet, outage time.Duration, down, up func(s *redistest.Server)) {
 	const (
 		pace = 10 * time.Millisecond // 100 IDs a second: a steady load the clock keeps up with
 		// The held key, renewed as the outage starts, outlives the outage,
@@ -43,7 +45,6 @@ func testOutage(t *testing.T, outage time.Duration, down, up func(s *redistest.S
 		ttl     = 30 * time.Second
 		horizon = time.Minute // well beyond the outage
 	)
-	f := newFleet(t)
 	leaser := &leasetest.Watched{Leaser: f.leased(t, Config{LeaseTTL: ttl, LeaseHorizon: horizon})}
 	g, err := cached.New(testContext(t), cached.Config{Leaser: leaser})
 	if err != nil {

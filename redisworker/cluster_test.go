@@ -1,0 +1,131 @@
+package redisworker
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/seed4d941b13/uidgen"
+	"github.com/seed4d941b13/uidgen/cached"
+	"github.com/seed4d941b13/uidgen/internal/idtest"
+	"github.com/seed4d941b13/uidgen/internal/leasetest"
+	"github.com/seed4d941b13/uidgen/internal/redistest"
+	"github.com/seed4d941b13/uidgen/internal/sizetest"
+)
+
+// TestCluster: on a Redis Cluster of three primaries, through a cluster
+// client, leases do what they do on one server. Every key of a fleet is in
+// its prefix's slot, on the one primary that serves it, a prefix without a
+// hash tag included, so that no script, each touching several keys, meets
+// CROSSSLOT, and of whose durability a Leased warns; concurrent leases inside a range never share an ID; a
+// generator's IDs are unique and its Close gives the ID back; and when the
+// fleet's primary is killed and restarted from its append-only file, the
+// lease rides it out as on one server (TestOutage). The subtests share the
+// cluster, each under a prefix of its own; the restart comes last.
+func TestCluster(t *testing.T) {
+	c := redistest.StartCluster(t, 3)
+	cl := c.Client(t)
+	on := func(t *testing.T, prefix string) fleet {
+		tagged, err := tagged(prefix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fleet{s: c.Owner(t, tagged), c: cl, prefix: tagged}
+	}
+
+	t.Run("keys in one slot", func(t *testing.T) {
+		f := on(t, "orders:")
+		// The fleet's primary syncs every second, the others never: the
+		// durability warning is of the primary that runs the scripts.
+		ctx := testContext(t)
+		for _, s := range c.Servers {
+			setting := "no"
+			if s == f.s {
+				setting = "everysec"
+			}
+			if err := s.Client(t).ConfigSet(ctx, "appendfsync", setting).Err(); err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { s.Client(t).ConfigSet(context.Background(), "appendfsync", "always") })
+		}
+		var log bytes.Buffer
+		l, err := NewLeased(Config{Client: cl, Prefix: "orders:", Logger: slog.New(slog.NewTextHandler(&log, nil))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, b, _ := mustLease(t, l, 7), mustLease(t, l, 7), mustLease(t, l, 7)
+		if got := log.String(); strings.Count(got, "appendfsync is everysec") != 1 || strings.Contains(got, "appendfsync is no") {
+			t.Errorf("log %q: want one warning of everysec, the fleet's primary's, and none of the others'", got)
+		}
+		if err := b.Release(ctx, b.First()); err != nil {
+			t.Fatal(err)
+		}
+		rows, err := List(ctx, Config{Client: cl, Prefix: "orders:"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rows) != 3 || !rows[0].Held || rows[1].Held || !rows[2].Held || rows[0].LastReserved != a.Reserved() {
+			t.Errorf("List: %+v, want IDs 1 and 3 held, 2 free", rows)
+		}
+		want := []string{"{orders:}held:1", "{orders:}held:3", "{orders:}ids",
+			"{orders:}reserved:1", "{orders:}reserved:2", "{orders:}reserved:3"}
+		for _, s := range c.Servers {
+			keys, err := s.Client(t).Keys(ctx, "*").Result()
+			if err != nil {
+				t.Fatal(err)
+			}
+			slices.Sort(keys)
+			if s == f.s && !slices.Equal(keys, want) {
+				t.Errorf("keys on %s, the primary of the fleet's slot: %q, want %q", s.Addr(), keys, want)
+			}
+			if s != f.s && len(keys) != 0 {
+				t.Errorf("keys on %s, not the fleet's primary: %q, want none", s.Addr(), keys)
+			}
+		}
+	})
+
+	t.Run("range", func(t *testing.T) {
+		f := on(t, "{range}:")
+		leasetest.Range(t, testContext(t), ErrNoFreeID, "redisworker: lease a worker ID under "+f.prefix, func(r uidgen.WorkerIDRange) uidgen.Leaser {
+			l := f.leased(t, Config{WorkerIDs: r})
+			l.poll = 5 * time.Millisecond
+			return l
+		})
+	})
+
+	t.Run("generator", func(t *testing.T) {
+		f := on(t, "{generator}:")
+		g, err := cached.New(testContext(t), cached.Config{Leaser: f.leased(t, Config{})})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { g.Close() })
+		ids, err := idtest.Collect(8, sizetest.Pick(25_000, 2_500), g.NextID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		idtest.Check(t, g, ids)
+		if err := g.Close(); err != nil {
+			t.Fatal(err)
+		}
+		var last int64
+		for _, s := range ids {
+			last = max(last, g.Parse(s[len(s)-1]).Time.Unix())
+		}
+		if got := f.reserved(t, g.WorkerID()); got < last {
+			t.Errorf("reserved:%d holds %d after Close, below %d, a second handed out", g.WorkerID(), got, last)
+		}
+		if v := f.held(t, g.WorkerID()); v != "" {
+			t.Errorf("held:%d holds %s after Close, want the ID given back", g.WorkerID(), v)
+		}
+	})
+
+	t.Run("primary restarted", func(t *testing.T) {
+		testOutage(t, on(t, "{outage}:"), time.Duration(sizetest.Pick(8, 3))*time.Second,
+			(*redistest.Server).Kill, (*redistest.Server).Restart)
+	})
+}
