@@ -391,8 +391,14 @@ type Stats struct {
 	TakesWaited  int64 // takes that found the ring empty and waited for the padder
 	TakesFailed  int64 // takes that returned an error
 	PadRuns      int64 // padder runs: at start, and per wake-up or tick
-	SecondsAhead int64 // whole seconds the padder has borrowed ahead of the clock
+	SecondsAhead int64 // whole seconds the padder has borrowed ahead of the clock: Ahead, truncated
 	Stale        int64 // UIDs thrown away, more than MaxLag behind the clock
+
+	// Ahead is how far the newest tick the padder made is ahead of the
+	// clock's: the time borrowed from the future, 0 when not ahead. In a
+	// layout of millisecond ticks it can be under a second while
+	// SecondsAhead says 0.
+	Ahead time.Duration
 
 	// ClockWait is how long the padder has waited for the clock under
 	// Config.MaxAhead, in all.
@@ -406,6 +412,7 @@ type Stats struct {
 // read one at a time, so they describe nearby instants, not one.
 func (g *Generator) Stats() Stats {
 	rs := g.ring.Stats()
+	ahead := g.src.ahead()
 	return Stats{
 		Taken:        rs.Taken,
 		Size:         rs.Size,
@@ -414,7 +421,8 @@ func (g *Generator) Stats() Stats {
 		TakesFailed:  rs.TakesFailed,
 		Stale:        rs.Stale,
 		PadRuns:      g.padder.Runs(),
-		SecondsAhead: int64(g.src.ahead() / time.Second),
+		SecondsAhead: int64(ahead / time.Second),
+		Ahead:        ahead,
 		ClockWait:    time.Duration(g.src.clockWait.Load()),
 		Lease:        g.s.LeaseStats(),
 	}

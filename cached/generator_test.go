@@ -252,7 +252,7 @@ func TestTimeExhausted(t *testing.T) {
 func TestSecondsAhead(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		g, clock := timeFixture(t, 100)
-		if s := g.Stats(); s.SecondsAhead != 1 || s.Available != 2<<13 || s.PadRuns != 1 {
+		if s := g.Stats(); s.SecondsAhead != 1 || s.Ahead != time.Second || s.Available != 2<<13 || s.PadRuns != 1 {
 			t.Fatalf("after New: %+v, want seconds 100 and 101 put, one ahead", s)
 		}
 		const taken = 10 << 13
@@ -269,7 +269,36 @@ func TestSecondsAhead(t *testing.T) {
 			t.Fatalf("clock a minute back: %+v, want %d ahead", s2, s.SecondsAhead+60)
 		}
 		clock.Advance(time.Minute + 20*time.Second)
-		if s := g.Stats(); s.SecondsAhead != 0 {
+		if s := g.Stats(); s.SecondsAhead != 0 || s.Ahead != 0 {
+			t.Fatalf("clock past the padder: %+v, want 0 ahead", s)
+		}
+	})
+}
+
+// TestAheadInTicks: in a layout of millisecond ticks, with the clock
+// stopped, Stats.Ahead is the milliseconds borrowed, whole ticks of 4,096
+// IDs put beyond the clock's, while SecondsAhead, in whole seconds, says 0.
+func TestAheadInTicks(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		schemetest.WholeSeconds(t)
+		layout, err := uidgen.NamedLayout("twitter")
+		if err != nil {
+			t.Fatal(err)
+		}
+		clock := clocktest.New(layout.Epoch().Add(100 * 24 * time.Hour))
+		g := newGenerator(t, Config{Layout: layout, Clock: clock})
+		if _, err := g.NextIDs(make([]int64, 10<<12)); err != nil {
+			t.Fatal(err)
+		}
+		synctest.Wait()
+		s := g.Stats()
+		// The ticks put, whole from sequence 0: the clock's and those ahead.
+		put := (s.Taken + s.Available) >> 12
+		if s.Ahead != time.Duration(put-1)*time.Millisecond || s.Ahead < 10*time.Millisecond || s.SecondsAhead != 0 {
+			t.Fatalf("after 10 ms of IDs: %+v, want %d ms ahead (%d ticks put), and 0 whole seconds", s, put-1, put)
+		}
+		clock.Advance(time.Second)
+		if s := g.Stats(); s.Ahead != 0 {
 			t.Fatalf("clock past the padder: %+v, want 0 ahead", s)
 		}
 	})
@@ -281,7 +310,7 @@ func TestStatsAfterNew(t *testing.T) {
 	schemetest.WholeSeconds(t)
 	synctest.Test(t, func(t *testing.T) {
 		g := newGenerator(t, Config{Clock: clocktest.New(uidgen.DefaultEpoch.Add(time.Hour))})
-		want := Stats{Size: 1 << 16, Available: 1 << 16, PadRuns: 1, SecondsAhead: 7}
+		want := Stats{Size: 1 << 16, Available: 1 << 16, PadRuns: 1, SecondsAhead: 7, Ahead: 7 * time.Second}
 		if s := g.Stats(); s != want {
 			t.Fatalf("Stats = %+v, want %+v", s, want)
 		}

@@ -264,8 +264,13 @@ type Stats struct {
 
 	// SecondsAhead is how many whole seconds the last UID's tick is ahead
 	// of the clock: under a clock stepped back, or a lease or After that
-	// starts above it; 0 otherwise.
+	// starts above it; 0 otherwise. Ahead, truncated.
 	SecondsAhead int64
+
+	// Ahead is how far the last UID's tick is ahead of the clock's, 0
+	// when not ahead: in a layout of millisecond ticks it can be under a
+	// second while SecondsAhead says 0.
+	Ahead time.Duration
 
 	// Lease describes a leased worker ID; all zero for another Assigner's.
 	Lease uidgen.LeaseStats
@@ -277,11 +282,13 @@ type Stats struct {
 func (g *Generator) Stats() Stats {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	ticks := max(0, g.last-g.s.NowDelta())
 	return Stats{
 		Taken:        g.taken,
 		TakesWaited:  g.waited,
 		TakesFailed:  g.failed,
-		SecondsAhead: max(0, g.last-g.s.NowDelta()) / g.s.PerSecond(),
+		SecondsAhead: ticks / g.s.PerSecond(),
+		Ahead:        time.Duration(ticks) * g.s.Tick(),
 		Lease:        g.s.LeaseStats(),
 	}
 }

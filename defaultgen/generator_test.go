@@ -348,3 +348,23 @@ func TestAfter(t *testing.T) {
 		t.Fatalf("New with After an hour ahead: %v, want %v naming %d", err, uidgen.ErrClockBackwards, after)
 	}
 }
+
+// TestAheadInTicks: with After half a second ahead of a stopped clock, in
+// a layout of millisecond ticks, Stats.Ahead is the 501 ms the first UID
+// borrowed, while SecondsAhead, in whole seconds, says 0.
+func TestAheadInTicks(t *testing.T) {
+	layout, err := uidgen.NamedLayout("bwmarrin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := layout.Epoch().Add(100 * 24 * time.Hour)
+	after := layout.Bits().Allocate(layout.TickOf(now)+500, 1023, 4095)
+	g := newGen(t, defaultgen.Config{Layout: layout, After: after, Clock: clocktest.New(now)})
+	defer g.Close()
+	if _, err := g.NextID(); err != nil {
+		t.Fatal(err)
+	}
+	if s := g.Stats(); s.Ahead != 501*time.Millisecond || s.SecondsAhead != 0 {
+		t.Fatalf("after one UID past After: %+v, want 501ms ahead and 0 whole seconds", s)
+	}
+}

@@ -63,7 +63,8 @@ import (
 
 // snapshot is what one scrape reads of either generator's Stats.
 type snapshot struct {
-	taken, waited, failed, ahead int64
+	taken, waited, failed int64
+	ahead                 time.Duration
 
 	// The cached generator's ring and padder; zero for defaultgen.
 	size, available, padRuns, stale int64
@@ -104,8 +105,8 @@ var (
 
 	// aheadMetric is the time generators of UIDs borrow.
 	aheadMetric = []metric{
-		newMetric("ahead_seconds", "Seconds the newest UID's second is ahead of the clock: time borrowed from the future.",
-			prometheus.GaugeValue, func(s *snapshot, _ time.Time) float64 { return float64(s.ahead) }),
+		newMetric("ahead_seconds", "Seconds the newest UID's tick is ahead of the clock: time borrowed from the future.",
+			prometheus.GaugeValue, func(s *snapshot, _ time.Time) float64 { return s.ahead.Seconds() }),
 	}
 
 	ringMetrics = []metric{
@@ -182,7 +183,7 @@ func NewCached(g *cached.Generator) *Collector {
 	read := func() snapshot {
 		s := g.Stats()
 		return snapshot{
-			taken: s.Taken, waited: s.TakesWaited, failed: s.TakesFailed, ahead: s.SecondsAhead,
+			taken: s.Taken, waited: s.TakesWaited, failed: s.TakesFailed, ahead: s.Ahead,
 			size: s.Size, available: s.Available, padRuns: s.PadRuns,
 			stale: s.Stale, clockWait: s.ClockWait, lease: s.Lease,
 		}
@@ -195,7 +196,7 @@ func NewCached(g *cached.Generator) *Collector {
 func NewDefault(g *defaultgen.Generator) *Collector {
 	read := func() snapshot {
 		s := g.Stats()
-		return snapshot{taken: s.Taken, waited: s.TakesWaited, failed: s.TakesFailed, ahead: s.SecondsAhead, lease: s.Lease}
+		return snapshot{taken: s.Taken, waited: s.TakesWaited, failed: s.TakesFailed, ahead: s.Ahead, lease: s.Lease}
 	}
 	return newCollector(read, idConsts(g.WorkerID(), g.Layout()), aheadMetric)
 }

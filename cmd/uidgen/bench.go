@@ -43,7 +43,7 @@ type benchee struct {
 	parse     func(uid int64) uidgen.ID
 	workerID  int64
 	collector prometheus.Collector // its metrics, for serve
-	ahead     func() int64         // seconds of ID time borrowed beyond the clock so far
+	ahead     func() time.Duration // ID time borrowed beyond the clock so far
 	ring      func() string        // the ring's statistics for the table; nil without a ring
 	layout    uidgen.Layout        // the IDs' layout, for serve's status page
 	status    func() genStatus     // the counters of serve's status page; nil for the atomic and segment contenders
@@ -68,7 +68,7 @@ var contenders = []contender{
 			parse:     g.Parse,
 			workerID:  g.WorkerID(),
 			collector: metrics.NewCached(g),
-			ahead:     func() int64 { return g.Stats().SecondsAhead },
+			ahead:     func() time.Duration { return g.Stats().Ahead },
 			layout:    g.Layout(),
 			status: func() genStatus {
 				s := g.Stats()
@@ -89,7 +89,7 @@ var contenders = []contender{
 		}
 		return benchee{next: g.NextID, nextIDs: oneByOne(g.NextID), nextFor: g.NextIDFor, parse: g.Parse,
 			workerID: g.WorkerID(), collector: metrics.NewDefault(g),
-			ahead:  func() int64 { return g.Stats().SecondsAhead },
+			ahead:  func() time.Duration { return g.Stats().Ahead },
 			layout: g.Layout(),
 			status: func() genStatus {
 				s := g.Stats()
@@ -154,7 +154,7 @@ func segmentContender(sf *segmentFlags, dsn string) contender {
 		}
 		return benchee{
 			next:  g.NextID,
-			ahead: func() int64 { return 0 },
+			ahead: func() time.Duration { return 0 },
 			ring: func() string {
 				s := g.Stats()
 				return fmt.Sprintf("%s slots, %s claims of up to %s, %s takes waited, %s failed",
@@ -169,7 +169,7 @@ func segmentContender(sf *segmentFlags, dsn string) contender {
 type benchRow struct {
 	name  string
 	r     loadtest.Result
-	ahead string // seconds borrowed beyond the clock, or "-"
+	ahead string // aheadText of the ID time borrowed beyond the clock, or "-"
 	ring  string // the ring's statistics, or "-"
 }
 
@@ -271,7 +271,7 @@ func benchOne(c contender, cfg defaultgen.Config, goroutines int, d time.Duratio
 	}
 	row := benchRow{name: c.name, r: r, ahead: "-", ring: "-"}
 	if b.ahead != nil {
-		row.ahead = fmt.Sprintf("%ds", b.ahead())
+		row.ahead = aheadText(b.ahead())
 	}
 	if b.ring != nil {
 		row.ring = b.ring()
@@ -308,8 +308,19 @@ func printBench(w io.Writer, rows []benchRow, goroutines int, cfg defaultgen.Con
 		fmt.Fprintf(w, "default makes at most %s IDs a second (its sequence bits); past that, callers sleep to the next tick.\n",
 			group(perTick*int64(time.Second/tick)))
 	}
-	_, err := fmt.Fprintln(w, "ahead is how many seconds of ID time a generator has borrowed beyond the clock.")
+	_, err := fmt.Fprintln(w, "ahead is how much ID time a generator has borrowed beyond the clock.")
 	return err
+}
+
+// aheadText says how far a generator has borrowed ahead: in whole seconds
+// from a second on, as the borrowed seconds of a per-second layout read
+// best, and to the millisecond below, where a layout of millisecond ticks
+// borrows.
+func aheadText(d time.Duration) string {
+	if d >= time.Second {
+		return fmt.Sprintf("%ds", d/time.Second)
+	}
+	return d.Round(time.Millisecond).String()
 }
 
 // isTerminal reports whether w is a terminal, where a progress line may

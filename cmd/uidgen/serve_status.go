@@ -87,14 +87,14 @@ type statusPage struct {
 	Now      time.Time
 	WorkerID int64
 	genStatus
-	HorizonLeft  time.Duration // from Now to Lease.ReservedUntil; 0 once past
-	Layout       string        // the widths, as "1+30+20+13 bits (sign+time+worker+sequence)"
-	Epoch        time.Time
-	RunsOut      time.Time
-	YearsLeft    float64 // from Now to RunsOut, in years of 365.25 days
-	Rate         rateSpan
-	SecondsAhead int64
-	Tags         *tagsStatus // nil without -dsn
+	HorizonLeft time.Duration // from Now to Lease.ReservedUntil; 0 once past
+	Layout      string        // the widths, as "1+30+20+13 bits (sign+time+worker+sequence)"
+	Epoch       time.Time
+	RunsOut     time.Time
+	YearsLeft   float64 // from Now to RunsOut, in years of 365.25 days
+	Rate        rateSpan
+	Ahead       string      // aheadText of the ID time borrowed beyond the clock
+	Tags        *tagsStatus // nil without -dsn
 }
 
 // tagsStatus is the status page's table of the tags served.
@@ -147,9 +147,9 @@ func (s *idServer) status(ctx context.Context) statusPage {
 	p := statusPage{
 		Refresh: statusRefresh, Now: now, WorkerID: s.g.workerID, genStatus: st,
 		Layout: layout.Bits().String(), Epoch: layout.Epoch(), RunsOut: layout.RunsOut(),
-		YearsLeft:    max(0, layout.RunsOut().Sub(now).Hours()/24/365.25),
-		Rate:         s.rate.measure(now, st.Taken),
-		SecondsAhead: s.g.ahead(),
+		YearsLeft: max(0, layout.RunsOut().Sub(now).Hours()/24/365.25),
+		Rate:      s.rate.measure(now, st.Taken),
+		Ahead:     aheadText(s.g.ahead()),
 	}
 	if st.Lease.Leased {
 		p.HorizonLeft = max(0, st.Lease.ReservedUntil.Sub(now))
