@@ -28,15 +28,16 @@ func (quietRedis) Printf(context.Context, string, ...any) {}
 
 func init() { redis.SetLogger(quietRedis{}) }
 
-// redisStore is the leaseStore of a Redis deployment: -redis, or
-// -redis-sentinel with -redis-master, and -redis-prefix and
-// -redis-replicas. Its Leaser warns on stderr of a deployment that cannot
-// keep what leases need.
+// redisStore is the leaseStore of a Redis deployment: -redis,
+// -redis-sentinel with -redis-master, or -redis-cluster, and -redis-prefix
+// and -redis-replicas. Its Leaser warns on stderr of a deployment that
+// cannot keep what leases need.
 type redisStore struct {
 	stderr    io.Writer
 	url       string
 	sentinels string
 	master    string
+	cluster   string
 	prefix    string
 	replicas  int
 }
@@ -47,15 +48,19 @@ func (s *redisStore) Register(fs *flag.FlagSet) {
 	fs.StringVar(&s.sentinels, "redis-sentinel", "",
 		"lease the worker ID from the Redis primary that the Sentinels at these comma-separated HOST:PORTs watch, with -redis-master")
 	fs.StringVar(&s.master, "redis-master", "", "with -redis-sentinel: the name the Sentinels know the primary by")
+	fs.StringVar(&s.cluster, "redis-cluster", "",
+		"lease the worker ID from the Redis Cluster that the nodes at these comma-separated HOST:PORTs belong to")
 	fs.StringVar(&s.prefix, "redis-prefix", redisworker.DefaultPrefix,
-		"with -redis or -redis-sentinel: the fleet's key prefix, a Redis Cluster hash tag in braces; fleets under other prefixes share the deployment")
+		"with a -redis flag: the fleet's key prefix, a Redis Cluster hash tag in braces; fleets under other prefixes share the deployment")
 	fs.IntVar(&s.replicas, "redis-replicas", 0,
 		"with -redis or -redis-sentinel: how many replicas must acknowledge each reservation (WAIT); set it to the replicas a failover may promote")
 }
 
 // Chosen counts -redis-master alone as a choice, so that Leaser says it
 // needs -redis-sentinel rather than the worker ID coming from elsewhere.
-func (s *redisStore) Chosen() bool { return s.url != "" || s.sentinels != "" || s.master != "" }
+func (s *redisStore) Chosen() bool {
+	return s.url != "" || s.sentinels != "" || s.master != "" || s.cluster != ""
+}
 
 func (s *redisStore) Flag() string {
 	switch {
@@ -63,6 +68,8 @@ func (s *redisStore) Flag() string {
 		return "redis"
 	case s.sentinels != "":
 		return "redis-sentinel"
+	case s.cluster != "":
+		return "redis-cluster"
 	}
 	return "redis-master"
 }
@@ -74,24 +81,32 @@ func (s *redisStore) FromEnv() { s.url = os.Getenv(redisEnv) }
 // client returns a client of the deployment the flags name, whose contexts
 // bound every request.
 func (s *redisStore) client() (redis.UniversalClient, error) {
-	switch {
-	case s.url != "" && s.sentinels != "":
-		return nil, fmt.Errorf("%w: -redis and -redis-sentinel both given: the worker ID comes from one deployment", ErrUsage)
-	case s.sentinels != "":
-		var addrs []string
-		for a := range strings.SplitSeq(s.sentinels, ",") {
-			if a = strings.TrimSpace(a); a != "" {
-				addrs = append(addrs, a)
-			}
+	var given []string
+	for _, f := range []struct{ name, value string }{{"redis", s.url}, {"redis-sentinel", s.sentinels}, {"redis-cluster", s.cluster}} {
+		if f.value != "" {
+			given = append(given, "-"+f.name)
 		}
+	}
+	if len(given) > 1 {
+		return nil, fmt.Errorf("%w: %s and %s both given: the worker ID comes from one deployment", ErrUsage, given[0], given[1])
+	}
+	switch {
+	case s.master != "" && s.sentinels == "":
+		return nil, fmt.Errorf("%w: -redis-master %q needs -redis-sentinel: only Sentinels know a primary by name", ErrUsage, s.master)
+	case s.cluster != "":
+		addrs := addrList(s.cluster)
+		if len(addrs) == 0 {
+			return nil, fmt.Errorf("%w: -redis-cluster %q: want at least one node's HOST:PORT", ErrUsage, s.cluster)
+		}
+		return redis.NewClusterClient(&redis.ClusterOptions{Addrs: addrs, ContextTimeoutEnabled: true}), nil
+	case s.sentinels != "":
+		addrs := addrList(s.sentinels)
 		if len(addrs) == 0 || s.master == "" {
 			return nil, fmt.Errorf("%w: -redis-sentinel %q and -redis-master %q: want at least one Sentinel address and the primary's name",
 				ErrUsage, s.sentinels, s.master)
 		}
 		return redis.NewFailoverClient(&redis.FailoverOptions{MasterName: s.master, SentinelAddrs: addrs,
 			ContextTimeoutEnabled: true}), nil
-	case s.master != "":
-		return nil, fmt.Errorf("%w: -redis-master %q needs -redis-sentinel: only Sentinels know a primary by name", ErrUsage, s.master)
 	}
 	opts, err := redis.ParseURL(s.url)
 	if err != nil {
@@ -99,6 +114,18 @@ func (s *redisStore) client() (redis.UniversalClient, error) {
 	}
 	opts.ContextTimeoutEnabled = true
 	return redis.NewClient(opts), nil
+}
+
+// addrList returns the addresses of a comma-separated list, blanks left
+// out.
+func addrList(list string) []string {
+	var addrs []string
+	for a := range strings.SplitSeq(list, ",") {
+		if a = strings.TrimSpace(a); a != "" {
+			addrs = append(addrs, a)
+		}
+	}
+	return addrs
 }
 
 // config returns the redisworker Config of the flags, with client.

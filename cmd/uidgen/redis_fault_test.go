@@ -58,7 +58,7 @@ func TestRedisLeaseChaos(t *testing.T) {
 	lifetimes := sizetest.Pick(70, 28)
 	perProcess := sizetest.Pick(100_000, 30_000)
 	s := redistest.Start(t)
-	store := &redisFleet{server: s, prefix: "{chaos}:", cfg: redisworker.Config{Client: s.Client(t), Prefix: "{chaos}:"}}
+	store := &redisFleet{args: []string{"-redis", s.URL()}, prefix: "{chaos}:", cfg: redisworker.Config{Client: s.Client(t), Prefix: "{chaos}:"}}
 	f := fleettest.New(t, store, fleettest.SevenWorkers)
 	lease := fleettest.LeaseFlags(chaosTTL, chaosHorizon)
 	// A resumed process makes more IDs, as in TestLeaseChaos, so that it

@@ -5,10 +5,13 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/internal/fleettest"
@@ -21,9 +24,9 @@ import (
 // package fleettest's scenarios, which the SQL table and etcd pass too.
 
 // redisFleet is a fleet of its own, under a prefix no other test uses, on
-// a server: a fleettest.Store.
+// a deployment: a fleettest.Store.
 type redisFleet struct {
-	server *redistest.Server
+	args   []string // the flags that name the deployment
 	prefix string
 	cfg    redisworker.Config // for One
 }
@@ -32,15 +35,20 @@ type redisFleet struct {
 // own, which they share.
 func redisFleets(t *testing.T) fleettest.NewStore {
 	s := redistest.Start(t)
-	c := s.Client(t)
+	return fleetsOn(s.Client(t), "-redis", s.URL())
+}
+
+// fleetsOn returns a fleettest.NewStore of fleets on the deployment that c
+// reaches and args name to the command.
+func fleetsOn(c redis.UniversalClient, args ...string) fleettest.NewStore {
 	return func(t *testing.T) fleettest.Store {
 		prefix := "{" + t.Name() + "}:"
-		return &redisFleet{server: s, prefix: prefix, cfg: redisworker.Config{Client: c, Prefix: prefix}}
+		return &redisFleet{args: args, prefix: prefix, cfg: redisworker.Config{Client: c, Prefix: prefix}}
 	}
 }
 
 func (f *redisFleet) Args() []string {
-	return []string{"-redis", f.server.URL(), "-redis-prefix", f.prefix}
+	return append(slices.Clip(f.args), "-redis-prefix", f.prefix)
 }
 
 func (f *redisFleet) One(ctx context.Context) (held bool, reservedUntil int64, err error) {
@@ -62,6 +70,29 @@ func TestRedisLeaseCrash(t *testing.T) { fleettest.Crash(t, redisFleets(t)) }
 
 // TestRedisLeasePause: fleettest.Pause on a Redis fleet.
 func TestRedisLeasePause(t *testing.T) { fleettest.Pause(t, redisFleets(t)) }
+
+// TestRedisCluster: `uidgen gen -redis-cluster` processes lease from a
+// Redis Cluster of three primaries as from one server (fleettest.Reuse),
+// and `uidgen workers -redis-cluster` lists the fleet's seven IDs, free
+// once every process has exited.
+func TestRedisCluster(t *testing.T) {
+	c := redistest.StartCluster(t, 3)
+	var addrs []string
+	for _, s := range c.Servers {
+		addrs = append(addrs, s.Addr())
+	}
+	nodes := strings.Join(addrs, ",")
+	fleettest.Reuse(t, fleetsOn(c.Client(t), "-redis-cluster", nodes))
+
+	var out, errOut bytes.Buffer
+	prefix := "{" + t.Name() + "}:"
+	if code := Main([]string{"workers", "-redis-cluster", nodes, "-redis-prefix", prefix}, &out, &errOut, newStores(&errOut)); code != 0 {
+		t.Fatalf("workers -redis-cluster: exit %d: %s", code, &errOut)
+	}
+	if !strings.Contains(out.String(), "\n1   free ") || !strings.HasSuffix(out.String(), "7 worker IDs under \""+prefix+"\": 0 held, 7 free\n") {
+		t.Errorf("workers -redis-cluster after the fleet's runs:\n%s", &out)
+	}
+}
 
 // TestRedisServe: `uidgen serve -redis` hands out IDs of a worker ID it
 // leased, which `uidgen workers -redis` lists as held while it runs and
@@ -109,7 +140,12 @@ func TestRedisBadCalls(t *testing.T) {
 		{[]string{"gen", "-redis", "redis://127.0.0.1:1/0", "-redis-prefix", "{a}{b}"}, "bad key prefix"},
 		{[]string{"workers", "-redis", "redis://127.0.0.1:1/0", "-etcd", "http://127.0.0.1:1"}, "-etcd and -redis both given"},
 		{[]string{"bench", "-redis", "redis://127.0.0.1:1/0", "-worker", "3"}, "-worker and -redis both given"},
-		{[]string{"gen", "-redis-prefix", "{a}:", "-worker", "3"}, "-redis-prefix given, but no store it configures: it goes with -etcd or -redis or -redis-sentinel"},
+		{[]string{"gen", "-redis-prefix", "{a}:", "-worker", "3"}, "-redis-prefix given, but no store it configures: it goes with -etcd or -redis or -redis-cluster or -redis-sentinel"},
+		{[]string{"gen", "-redis", "redis://127.0.0.1:1/0", "-redis-cluster", "127.0.0.1:1"}, "-redis and -redis-cluster both given"},
+		{[]string{"serve", "-redis-cluster", "127.0.0.1:1", "-etcd", "http://127.0.0.1:1"}, "-etcd and -redis-cluster both given"},
+		{[]string{"gen", "-redis-cluster", " , "}, "-redis-cluster \" , \": want at least one node's HOST:PORT"},
+		{[]string{"gen", "-redis-cluster", "127.0.0.1:1", "-redis-master", "m"}, "-redis-master \"m\" needs -redis-sentinel"},
+		{[]string{"gen", "-redis-cluster", "127.0.0.1:1", "-redis-replicas", "1"}, "Config.Replicas is 1 on a Redis Cluster, want 0"},
 		{[]string{"workers", "-redis-replicas", "1", "-dsn", "root@tcp(127.0.0.1:1)/test"}, "-redis-replicas given, but no store"},
 	} {
 		var out, errOut bytes.Buffer

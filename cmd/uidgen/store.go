@@ -194,7 +194,7 @@ func (s *storeFlags) unchosen() error {
 func (s *storeFlags) choosers() string {
 	var flags []string
 	for _, n := range s.names {
-		if !strings.Contains(n, "-") || n == "redis-sentinel" {
+		if !strings.Contains(n, "-") || n == "redis-sentinel" || n == "redis-cluster" {
 			flags = append(flags, n)
 		}
 	}
