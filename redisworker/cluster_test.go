@@ -3,6 +3,7 @@ package redisworker
 import (
 	"bytes"
 	"context"
+	"errors"
 	"log/slog"
 	"slices"
 	"strings"
@@ -27,7 +28,7 @@ import (
 // lease rides it out as on one server (TestOutage). The subtests share the
 // cluster, each under a prefix of its own; the restart comes last.
 func TestCluster(t *testing.T) {
-	c := redistest.StartCluster(t, 3)
+	c := redistest.StartCluster(t, 3, 0)
 	cl := c.Client(t)
 	on := func(t *testing.T, prefix string) fleet {
 		tagged, err := tagged(prefix)
@@ -42,7 +43,7 @@ func TestCluster(t *testing.T) {
 		// The fleet's primary syncs every second, the others never: the
 		// durability warning is of the primary that runs the scripts.
 		ctx := testContext(t)
-		for _, s := range c.Servers {
+		for _, s := range c.Primaries {
 			setting := "no"
 			if s == f.s {
 				setting = "everysec"
@@ -73,7 +74,7 @@ func TestCluster(t *testing.T) {
 		}
 		want := []string{"{orders:}held:1", "{orders:}held:3", "{orders:}ids",
 			"{orders:}reserved:1", "{orders:}reserved:2", "{orders:}reserved:3"}
-		for _, s := range c.Servers {
+		for _, s := range c.Primaries {
 			keys, err := s.Client(t).Keys(ctx, "*").Result()
 			if err != nil {
 				t.Fatal(err)
@@ -125,7 +126,58 @@ func TestCluster(t *testing.T) {
 	})
 
 	t.Run("primary restarted", func(t *testing.T) {
-		testOutage(t, on(t, "{outage}:"), time.Duration(sizetest.Pick(8, 3))*time.Second,
-			(*redistest.Server).Kill, (*redistest.Server).Restart)
+		f := on(t, "{outage}:")
+		testOutage(t, f, fault{down: f.s.Kill, up: f.s.Restart, last: lasting(outageFor())})
+	})
+}
+
+// TestClusterFailover: on a Cluster of three primaries with a replica
+// each, a take with Replicas 1 waits for the replica of the fleet's own
+// primary, and a lease with Replicas 1 rides out the Cluster's own failover of
+// the fleet's primary, SIGKILLed: testOutage's generator fails no take,
+// and once the replica is promoted and the old primary is back as its
+// replica, the lease renews under the same held key, and the promoted
+// replica holds the reservation the lease last had acknowledged.
+func TestClusterFailover(t *testing.T) {
+	c := redistest.StartCluster(t, 3, 1)
+	f := fleet{c: c.Client(t), prefix: "{failover}:"}
+	f.s = c.Owner(t, f.prefix)
+	replica := c.ReplicasOf(t, f.prefix)[0]
+	// The WAIT goes to the fleet's primary: with its replica paused a take
+	// finds none acknowledging, while every other primary's replica runs.
+	// A paused replica is at most marked failed: no failover comes of it.
+	// The client reads the Cluster's slots first, from any node, which
+	// must not be the paused one.
+	if err := f.c.Ping(testContext(t)).Err(); err != nil {
+		t.Fatal(err)
+	}
+	replica.Pause()
+	l := f.leased(t, Config{Replicas: 1, ReplicaTimeout: 100 * time.Millisecond})
+	l.poll = 50 * time.Millisecond
+	ctx, cancel := context.WithTimeout(testContext(t), 5*time.Second)
+	_, err := l.LeaseWorkerID(ctx, 7)
+	cancel()
+	replica.Resume()
+	if !errors.Is(err, ErrReplicas) || !strings.Contains(err.Error(), "0 of 1 replicas") {
+		t.Fatalf("LeaseWorkerID with the fleet's replica paused: %v, want %q naming 0 of 1", err, ErrReplicas)
+	}
+
+	promoted := func() bool {
+		info, err := replica.Client(t).Info(testContext(t), "replication").Result()
+		return err == nil && strings.Contains(info, "role:master")
+	}
+	testOutage(t, f, fault{
+		replicas: 1,
+		down:     f.s.Kill,
+		last: func(take func(time.Duration)) {
+			deadline := time.Now().Add(time.Minute) // the lease's horizon
+			for !promoted() {
+				if time.Now().After(deadline) {
+					t.Fatalf("the replica %s of the killed primary is not promoted after a minute", replica.Addr())
+				}
+				take(100 * time.Millisecond)
+			}
+		},
+		up: f.s.Restart, // it comes back as the promoted replica's replica
 	})
 }

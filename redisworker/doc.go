@@ -78,10 +78,11 @@
 // Config.Replicas, or replicas connected that Config.Replicas does not wait
 // for.
 //
-// A Redis Cluster runs the scripts on the primary of the fleet's slot; a
-// cluster client cannot send WAIT there, so Config.Replicas must be 0 on a
-// Cluster and each shard's primary must sync its append-only file always.
-// The warnings above are of that primary.
+// A Redis Cluster runs the scripts on the primary of the fleet's slot, and
+// is what that primary and its replicas are: Config.Replicas sends each
+// script and its WAIT to that primary, on one connection, as on a
+// Sentinel-watched primary, and the Cluster's own failover promotes one of
+// those replicas. The warnings above are of that primary.
 //
 // # Why two holders of an ID never use the same second
 //

@@ -196,20 +196,35 @@ func (l *Leased) take(ctx context.Context, id int64, now time.Time) (*lease, err
 
 // write runs script and, where Config.Replicas asks, WAITs for the
 // replicas in the same pipeline: one connection, so WAIT counts the
-// script's writes. It returns the script's result, redis.Nil for a nil
+// script's writes. On a Cluster the pipeline goes to the primary of the
+// fleet's slot, which runs the script, and a failure makes the client
+// read the Cluster's slots again, so that the next try finds a primary
+// promoted meanwhile. It returns the script's result, redis.Nil for a nil
 // reply, and an error wrapping ErrReplicas, with the script's result,
 // when too few replicas acknowledged in time.
 func (l *Leased) write(ctx context.Context, script *redis.Script, keys []string, args ...any) (any, error) {
 	if l.replicas == 0 {
 		return script.Run(ctx, l.c, keys, args...).Result()
 	}
+	var primary redis.Cmdable = l.c
+	cluster, _ := l.c.(*redis.ClusterClient)
+	if cluster != nil {
+		p, err := cluster.MasterForKey(ctx, keys[0])
+		if err != nil {
+			return nil, err
+		}
+		primary = p
+	}
 	var eval *redis.Cmd
 	var wait *redis.Cmd
-	_, err := l.c.Pipelined(ctx, func(p redis.Pipeliner) error {
+	_, err := primary.Pipelined(ctx, func(p redis.Pipeliner) error {
 		eval = script.Eval(ctx, p, keys, args...)
 		wait = p.Do(ctx, "WAIT", l.replicas, l.replicaTimeout.Milliseconds())
 		return nil
 	})
+	if cluster != nil && err != nil && !errors.Is(err, redis.Nil) {
+		cluster.ReloadState(ctx)
+	}
 	if err := eval.Err(); err != nil {
 		return nil, err
 	}

@@ -157,8 +157,8 @@ func TestConfigErrors(t *testing.T) {
 	// Never dialled: the checks send nothing.
 	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1"})
 	defer c.Close()
-	cluster := redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{"127.0.0.1:1"}})
-	defer cluster.Close()
+	ring := redis.NewRing(&redis.RingOptions{Addrs: map[string]string{"a": "127.0.0.1:1"}})
+	defer ring.Close()
 	for _, tt := range []struct {
 		name string
 		cfg  Config
@@ -179,7 +179,7 @@ func TestConfigErrors(t *testing.T) {
 		{"horizon too short", Config{Client: c, LeaseHorizon: time.Millisecond}, ErrLeaseHorizon, "1ms, want 1s to 24h0m0s"},
 		{"horizon too long", Config{Client: c, LeaseHorizon: 25 * time.Hour}, ErrLeaseHorizon, "25h0m0s, want 1s to 24h0m0s"},
 		{"negative replicas", Config{Client: c, Replicas: -1}, ErrReplicas, "Config.Replicas is -1, want 0 or more"},
-		{"replicas on a cluster", Config{Client: cluster, Replicas: 1}, ErrReplicas, "Config.Replicas is 1 on a Redis Cluster, want 0"},
+		{"replicas on a ring", Config{Client: ring, Replicas: 1}, ErrReplicas, "Config.Replicas is 1 on a Redis Ring, want 0"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := NewLeased(tt.cfg)
@@ -209,8 +209,10 @@ func TestConfigErrors(t *testing.T) {
 			t.Errorf("prefix %q keeps its keys under %q, want %q: one hash tag, so one slot", tt.prefix, l.prefix, tt.want)
 		}
 	}
-	if _, err := NewLeased(Config{Client: cluster}); err != nil {
-		t.Errorf("a cluster client with no replicas asked: %v", err)
+	cluster := redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{"127.0.0.1:1"}})
+	defer cluster.Close()
+	if _, err := NewLeased(Config{Client: cluster, Replicas: 1}); err != nil {
+		t.Errorf("a cluster client with a replica asked: %v", err)
 	}
 
 	l, err := NewLeased(Config{Client: c})

@@ -19,7 +19,6 @@ import (
 // lease's horizon and its TTL; once the server is back the lease renews,
 // under the same held key, and the reservation is where it was.
 func TestOutage(t *testing.T) {
-	outage := time.Duration(sizetest.Pick(8, 3)) * time.Second
 	for _, tt := range []struct {
 		name     string
 		down, up func(s *redistest.Server)
@@ -29,14 +28,32 @@ func TestOutage(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			testOutage(t, newFleet(t), outage, tt.down, tt.up)
+			f := newFleet(t)
+			testOutage(t, f, fault{down: func() { tt.down(f.s) }, up: func() { tt.up(f.s) }, last: lasting(outageFor())})
 		})
 	}
 }
 
-// testOutage runs TestOutage's steps on f, downing and upping f.s, the
-// server that holds f's keys.
-func testOutage(t *testing.T, f fleet, outage time.Duration, down, up func(s *redistest.Server)) {
+// outageFor is how long the tests keep a server down.
+func outageFor() time.Duration { return time.Duration(sizetest.Pick(8, 3)) * time.Second }
+
+// fault is what testOutage puts a fleet's deployment through.
+type fault struct {
+	replicas int                              // Config.Replicas of the lease
+	down, up func()                           // start and end the outage
+	last     func(take func(d time.Duration)) // takes IDs while the outage lasts
+}
+
+// lasting returns a fault's last that takes IDs for d.
+func lasting(d time.Duration) func(take func(time.Duration)) {
+	return func(take func(time.Duration)) { take(d) }
+}
+
+// testOutage: a cached generator on a worker ID leased from f, taking IDs
+// at a steady pace, fails no take through the fault, which lasts within
+// the lease's horizon and its TTL; once it is over the lease renews, under
+// the same held key, and the reservation is where the lease put it.
+func testOutage(t *testing.T, f fleet, fault fault) {
 	const (
 		pace = 10 * time.Millisecond // 100 IDs a second: a steady load the clock keeps up with
 		// The held key, renewed as the outage starts, outlives the outage,
@@ -45,7 +62,7 @@ func testOutage(t *testing.T, f fleet, outage time.Duration, down, up func(s *re
 		ttl     = 30 * time.Second
 		horizon = time.Minute // well beyond the outage
 	)
-	leaser := &leasetest.Watched{Leaser: f.leased(t, Config{LeaseTTL: ttl, LeaseHorizon: horizon})}
+	leaser := &leasetest.Watched{Leaser: f.leased(t, Config{LeaseTTL: ttl, LeaseHorizon: horizon, Replicas: fault.replicas})}
 	g, err := cached.New(testContext(t), cached.Config{Leaser: leaser})
 	if err != nil {
 		t.Fatal(err)
@@ -55,20 +72,22 @@ func testOutage(t *testing.T, f fleet, outage time.Duration, down, up func(s *re
 	id := lease.WorkerID()
 
 	var ids []int64
-	take := func(until time.Time) {
+	take := func(d time.Duration) {
 		t.Helper()
-		idtest.TakeUntil(t, &ids, g.NextID, pace, until)
+		idtest.TakeUntil(t, &ids, g.NextID, pace, time.Now().Add(d))
 	}
-	take(time.Now().Add(time.Second))
+	take(time.Second)
 	renewNow(t, lease)
 	value, reserved := f.held(t, id), lease.Reserved()
 
-	down(f.s)
-	take(time.Now().Add(outage))
+	fault.down()
+	start := time.Now()
+	fault.last(take)
+	outage := time.Since(start)
 	if err := lease.RenewNow(testContext(t)); err == nil || errors.Is(err, uidgen.ErrLeaseLost) {
 		t.Errorf("a renewal while the server is down: %v, want the client's error", err)
 	}
-	up(f.s)
+	fault.up()
 	back := time.Now()
 	for {
 		err := lease.RenewNow(testContext(t))
@@ -78,10 +97,10 @@ func testOutage(t *testing.T, f fleet, outage time.Duration, down, up func(s *re
 		if errors.Is(err, uidgen.ErrLeaseLost) || time.Since(back) > 20*time.Second {
 			t.Fatalf("the server back for %v, and the lease does not renew: %v", time.Since(back), err)
 		}
-		take(time.Now().Add(100 * time.Millisecond))
+		take(100 * time.Millisecond)
 	}
 	t.Logf("server down for %v: %d IDs, none failed; the lease renewed %v after it came back",
-		outage, len(ids), time.Since(back).Round(time.Millisecond))
+		outage.Round(time.Millisecond), len(ids), time.Since(back).Round(time.Millisecond))
 	if got := f.held(t, id); got != value {
 		t.Errorf("held:%d holds %q after the outage, want the holder's %q", id, got, value)
 	}
@@ -89,7 +108,7 @@ func testOutage(t *testing.T, f fleet, outage time.Duration, down, up func(s *re
 		t.Errorf("reserved:%d holds %d after the renewal, want the lease's Reserved() %d, above %d before the outage",
 			id, got, lease.Reserved(), reserved)
 	}
-	take(time.Now().Add(time.Second))
+	take(time.Second)
 	if s := g.Stats(); s.TakesFailed != 0 || s.Lease.Lost {
 		t.Errorf("Stats %+v: want no failed take and the lease kept", s)
 	}

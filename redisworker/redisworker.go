@@ -61,8 +61,8 @@ var (
 	ErrPrefix = errors.New("bad key prefix")
 
 	// ErrReplicas: Config.Replicas is negative, or asks for replicas of a
-	// Redis Cluster or a Ring, whose WAIT this package cannot send to the
-	// primary that ran the script; Config.ReplicaTimeout is below a
+	// Ring, whose WAIT this package cannot send to the shard that ran the
+	// script; Config.ReplicaTimeout is below a
 	// millisecond or not below a third of LeaseTTL; or, from a lease,
 	// fewer replicas than Config.Replicas acknowledged a reservation within
 	// Config.ReplicaTimeout.
@@ -158,8 +158,7 @@ type Config struct {
 // without I/O. It fails, with an error that names the value, on a nil
 // Client (ErrNilClient), a prefix that is not printable ASCII or holds a
 // brace outside one hash tag (ErrPrefix), and a negative Replicas, one
-// asked of a Cluster or a Ring, or a ReplicaTimeout out of its range
-// (ErrReplicas).
+// asked of a Ring, or a ReplicaTimeout out of its range (ErrReplicas).
 func (cfg Config) check() (Config, error) {
 	if cfg.Client == nil {
 		return cfg, fmt.Errorf("redisworker: %w: Config.Client is nil", ErrNilClient)
@@ -171,10 +170,6 @@ func (cfg Config) check() (Config, error) {
 	cfg.Prefix = prefix
 	if cfg.Replicas < 0 {
 		return cfg, fmt.Errorf("redisworker: %w: Config.Replicas is %d, want 0 or more", ErrReplicas, cfg.Replicas)
-	}
-	if _, cluster := cfg.Client.(*redis.ClusterClient); cluster && cfg.Replicas > 0 {
-		return cfg, fmt.Errorf("redisworker: %w: Config.Replicas is %d on a Redis Cluster, want 0: "+
-			"WAIT must reach the primary of the fleet's slot, which a cluster client does not route it to", ErrReplicas, cfg.Replicas)
 	}
 	if _, ring := cfg.Client.(*redis.Ring); ring && cfg.Replicas > 0 {
 		return cfg, fmt.Errorf("redisworker: %w: Config.Replicas is %d on a Redis Ring, want 0: "+

@@ -53,7 +53,7 @@ func (s *redisStore) Register(fs *flag.FlagSet) {
 	fs.StringVar(&s.prefix, "redis-prefix", redisworker.DefaultPrefix,
 		"with a -redis flag: the fleet's key prefix, a Redis Cluster hash tag in braces; fleets under other prefixes share the deployment")
 	fs.IntVar(&s.replicas, "redis-replicas", 0,
-		"with -redis or -redis-sentinel: how many replicas must acknowledge each reservation (WAIT); set it to the replicas a failover may promote")
+		"with a -redis flag: how many replicas must acknowledge each reservation (WAIT); set it to the replicas a failover may promote")
 }
 
 // Chosen counts -redis-master alone as a choice, so that Leaser says it

@@ -76,9 +76,9 @@ func TestRedisLeasePause(t *testing.T) { fleettest.Pause(t, redisFleets(t)) }
 // and `uidgen workers -redis-cluster` lists the fleet's seven IDs, free
 // once every process has exited.
 func TestRedisCluster(t *testing.T) {
-	c := redistest.StartCluster(t, 3)
+	c := redistest.StartCluster(t, 3, 0)
 	var addrs []string
-	for _, s := range c.Servers {
+	for _, s := range c.Primaries {
 		addrs = append(addrs, s.Addr())
 	}
 	nodes := strings.Join(addrs, ",")
@@ -145,7 +145,6 @@ func TestRedisBadCalls(t *testing.T) {
 		{[]string{"serve", "-redis-cluster", "127.0.0.1:1", "-etcd", "http://127.0.0.1:1"}, "-etcd and -redis-cluster both given"},
 		{[]string{"gen", "-redis-cluster", " , "}, "-redis-cluster \" , \": want at least one node's HOST:PORT"},
 		{[]string{"gen", "-redis-cluster", "127.0.0.1:1", "-redis-master", "m"}, "-redis-master \"m\" needs -redis-sentinel"},
-		{[]string{"gen", "-redis-cluster", "127.0.0.1:1", "-redis-replicas", "1"}, "Config.Replicas is 1 on a Redis Cluster, want 0"},
 		{[]string{"workers", "-redis-replicas", "1", "-dsn", "root@tcp(127.0.0.1:1)/test"}, "-redis-replicas given, but no store"},
 	} {
 		var out, errOut bytes.Buffer

@@ -14,55 +14,117 @@ import (
 // slots is how many hash slots a Redis Cluster shares among its primaries.
 const slots = 16384
 
-// nodeTimeoutMillis is how long a node may not answer before the others
-// mark it failed. Longer than the outages the tests make, so that a server
-// back from one serves its slots at once, as no failover (there are no
-// replicas) would change who serves them anyway.
-const nodeTimeoutMillis = 15_000
+// Node timeouts, in milliseconds: how long a node may not answer before
+// the others mark it failed. Without replicas, longer than the outages the
+// tests make, so that a server back from one serves its slots at once (no
+// failover could change who serves them anyway). With replicas, short, so
+// that a test's failover takes seconds, and long enough that a 2-core
+// machine under -race, whose processes stall for hundreds of
+// milliseconds, makes no failover the test did not cause.
+const (
+	nodeTimeoutMillis         = 15_000
+	failoverNodeTimeoutMillis = 3_000
+)
 
-// Cluster is a Redis Cluster of primaries only, each a Server of its own
-// (cluster mode, an append-only file synced at every write, its node table
-// in its directory, so that a restarted server rejoins as the same node
-// with the same slots).
+// Cluster is a Redis Cluster, each node a Server of its own (cluster mode,
+// an append-only file synced at every write, its node table in its
+// directory, so that a restarted server rejoins as the same node).
 type Cluster struct {
-	Servers []*Server
+	// Primaries are the servers started as primaries: primary i serves
+	// the i-th of len(Primaries) equal runs of the slots, until a
+	// failover makes one of its replicas serve them.
+	Primaries []*Server
+
+	// replicas[i] are the servers started as replicas of Primaries[i].
+	replicas [][]*Server
 }
 
-// StartCluster starts n servers in cluster mode, gives each an equal run
-// of the hash slots, introduces them to each other (CLUSTER MEET), and
-// waits until every one reports the cluster whole: every slot served, all
-// n nodes known.
-func StartCluster(t testing.TB, n int) *Cluster {
+// StartCluster starts primaries servers in cluster mode, each with an
+// equal run of the hash slots and replicas replicas of its own, introduces
+// them to each other (CLUSTER MEET), and waits until every one reports the
+// cluster whole (every slot served, every node known) and every primary
+// has its replicas online.
+func StartCluster(t testing.TB, primaries, replicas int) *Cluster {
 	t.Helper()
-	c := &Cluster{}
-	for range n {
-		c.Servers = append(c.Servers, Start(t, "cluster-enabled yes", "cluster-config-file nodes.conf",
-			"cluster-node-timeout "+strconv.Itoa(nodeTimeoutMillis)))
+	timeout := nodeTimeoutMillis
+	if replicas > 0 {
+		timeout = failoverNodeTimeoutMillis
+	}
+	start := func() *Server {
+		return Start(t, "cluster-enabled yes", "cluster-config-file nodes.conf", "cluster-node-timeout "+strconv.Itoa(timeout))
+	}
+	c := &Cluster{replicas: make([][]*Server, primaries)}
+	for i := range primaries {
+		c.Primaries = append(c.Primaries, start())
+		for range replicas {
+			c.replicas[i] = append(c.replicas[i], start())
+		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
 	defer cancel()
-	for i, s := range c.Servers {
-		cl := s.NewClient()
-		err := cl.ClusterAddSlotsRange(ctx, i*slots/n, (i+1)*slots/n-1).Err()
-		if err == nil && i > 0 {
-			err = cl.ClusterMeet(ctx, "127.0.0.1", strconv.Itoa(c.Servers[0].Port())).Err()
+	for i, s := range c.Primaries {
+		if err := s.do(ctx, func(cl *redis.Client) error {
+			return cl.ClusterAddSlotsRange(ctx, i*slots/primaries, (i+1)*slots/primaries-1).Err()
+		}); err != nil {
+			t.Fatal(err)
 		}
-		cl.Close()
-		if err != nil {
-			t.Fatalf("redistest: cluster node %s: %v", s.Addr(), err)
+	}
+	all := c.servers()
+	for _, s := range all[1:] {
+		if err := s.do(ctx, func(cl *redis.Client) error {
+			return cl.ClusterMeet(ctx, "127.0.0.1", strconv.Itoa(all[0].Port())).Err()
+		}); err != nil {
+			t.Fatal(err)
 		}
 	}
 	if err := c.waitWhole(ctx); err != nil {
 		t.Fatal(err)
 	}
+	for i, p := range c.Primaries {
+		var id string
+		if err := p.do(ctx, func(cl *redis.Client) (err error) {
+			id, err = cl.ClusterMyID(ctx).Result()
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range c.replicas[i] {
+			if err := r.do(ctx, func(cl *redis.Client) error { return cl.ClusterReplicate(ctx, id).Err() }); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := p.WaitReplicas(ctx, replicas); err != nil {
+			t.Fatal(err)
+		}
+	}
 	return c
+}
+
+// do runs f on a client of s, for StartCluster, and names s in its error.
+func (s *Server) do(ctx context.Context, f func(*redis.Client) error) error {
+	cl := s.NewClient()
+	defer cl.Close()
+	if err := f(cl); err != nil {
+		return fmt.Errorf("redistest: cluster node %s: %w", s.Addr(), err)
+	}
+	return nil
+}
+
+// servers returns every server of the cluster, the primaries first.
+func (c *Cluster) servers() []*Server {
+	all := append([]*Server(nil), c.Primaries...)
+	for _, rs := range c.replicas {
+		all = append(all, rs...)
+	}
+	return all
 }
 
 // waitWhole waits, within ctx, until every server says cluster_state:ok and
 // knows every other.
 func (c *Cluster) waitWhole(ctx context.Context) error {
-	want := fmt.Sprintf("cluster_known_nodes:%d", len(c.Servers))
-	for _, s := range c.Servers {
+	all := c.servers()
+	want := fmt.Sprintf("cluster_known_nodes:%d", len(all))
+	for _, s := range all {
 		cl := s.NewClient()
 		last := "no answer"
 		for {
@@ -90,9 +152,9 @@ func (c *Cluster) waitWhole(ctx context.Context) error {
 // Client returns a cluster client of the servers whose contexts bound every
 // request, closed when the test ends.
 func (c *Cluster) Client(t testing.TB) *redis.ClusterClient {
-	addrs := make([]string, len(c.Servers))
-	for i, s := range c.Servers {
-		addrs[i] = s.Addr()
+	var addrs []string
+	for _, s := range c.servers() {
+		addrs = append(addrs, s.Addr())
 	}
 	cl := redis.NewClusterClient(&redis.ClusterOptions{Addrs: addrs, ContextTimeoutEnabled: true,
 		DialTimeout: time.Second, ReadTimeout: 2 * time.Second, WriteTimeout: 2 * time.Second})
@@ -100,20 +162,33 @@ func (c *Cluster) Client(t testing.TB) *redis.ClusterClient {
 	return cl
 }
 
-// Owner returns the server that serves key's hash slot: StartCluster gave
-// server i the i-th of n equal runs of slots.
+// Owner returns the primary that StartCluster gave key's hash slot.
 func (c *Cluster) Owner(t testing.TB, key string) *Server {
 	t.Helper()
-	cl := c.Servers[0].NewClient()
+	return c.Primaries[c.shard(t, key)]
+}
+
+// ReplicasOf returns the servers started as replicas of the primary that
+// StartCluster gave key's hash slot: after a failover, one of them serves
+// the slot.
+func (c *Cluster) ReplicasOf(t testing.TB, key string) []*Server {
+	t.Helper()
+	return c.replicas[c.shard(t, key)]
+}
+
+// shard returns the index of the primary StartCluster gave key's slot.
+func (c *Cluster) shard(t testing.TB, key string) int {
+	t.Helper()
+	cl := c.Primaries[0].NewClient()
 	defer cl.Close()
 	slot, err := cl.ClusterKeySlot(context.Background(), key).Result()
 	if err != nil {
 		t.Fatalf("redistest: CLUSTER KEYSLOT %s: %v", key, err)
 	}
-	n := len(c.Servers)
+	n := len(c.Primaries)
 	i := 0
 	for int(slot) > (i+1)*slots/n-1 {
 		i++
 	}
-	return c.Servers[i]
+	return i
 }

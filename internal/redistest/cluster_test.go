@@ -16,7 +16,7 @@ import (
 // and a server killed and restarted from its directory rejoins with its
 // slots and its keys.
 func TestCluster(t *testing.T) {
-	c := redistest.StartCluster(t, 3)
+	c := redistest.StartCluster(t, 3, 0)
 	cl := c.Client(t)
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	defer cancel()
@@ -28,7 +28,7 @@ func TestCluster(t *testing.T) {
 		}
 		owner := c.Owner(t, key)
 		owners[owner] = true
-		for _, s := range c.Servers {
+		for _, s := range c.Primaries {
 			direct := s.Client(t)
 			v, err := direct.Get(ctx, key).Result()
 			if s == owner && (err != nil || v != fmt.Sprint(i)) {
