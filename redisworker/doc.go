@@ -79,10 +79,11 @@
 // for.
 //
 // A Redis Cluster runs the scripts on the primary of the fleet's slot, and
-// is what that primary and its replicas are: Config.Replicas sends each
+// is as safe as that primary and its replicas: Config.Replicas sends each
 // script and its WAIT to that primary, on one connection, as on a
-// Sentinel-watched primary, and the Cluster's own failover promotes one of
-// those replicas. The warnings above are of that primary.
+// Sentinel-watched primary, and set to the shard's replicas it makes
+// whichever the Cluster's own failover promotes hold every reservation the
+// primary acknowledged. The warnings above are of that primary.
 //
 // # Why two holders of an ID never use the same second
 //
