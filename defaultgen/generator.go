@@ -282,13 +282,13 @@ type Stats struct {
 func (g *Generator) Stats() Stats {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	ticks := max(0, g.last-g.s.NowDelta())
+	ahead := time.Duration(max(0, g.last-g.s.NowDelta())) * g.s.Tick()
 	return Stats{
 		Taken:        g.taken,
 		TakesWaited:  g.waited,
 		TakesFailed:  g.failed,
-		SecondsAhead: ticks / g.s.PerSecond(),
-		Ahead:        time.Duration(ticks) * g.s.Tick(),
+		SecondsAhead: int64(ahead / time.Second),
+		Ahead:        ahead,
 		Lease:        g.s.LeaseStats(),
 	}
 }

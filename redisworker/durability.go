@@ -12,17 +12,12 @@ import (
 // replicas, and logs at level Warn each way it cannot keep what the leases
 // need (the package doc's "What each deployment promises"). It decides
 // nothing: a managed Redis may refuse CONFIG GET or hide its replicas, and
-// what it does not say it does not warn of. On a Cluster it asks the
-// primary of the fleet's slot, which runs the scripts: a command without
-// a key would reach any primary.
+// what it does not say it does not warn of. It asks l.primary: on a
+// Cluster a command without a key would reach any primary.
 func (l *Leased) warnDurability(ctx context.Context) {
-	var server redis.Cmdable = l.c
-	if cluster, ok := l.c.(*redis.ClusterClient); ok {
-		primary, err := cluster.MasterForKey(ctx, idsKey(l.prefix))
-		if err != nil {
-			return
-		}
-		server = primary
+	server, err := l.primary(ctx)
+	if err != nil {
+		return
 	}
 	for _, w := range durabilityWarnings(info(ctx, server, "persistence"), info(ctx, server, "replication"),
 		appendfsync(ctx, server), l.replicas) {

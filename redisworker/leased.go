@@ -206,23 +206,18 @@ func (l *Leased) write(ctx context.Context, script *redis.Script, keys []string,
 	if l.replicas == 0 {
 		return script.Run(ctx, l.c, keys, args...).Result()
 	}
-	var primary redis.Cmdable = l.c
-	cluster, _ := l.c.(*redis.ClusterClient)
-	if cluster != nil {
-		p, err := cluster.MasterForKey(ctx, keys[0])
-		if err != nil {
-			return nil, err
-		}
-		primary = p
+	primary, err := l.primary(ctx)
+	if err != nil {
+		return nil, err
 	}
 	var eval *redis.Cmd
 	var wait *redis.Cmd
-	_, err := primary.Pipelined(ctx, func(p redis.Pipeliner) error {
+	_, err = primary.Pipelined(ctx, func(p redis.Pipeliner) error {
 		eval = script.Eval(ctx, p, keys, args...)
 		wait = p.Do(ctx, "WAIT", l.replicas, l.replicaTimeout.Milliseconds())
 		return nil
 	})
-	if cluster != nil && err != nil && !errors.Is(err, redis.Nil) {
+	if cluster, ok := l.c.(*redis.ClusterClient); ok && err != nil && !errors.Is(err, redis.Nil) {
 		cluster.ReloadState(ctx)
 	}
 	if err := eval.Err(); err != nil {
@@ -235,6 +230,17 @@ func (l *Leased) write(ctx context.Context, script *redis.Script, keys []string,
 		return eval.Val(), fmt.Errorf("%w: %d of %d replicas within %v", ErrReplicas, acked, l.replicas, l.replicaTimeout)
 	}
 	return eval.Val(), nil
+}
+
+// primary returns the server that runs the fleet's scripts: the client
+// itself, or on a Cluster the primary of the fleet's slot, where a command
+// without a key (WAIT, INFO) must go by name.
+func (l *Leased) primary(ctx context.Context) (redis.Cmdable, error) {
+	cluster, ok := l.c.(*redis.ClusterClient)
+	if !ok {
+		return l.c, nil
+	}
+	return cluster.MasterForKey(ctx, idsKey(l.prefix))
 }
 
 // acknowledge waits, after a take the replicas did not acknowledge, until
