@@ -219,9 +219,9 @@ func (r *ranges) claim(ctx context.Context, size int64) (span, error) {
 	d := r.c.d
 	var end int64
 	var err error
-	if d == dialect.Postgres {
-		err = r.db.QueryRowContext(ctx, "UPDATE "+r.table+" SET max_id = max_id + $1, update_time = CURRENT_TIMESTAMP"+
-			" WHERE biz_tag = $2 RETURNING max_id", size, r.tag).Scan(&end)
+	if d.Returning() {
+		err = r.db.QueryRowContext(ctx, d.Rebind("UPDATE "+r.table+" SET max_id = max_id + ?, update_time = CURRENT_TIMESTAMP"+
+			" WHERE biz_tag = ? RETURNING max_id"), size, r.tag).Scan(&end)
 	} else {
 		// LAST_INSERT_ID(expr) sets the value the OK packet carries back,
 		// so the new max_id comes with the update, from the same row lock.

@@ -35,6 +35,16 @@ const postgresSQL = "CREATE TABLE leaf_alloc (\n" +
 	"  PRIMARY KEY (biz_tag)\n" +
 	");\n"
 
+// sqliteSQL is the same table for SQLite, whose CURRENT_TIMESTAMP is UTC.
+const sqliteSQL = "CREATE TABLE leaf_alloc (\n" +
+	"  biz_tag VARCHAR(128) NOT NULL DEFAULT '',\n" +
+	"  max_id BIGINT NOT NULL DEFAULT 1,\n" +
+	"  step INT NOT NULL,\n" +
+	"  description VARCHAR(256) DEFAULT NULL,\n" +
+	"  update_time TIMESTAMP NOT NULL DEFAULT CURRENT_TIMESTAMP,\n" +
+	"  PRIMARY KEY (biz_tag)\n" +
+	");\n"
+
 // returnedSQL is the table of numbers given back, for both dialects: the
 // runs [start_id, end_id) of a tag that a generator took, did not hand out,
 // and could not give back by moving max_id, because another process had
@@ -78,8 +88,11 @@ func Schema(dialectName, table string) (string, error) {
 // given back.
 func schemaFor(d *dialect.Dialect, table string) (tags, returned string) {
 	ddl := mysqlSQL
-	if d == dialect.Postgres {
+	switch d {
+	case dialect.Postgres:
 		ddl = postgresSQL
+	case dialect.SQLite:
+		ddl = sqliteSQL
 	}
 	return strings.Replace(ddl, DefaultTable, table, 1), strings.Replace(returnedSQL, DefaultTable, table, 1)
 }

@@ -99,19 +99,28 @@ func (d *Disposable) AssignWorkerID(ctx context.Context) (int64, error) {
 
 // insertSQL inserts one row describing a process, with the ID the table
 // gives it.
-const insertSQL = " (HOST_NAME, PORT, TYPE, LAUNCH_DATE, MODIFIED, CREATED) VALUES (?, ?, ?, ?, NOW(), NOW())"
+const insertSQL = " (HOST_NAME, PORT, TYPE, LAUNCH_DATE, MODIFIED, CREATED) VALUES (?, ?, ?, ?, CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)"
 
 // insert inserts the row of n and returns its ID. LAUNCH_DATE goes as text
 // so the driver's time zone (UTC unless the DSN says otherwise) can not
 // move it to another day.
 func (d *Disposable) insert(ctx context.Context, n node, now time.Time) (int64, error) {
 	args := []any{n.host, n.port, int(n.typ), now.Format(time.DateOnly)}
-	if d.d != dialect.Postgres {
+	// AUTO_INCREMENT, and SQLite's AUTOINCREMENT, move past the IDs that
+	// leases insert explicitly.
+	switch d.d {
+	case dialect.MySQL:
 		res, err := d.db.ExecContext(ctx, "INSERT INTO "+d.table+insertSQL, args...)
 		if err != nil {
 			return 0, err
 		}
 		return res.LastInsertId()
+	case dialect.SQLite:
+		// RETURNING, not LastInsertId, which is the rowid: the ID itself
+		// only where the ID column is the INTEGER PRIMARY KEY.
+		var id int64
+		err := d.db.QueryRowContext(ctx, "INSERT INTO "+d.table+insertSQL+" RETURNING ID", args...).Scan(&id)
+		return id, err
 	}
 	// A PostgreSQL identity column, unlike AUTO_INCREMENT, does not move
 	// past the IDs that leases insert explicitly, so its next value may be

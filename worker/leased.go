@@ -211,7 +211,7 @@ func (l *Leased) take(ctx context.Context, n node, now time.Time, lo, hi int64, 
 	t := l.newLease(id, first, now)
 	took, err := l.d.Exec(ctx, l.db,
 		"UPDATE "+l.table+" SET OWNER = ?, LEASE_UNTIL = "+l.d.NowMillis()+" + ?, RESERVED_UNTIL = ?,"+
-			" HOST_NAME = ?, PORT = ?, TYPE = ?, LAUNCH_DATE = ?, MODIFIED = NOW()"+
+			" HOST_NAME = ?, PORT = ?, TYPE = ?, LAUNCH_DATE = ?, MODIFIED = CURRENT_TIMESTAMP"+
 			" WHERE ID = ? AND LEASED = 1 AND LEASE_UNTIL <= "+l.d.NowMillis()+" AND "+l.d.NullSafeEqual("RESERVED_UNTIL", "?"),
 		t.token, l.timing.TTL.Milliseconds(), t.reserved, n.host, n.port, int(n.typ), now.Format(time.DateOnly),
 		id, reserved)
@@ -250,7 +250,7 @@ func (l *Leased) insert(ctx context.Context, n node, now time.Time, lo, hi int64
 	t := l.newLease(id.Int64, dbNow, now)
 	_, err = l.db.ExecContext(ctx, l.d.Rebind(
 		"INSERT INTO "+l.table+" (ID, HOST_NAME, PORT, TYPE, LAUNCH_DATE, MODIFIED, CREATED, LEASED, OWNER, LEASE_UNTIL, RESERVED_UNTIL)"+
-			" VALUES (?, ?, ?, ?, ?, NOW(), NOW(), 1, ?, "+l.d.NowMillis()+" + ?, ?)"),
+			" VALUES (?, ?, ?, ?, ?, CURRENT_TIMESTAMP, CURRENT_TIMESTAMP, 1, ?, "+l.d.NowMillis()+" + ?, ?)"),
 		id.Int64, n.host, n.port, int(n.typ), now.Format(time.DateOnly), t.token, l.timing.TTL.Milliseconds(), t.reserved)
 	if err != nil {
 		return nil, full, err
@@ -307,8 +307,8 @@ type rowStore struct {
 // means the lease is lost whether or not the DSN counts found rows.
 func (s *rowStore) Extend(ctx context.Context, target int64) error {
 	n, err := s.l.d.Exec(ctx, s.l.db,
-		"UPDATE "+s.l.table+" SET LEASE_UNTIL = GREATEST(LEASE_UNTIL + 1, "+s.l.d.NowMillis()+" + ?),"+
-			" RESERVED_UNTIL = GREATEST(RESERVED_UNTIL, ?) WHERE ID = ? AND OWNER = ?",
+		"UPDATE "+s.l.table+" SET LEASE_UNTIL = "+s.l.d.Greatest("LEASE_UNTIL + 1", s.l.d.NowMillis()+" + ?")+","+
+			" RESERVED_UNTIL = "+s.l.d.Greatest("RESERVED_UNTIL", "?")+" WHERE ID = ? AND OWNER = ?",
 		s.l.timing.TTL.Milliseconds(), target, s.id, s.token)
 	if err != nil {
 		return fmt.Errorf("extend the lease of worker ID %d in %s: %w", s.id, s.l.table, cause(ctx, s.l.d, err))
@@ -326,7 +326,7 @@ func (s *rowStore) Extend(ctx context.Context, target int64) error {
 func (s *rowStore) Free(ctx context.Context, lastUsed int64) error {
 	op := fmt.Sprintf("release worker ID %d in %s", s.id, s.l.table)
 	n, err := s.l.d.Exec(ctx, s.l.db,
-		"UPDATE "+s.l.table+" SET OWNER = NULL, LEASE_UNTIL = "+s.l.d.NowMillis()+", RESERVED_UNTIL = ?, MODIFIED = NOW()"+
+		"UPDATE "+s.l.table+" SET OWNER = NULL, LEASE_UNTIL = "+s.l.d.NowMillis()+", RESERVED_UNTIL = ?, MODIFIED = CURRENT_TIMESTAMP"+
 			" WHERE ID = ? AND OWNER = ?",
 		lastUsed, s.id, s.token)
 	switch {

@@ -643,7 +643,7 @@ func TestLeasedErrors(t *testing.T) {
 // naming the database's error, and renewal goes on by itself once the
 // database is back.
 func TestLeaseOutage(t *testing.T) {
-	for _, kind := range dbtest.Kinds {
+	for _, kind := range dbtest.ServerKinds {
 		t.Run(kind, func(t *testing.T) { testLeaseOutage(t, kind) })
 	}
 }

@@ -36,11 +36,27 @@ PRIMARY KEY(ID)
 );
 `
 
-// Schema returns the DDL of the worker table for dialect, "mysql" or
-// "postgres" (ErrDialect for another). For MySQL and DefaultTable (or ""),
-// it is Baidu's WORKER_NODE.sql exactly; for PostgreSQL, the same columns
-// with an identity column for the ID; for another table name, the same
-// text with that name in place of WORKER_NODE.
+// sqliteSQL is the same table for SQLite: an INTEGER PRIMARY KEY is the
+// rowid, and AUTOINCREMENT keeps an ID from being handed out twice, as
+// Baidu's disposable IDs must not be, even once its row is deleted.
+const sqliteSQL = `CREATE TABLE WORKER_NODE
+(
+ID INTEGER PRIMARY KEY AUTOINCREMENT, -- auto increment id
+HOST_NAME VARCHAR(64) NOT NULL, -- host name
+PORT VARCHAR(64) NOT NULL, -- port
+TYPE INT NOT NULL, -- node type: ACTUAL or CONTAINER
+LAUNCH_DATE DATE NOT NULL, -- launch date
+MODIFIED TIMESTAMP NOT NULL, -- modified time
+CREATED TIMESTAMP NOT NULL -- created time
+);
+`
+
+// Schema returns the DDL of the worker table for dialect, "mysql",
+// "postgres" or "sqlite" (ErrDialect for another). For MySQL and
+// DefaultTable (or ""), it is Baidu's WORKER_NODE.sql exactly; for
+// PostgreSQL and SQLite, the same columns with their own kind of
+// auto-increment ID; for another table name, the same text with that name
+// in place of WORKER_NODE.
 //
 // table must be a plain identifier (letters, digits and underscores, not
 // starting with a digit, at most 64 characters for MySQL and 63 for
@@ -76,8 +92,11 @@ func named(name, table string) (*dialect.Dialect, string, error) {
 // schemaFor returns the DDL for an already checked table name.
 func schemaFor(d *dialect.Dialect, table string) string {
 	ddl := schemaSQL
-	if d == dialect.Postgres {
+	switch d {
+	case dialect.Postgres:
 		ddl = postgresSQL
+	case dialect.SQLite:
+		ddl = sqliteSQL
 	}
 	return strings.Replace(ddl, DefaultTable, table, 1)
 }
@@ -86,7 +105,7 @@ func schemaFor(d *dialect.Dialect, table string) string {
 // Each is nullable or has a default, so Baidu's INSERT, which names none of
 // them, still works, and makes a row with LEASED 0: a disposable row, which
 // no lease ever takes. OWNER is VARCHAR on PostgreSQL, whose CHAR pads the
-// token it reads back with spaces.
+// token it reads back with spaces. SQLite takes the PostgreSQL types.
 var leaseColumns = []struct{ name, mysql, postgres, comment string }{
 	{"LEASED", "TINYINT NOT NULL DEFAULT 0", "SMALLINT NOT NULL DEFAULT 0", "1: leased, the ID comes back; 0: disposable, used once"},
 	{"OWNER", "CHAR(32) NULL", "VARCHAR(32) NULL", "random token of the lease holder; NULL once released"},
@@ -106,7 +125,7 @@ func LeaseSchema(dialectName, table string) (string, error) {
 	}
 	var b strings.Builder
 	for i := range leaseColumns {
-		if d == dialect.Postgres {
+		if d != dialect.MySQL {
 			b.WriteString("-- " + leaseColumns[i].comment + "\n")
 		}
 		b.WriteString(addColumn(d, table, i) + ";\n")
@@ -115,11 +134,12 @@ func LeaseSchema(dialectName, table string) (string, error) {
 }
 
 // addColumn returns the ALTER TABLE statement that adds leaseColumns[i]. A
-// MySQL column carries its comment; PostgreSQL has no such clause.
+// MySQL column carries its comment; PostgreSQL and SQLite have no such
+// clause.
 func addColumn(d *dialect.Dialect, table string, i int) string {
 	c := leaseColumns[i]
 	def := c.mysql + " COMMENT '" + c.comment + "'"
-	if d == dialect.Postgres {
+	if d != dialect.MySQL {
 		def = c.postgres
 	}
 	return "ALTER TABLE " + table + " ADD COLUMN " + c.name + " " + def

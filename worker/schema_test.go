@@ -60,8 +60,8 @@ func TestSchemaBadInput(t *testing.T) {
 		{"mysql", "WÖRKER", ErrBadTable, `"WÖRKER"`},
 		{"mysql", strings.Repeat("w", 65), ErrBadTable, "65 characters, want 1 to 64"},
 		{"postgres", strings.Repeat("w", 64), ErrBadTable, "64 characters, want 1 to 63"},
-		{"oracle", "", ErrDialect, `"oracle", want mysql or postgres`},
-		{"", "", ErrDialect, `"", want mysql or postgres`},
+		{"oracle", "", ErrDialect, `"oracle", want mysql, postgres or sqlite`},
+		{"", "", ErrDialect, `"", want mysql, postgres or sqlite`},
 	} {
 		t.Run(tt.dialect+"/"+tt.table, func(t *testing.T) {
 			got, err := Schema(tt.dialect, tt.table)
@@ -118,8 +118,12 @@ func TestEnsureSchemaDefault(t *testing.T) {
 // with the comment and engine of WORKER_NODE.sql.
 func checkColumns(t *testing.T, db *sql.DB, table string) {
 	t.Helper()
-	if dialectOf(t, db) == dialect.Postgres {
+	switch dialectOf(t, db) {
+	case dialect.Postgres:
 		checkPostgresColumns(t, db, table)
+		return
+	case dialect.SQLite:
+		checkSQLiteColumns(t, db, table)
 		return
 	}
 	var comment, engine string
@@ -168,6 +172,30 @@ func checkPostgresColumns(t *testing.T, db *sql.DB, table string) {
 		`lease_until bigint(0) null=YES  key= ""`,
 		`reserved_until bigint(0) null=YES  key= ""`,
 	})
+}
+
+// checkSQLiteColumns is checkColumns on SQLite, which keeps the types as
+// the DDL writes them and has an AUTOINCREMENT ID.
+func checkSQLiteColumns(t *testing.T, db *sql.DB, table string) {
+	t.Helper()
+	compareColumns(t, db, table, `SELECT name, type, 0, CASE WHEN "notnull" = 1 OR pk = 1 THEN 'NO' ELSE 'YES' END,
+			COALESCE(dflt_value, ''), CASE WHEN pk = 1 THEN 'PRI' ELSE '' END, '' FROM pragma_table_info(?) ORDER BY cid`, []string{
+		`ID INTEGER(0) null=NO  key=PRI ""`,
+		`HOST_NAME VARCHAR(64)(0) null=NO  key= ""`,
+		`PORT VARCHAR(64)(0) null=NO  key= ""`,
+		`TYPE INT(0) null=NO  key= ""`,
+		`LAUNCH_DATE DATE(0) null=NO  key= ""`,
+		`MODIFIED TIMESTAMP(0) null=NO  key= ""`,
+		`CREATED TIMESTAMP(0) null=NO  key= ""`,
+		`LEASED SMALLINT(0) null=NO 0 key= ""`,
+		`OWNER VARCHAR(32)(0) null=YES  key= ""`,
+		`LEASE_UNTIL BIGINT(0) null=YES  key= ""`,
+		`RESERVED_UNTIL BIGINT(0) null=YES  key= ""`,
+	})
+	var autoincrement bool
+	if err := db.QueryRow("SELECT COUNT(*) FROM sqlite_master WHERE name = ? AND sql LIKE '%AUTOINCREMENT%'", table).Scan(&autoincrement); err != nil || !autoincrement {
+		t.Errorf("table %s: AUTOINCREMENT %v (%v), want true: a disposable ID must never come back", table, autoincrement, err)
+	}
 }
 
 // compareColumns fails the test unless query, given table, returns want: a

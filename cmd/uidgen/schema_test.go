@@ -39,6 +39,6 @@ func TestSchemaBadCalls(t *testing.T) {
 	testBadCalls(t, []badCall{
 		{[]string{"schema", "-table", "x; DROP TABLE y"}, "bad table name"},
 		{[]string{"schema", "extra"}, `unexpected argument "extra"`},
-		{[]string{"schema", "-dialect", "oracle"}, `"oracle", want mysql or postgres`},
+		{[]string{"schema", "-dialect", "oracle"}, `"oracle", want mysql, postgres or sqlite`},
 	})
 }

@@ -24,7 +24,7 @@ import (
 // reservation runs out, never using a second beyond it; once the database
 // is back the generator goes on by itself.
 func TestLeaseDatabaseDown(t *testing.T) {
-	for _, kind := range dbtest.Kinds {
+	for _, kind := range dbtest.ServerKinds {
 		t.Run(kind, func(t *testing.T) { testLeaseDatabaseDown(t, kind) })
 	}
 }
@@ -160,7 +160,7 @@ func TestLeaseRidesOutOutage(t *testing.T) {
 		t.Skip("waits out a three-minute outage: full size only (not under -race or -short)")
 	}
 	t.Parallel() // beside TestFailover, which also waits minutes
-	for _, kind := range dbtest.Kinds {
+	for _, kind := range dbtest.ServerKinds {
 		t.Run(kind, func(t *testing.T) {
 			t.Parallel()
 			testLeaseRidesOutOutage(t, kind)

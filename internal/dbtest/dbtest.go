@@ -1,10 +1,11 @@
 // Package dbtest points tests at the real database servers, MySQL (MariaDB)
-// at $UIDGEN_MYSQL_DSN and PostgreSQL at $UIDGEN_POSTGRES_DSN, and gives
-// each test tables and databases of its own that are dropped when it ends.
-// Each runs a test once on every server, from one body: so every case runs
-// on both, and there is one copy of it. Without a server's variable the
-// test fails in CI, where .ci/run must provide it, and skips that server
-// elsewhere, saying how to run it.
+// at $UIDGEN_MYSQL_DSN and PostgreSQL at $UIDGEN_POSTGRES_DSN, and at a
+// SQLite file of the test's own, and gives each test tables and databases
+// of its own that are dropped when it ends. Each runs a test once on every
+// kind, from one body: so every case runs on all three, and there is one
+// copy of it. Without a server's variable the test fails in CI, where
+// .ci/run must provide it, and skips that server elsewhere, saying how to
+// run it; SQLite needs nothing.
 //
 // Start starts a throwaway server instead, for tests that stop, kill or
 // pause the database under a client.
@@ -18,18 +19,21 @@
 package dbtest
 
 import (
+	"context"
 	"crypto/rand"
 	"database/sql"
 	"database/sql/driver"
 	"encoding/hex"
 	"net/url"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/go-sql-driver/mysql"
 	_ "github.com/jackc/pgx/v5/stdlib" // registers "pgx"
 
 	"github.com/seed4d941b13/uidgen/internal/dialect"
+	"github.com/seed4d941b13/uidgen/internal/sqlitedb"
 )
 
 // The variables that point the tests at the real servers, and what .ci/run
@@ -42,22 +46,35 @@ const (
 	PostgresDefault = "postgres://postgres@127.0.0.1:5432/test?sslmode=disable"
 )
 
-// Kinds are the servers a test runs on, in order.
-var Kinds = []string{"mysql", "postgres"}
+// Kinds are the databases a test runs on, in order.
+var Kinds = []string{"mysql", "postgres", "sqlite"}
 
-// Server is one database on a server the tests talk to.
+// ServerKinds are the Kinds that run as servers, which Start can start,
+// kill and pause.
+var ServerKinds = Kinds[:2]
+
+// Server is one database the tests talk to: on a server, or a SQLite file.
 type Server struct {
-	Kind string // "mysql" or "postgres": also the subtest's name
-	DSN  string // as the CLI's -dsn takes it: a MySQL DSN or a PostgreSQL URL
+	Kind string // "mysql", "postgres" or "sqlite": also the subtest's name
+	// DSN is as the CLI's -dsn takes it: a MySQL DSN, a PostgreSQL URL or
+	// a SQLite file: URI.
+	DSN string
+	// Path is the SQLite file, as the CLI's -db takes it; "" on a server.
+	Path string
+
+	readOnly bool // open Path read-only
+	raw      bool // open DSN as it is, where sqlitedb.Open would make its directory
 }
 
 // Dialect returns the server's dialect.
 func (s Server) Dialect() *dialect.Dialect {
-	if s.Kind == "postgres" {
-		return dialect.Postgres
-	}
-	return dialect.MySQL
+	d, _ := dialect.Named(s.Kind)
+	return d
 }
+
+// Remote reports whether the database is on a server, which a test can
+// reach with the wrong user or at the wrong address.
+func (s Server) Remote() bool { return s.Kind != "sqlite" }
 
 // Each runs f as a subtest on each shared server, named by its kind.
 func Each(t *testing.T, f func(t *testing.T, s Server)) {
@@ -71,6 +88,9 @@ func Each(t *testing.T, f func(t *testing.T, s Server)) {
 // it the test fails in CI and skips elsewhere.
 func Shared(t testing.TB, kind string) Server {
 	t.Helper()
+	if kind == "sqlite" {
+		return sqliteFile(t)
+	}
 	env, example := MySQLEnv, MySQLDefault
 	if kind == "postgres" {
 		env, example = PostgresEnv, PostgresDefault
@@ -89,9 +109,21 @@ func Shared(t testing.TB, kind string) Server {
 	return s
 }
 
+// sqliteFile returns a SQLite database in a new file of the test's own.
+func sqliteFile(t testing.TB) Server {
+	path := filepath.Join(t.TempDir(), "uidgen.db")
+	return Server{Kind: "sqlite", DSN: sqlitedb.DSN(path, false), Path: path}
+}
+
 // open opens the server's database without connecting.
 func (s Server) open() (*sql.DB, error) {
-	if s.Kind == "postgres" {
+	switch s.Kind {
+	case "sqlite":
+		if s.raw {
+			return sql.Open("sqlite", s.DSN)
+		}
+		return sqlitedb.Open(s.Path, s.readOnly)
+	case "postgres":
 		// stdlib.OpenDB would not show a bad URL until the first query.
 		if _, err := url.Parse(s.DSN); err != nil {
 			return nil, err
@@ -118,6 +150,9 @@ func (s Server) Open(t testing.TB) *sql.DB {
 // With returns the server as user with password, at addr (host:port), or
 // in database name: each where not "".
 func (s Server) With(user, password, addr, name string) Server {
+	if !s.Remote() {
+		panic("dbtest: With of a SQLite file, which has no user, address or database name")
+	}
 	if s.Kind == "postgres" {
 		u, _ := url.Parse(s.DSN) // Shared parsed it
 		if user != "" {
@@ -144,6 +179,38 @@ func (s Server) With(user, password, addr, name string) Server {
 	return Server{Kind: s.Kind, DSN: cfg.FormatDSN()}
 }
 
+// Refused is a database that refuses what a test asks of it, and what its
+// error says.
+type Refused struct {
+	Server
+	Says []string // in the error's message
+}
+
+// Denied returns s as a user that may not write: on a server, a user that
+// does not exist; for SQLite, the file opened read-only.
+func (s Server) Denied(t testing.TB) Refused {
+	t.Helper()
+	switch s.Kind {
+	case "sqlite":
+		s.Open(t).Close() // the file exists, as read-only opening needs
+		return Refused{Server{Kind: s.Kind, DSN: sqlitedb.DSN(s.Path, true), Path: s.Path, readOnly: true}, []string{"readonly database"}}
+	case "postgres":
+		return Refused{s.With("uidgen_no_such_user", "wrong", "", ""), []string{"uidgen_no_such_user", "28000"}}
+	}
+	return Refused{s.With("uidgen_no_such_user", "wrong", "", ""), []string{"uidgen_no_such_user", "Access denied"}}
+}
+
+// Unreachable returns s where nothing answers: on a server, port 1 of
+// 127.0.0.1; for SQLite, a file in a directory that does not exist.
+func (s Server) Unreachable(t testing.TB) Refused {
+	t.Helper()
+	if s.Kind == "sqlite" {
+		path := filepath.Join(t.TempDir(), "no-such-dir", "uidgen.db")
+		return Refused{Server{Kind: s.Kind, DSN: sqlitedb.DSN(path, false), Path: path, raw: true}, []string{"unable to open"}}
+	}
+	return Refused{s.With("", "", "127.0.0.1:1", ""), []string{"127.0.0.1"}}
+}
+
 // UniqueName returns prefix and 16 random hex digits, a name no other test
 // run uses.
 func UniqueName(prefix string) string {
@@ -159,8 +226,10 @@ func Table(t testing.TB, db *sql.DB, prefix string) string {
 	name := UniqueName(prefix)
 	t.Cleanup(func() {
 		// A segment tag table comes with its table of numbers given back.
-		if _, err := db.Exec("DROP TABLE IF EXISTS " + name + ", " + name + "_returned"); err != nil {
-			t.Errorf("drop %s: %v", name, err)
+		for _, table := range []string{name, name + "_returned"} {
+			if _, err := db.Exec("DROP TABLE IF EXISTS " + table); err != nil {
+				t.Errorf("drop %s: %v", table, err)
+			}
 		}
 	})
 	return name
@@ -170,6 +239,9 @@ func Table(t testing.TB, db *sql.DB, prefix string) string {
 // test ends, and returns it.
 func (s Server) Database(t testing.TB) Server {
 	t.Helper()
+	if s.Kind == "sqlite" {
+		return sqliteFile(t)
+	}
 	admin := s.Open(t)
 	name := UniqueName("uidgen_test_")
 	if _, err := admin.Exec("CREATE DATABASE " + name); err != nil {
@@ -203,14 +275,27 @@ func (s Server) Exec(t testing.TB, db *sql.DB, query string, args ...any) sql.Re
 // ends: its dialect can not be read off the driver.
 func (s Server) Wrapped(t testing.TB) *sql.DB {
 	t.Helper()
-	c, err := s.Open(t).Driver().(driver.DriverContext).OpenConnector(s.DSN)
-	if err != nil {
-		t.Fatalf("open %s: %v", s.DSN, err)
+	var c driver.Connector = dsnConnector{s.Open(t).Driver(), s.DSN}
+	if dc, ok := c.Driver().(driver.DriverContext); ok {
+		var err error
+		if c, err = dc.OpenConnector(s.DSN); err != nil {
+			t.Fatalf("open %s: %v", s.DSN, err)
+		}
 	}
 	db := sql.OpenDB(wrappedConnector{c})
 	t.Cleanup(func() { db.Close() })
 	return db
 }
+
+// dsnConnector is database/sql's connector for a driver that has none of
+// its own.
+type dsnConnector struct {
+	d   driver.Driver
+	dsn string
+}
+
+func (c dsnConnector) Connect(context.Context) (driver.Conn, error) { return c.d.Open(c.dsn) }
+func (c dsnConnector) Driver() driver.Driver                        { return c.d }
 
 type wrappedConnector struct{ driver.Connector }
 

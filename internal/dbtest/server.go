@@ -5,11 +5,13 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"os/user"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -95,6 +97,9 @@ func Start(t testing.TB, kind string) *Throwaway {
 
 // engineOf returns the engine of kind, or why it can not run here.
 func engineOf(kind string) (engine, error) {
+	if !slices.Contains(ServerKinds, kind) {
+		return engine{}, fmt.Errorf("no server of kind %q: want one of %v", kind, ServerKinds)
+	}
 	e := mariadb
 	if kind == "postgres" {
 		e = postgres

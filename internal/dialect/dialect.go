@@ -1,14 +1,16 @@
-// Package dialect holds what differs between the SQL servers that the
+// Package dialect holds what differs between the SQL databases that the
 // packages keeping state in a table (worker, segment) talk to: MySQL (and
-// MariaDB) through github.com/go-sql-driver/mysql, and PostgreSQL through
-// github.com/jackc/pgx/v5/stdlib.
+// MariaDB) through github.com/go-sql-driver/mysql, PostgreSQL through
+// github.com/jackc/pgx/v5/stdlib, and SQLite files through modernc.org/sqlite
+// (or github.com/ncruces/go-sqlite3/driver).
 //
-// It imports neither driver. database/sql's convention is that a program
+// It imports no driver. database/sql's convention is that a program
 // imports the driver it uses, so a program that uses one database links
 // only that one's driver: the dialect is read off the type of the driver a
 // *sql.DB was opened with, and a driver's errors are read by their SQLSTATE
-// (pgx's PgError has a method for it) or, for MySQL, by the error number
-// field of the driver's MySQLError, found by reflection.
+// (pgx's PgError has a method for it), for MySQL by the error number
+// field of the driver's MySQLError, found by reflection, and for SQLite by
+// the primary result code in the error's Code method or its message.
 package dialect
 
 import (
@@ -36,15 +38,33 @@ var (
 
 // Dialect is one SQL server's way of saying what the packages need.
 type Dialect struct {
+	name string // as people write it
+
 	// nowMillis and nowSeconds are the server's clock, as Unix
 	// milliseconds and seconds, in an expression of type BIGINT.
 	nowMillis, nowSeconds string
 
+	// unixSeconds, nullSafeEqual and greatest are formats of the
+	// expressions that UnixSeconds, NullSafeEqual and Greatest return.
+	unixSeconds, nullSafeEqual, greatest string
+
+	numbered  bool // placeholders are $1, $2, ..., not ?
+	returning bool // UPDATE ... RETURNING reads back what it wrote
+
 	maxIdentifier int // the longest table name the server keeps whole
 
+	// columns lists the upper-cased column names of the table named by
+	// its one placeholder.
+	columns string
+
 	// codes map the server's error codes (MySQL's numbers, PostgreSQL's
-	// SQLSTATEs) to what they mean here.
+	// SQLSTATEs, SQLite's primary result codes) to what they mean here.
 	codes map[string]Kind
+
+	// messages map text in a SQLite error's message to its Kind, where
+	// its result code (SQLITE_ERROR) says too little, or where the driver
+	// has no Code method that this package reads.
+	messages map[string]Kind
 }
 
 // Kind is what a server's error says happened, where the packages act on it.
@@ -59,6 +79,9 @@ const (
 	TableExists       // CREATE TABLE of a table that exists
 	DupColumn         // ADD COLUMN of a column that exists
 	NullColumn        // a NOT NULL column got no value
+	Busy              // another connection holds the lock the statement waited for
+	NotDatabase       // the file is not a database of the dialect
+	Unreachable       // the database could not be opened or reached
 )
 
 // MySQL is MySQL's and MariaDB's dialect, as go-sql-driver/mysql speaks it.
@@ -68,9 +91,14 @@ const (
 // autumn, which can misjudge a lease's expiry by that hour: a lease taken
 // early costs its holder the lease, never a second twice.
 var MySQL = &Dialect{
+	name:          "MySQL",
 	nowMillis:     "CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED)",
 	nowSeconds:    "UNIX_TIMESTAMP()",
+	unixSeconds:   "CAST(UNIX_TIMESTAMP(%s) AS SIGNED)",
+	nullSafeEqual: "%s <=> %s",
+	greatest:      "GREATEST(%s, %s)",
 	maxIdentifier: 64,
+	columns:       "SELECT UPPER(COLUMN_NAME) FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?",
 	codes: map[string]Kind{
 		"1044": AccessDenied, // ER_DBACCESS_DENIED_ERROR: user may not use the database
 		"1045": AccessDenied, // ER_ACCESS_DENIED_ERROR: unknown user or wrong password
@@ -89,9 +117,16 @@ var MySQL = &Dialect{
 // now() is the start of the statement's transaction: with database/sql's
 // autocommit, the statement's own start.
 var Postgres = &Dialect{
+	name:          "PostgreSQL",
 	nowMillis:     "FLOOR(EXTRACT(EPOCH FROM now()) * 1000)::BIGINT",
 	nowSeconds:    "FLOOR(EXTRACT(EPOCH FROM now()))::BIGINT",
+	unixSeconds:   "FLOOR(EXTRACT(EPOCH FROM %s))::BIGINT",
+	nullSafeEqual: "%s IS NOT DISTINCT FROM %s",
+	greatest:      "GREATEST(%s, %s)",
+	numbered:      true,
+	returning:     true,
 	maxIdentifier: 63,
+	columns:       "SELECT UPPER(column_name) FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = LOWER($1)",
 	codes: map[string]Kind{
 		"28000": AccessDenied, // invalid_authorization_specification: no such role
 		"28P01": AccessDenied, // invalid_password
@@ -106,11 +141,53 @@ var Postgres = &Dialect{
 	},
 }
 
+// SQLite is SQLite's dialect, for a database in a file on this machine.
+// Its clock is this machine's; 'now' is one instant for the whole
+// statement. The table name has no length limit in SQLite; 64 keeps a name
+// that is good here good on the servers too. Errors are told apart by
+// their primary result code, and, where it is SQLITE_ERROR, by the message,
+// which SQLite has kept the same for decades.
+var SQLite = &Dialect{
+	name:          "SQLite",
+	nowMillis:     "CAST(unixepoch('subsec') * 1000 AS INTEGER)",
+	nowSeconds:    "unixepoch()",
+	unixSeconds:   "unixepoch(%s)",
+	nullSafeEqual: "%s IS %s",
+	greatest:      "MAX(%s, %s)",
+	returning:     true,
+	maxIdentifier: 64,
+	columns:       "SELECT UPPER(name) FROM pragma_table_info(?)",
+	codes: map[string]Kind{
+		"3":  AccessDenied, // SQLITE_PERM
+		"5":  Busy,         // SQLITE_BUSY: busy_timeout passed with the lock still held
+		"6":  Busy,         // SQLITE_LOCKED
+		"8":  AccessDenied, // SQLITE_READONLY
+		"14": Unreachable,  // SQLITE_CANTOPEN
+		"23": AccessDenied, // SQLITE_AUTH
+		"26": NotDatabase,  // SQLITE_NOTADB
+	},
+	messages: map[string]Kind{
+		"no such table":              NoTable,
+		"no such column":             NoColumn,
+		"has no column named":        NoColumn, // an INSERT's
+		"UNIQUE constraint failed":   DupKey,
+		"already exists":             TableExists,
+		"duplicate column name":      DupColumn,
+		"NOT NULL constraint failed": NullColumn,
+		"database is locked":         Busy,
+		"file is not a database":     NotDatabase,
+		"unable to open database":    Unreachable,
+		"readonly database":          AccessDenied,
+	},
+}
+
 // drivers maps the import path of a database/sql driver's package to its
 // dialect.
 var drivers = map[string]*Dialect{
-	"github.com/go-sql-driver/mysql": MySQL,
-	"github.com/jackc/pgx/v5/stdlib": Postgres,
+	"github.com/go-sql-driver/mysql":       MySQL,
+	"github.com/jackc/pgx/v5/stdlib":       Postgres,
+	"modernc.org/sqlite":                   SQLite,
+	"github.com/ncruces/go-sqlite3/driver": SQLite,
 }
 
 // Of returns the dialect of the driver db was opened with, or an error
@@ -126,7 +203,8 @@ func Of(db *sql.DB) (*Dialect, error) {
 	if d, ok := drivers[t.PkgPath()]; ok {
 		return d, nil
 	}
-	return nil, fmt.Errorf("%w: the *sql.DB's driver is %s.%s; want github.com/go-sql-driver/mysql (sql.Open(\"mysql\", dsn)) or github.com/jackc/pgx/v5/stdlib (sql.Open(\"pgx\", dsn))",
+	return nil, fmt.Errorf("%w: the *sql.DB's driver is %s.%s; want github.com/go-sql-driver/mysql (sql.Open(\"mysql\", dsn)),"+
+		" github.com/jackc/pgx/v5/stdlib (sql.Open(\"pgx\", dsn)) or modernc.org/sqlite (sql.Open(\"sqlite\", path))",
 		ErrDialect, t.PkgPath(), t.Name())
 }
 
@@ -154,25 +232,22 @@ func ForTable(db *sql.DB, name, table string) (*Dialect, error) {
 	return d, nil
 }
 
-// Named returns the dialect called name: "mysql", or "postgres" (also
-// "postgresql" and "pgx"), in any case.
+// Named returns the dialect called name: "mysql", "postgres" (also
+// "postgresql" and "pgx") or "sqlite" (also "sqlite3"), in any case.
 func Named(name string) (*Dialect, error) {
 	switch strings.ToLower(name) {
 	case "mysql", "mariadb":
 		return MySQL, nil
 	case "postgres", "postgresql", "pgx":
 		return Postgres, nil
+	case "sqlite", "sqlite3":
+		return SQLite, nil
 	}
-	return nil, fmt.Errorf("%w: %q, want mysql or postgres", ErrDialect, name)
+	return nil, fmt.Errorf("%w: %q, want mysql, postgres or sqlite", ErrDialect, name)
 }
 
-// String returns the server's name as people write it.
-func (d *Dialect) String() string {
-	if d == Postgres {
-		return "PostgreSQL"
-	}
-	return "MySQL"
-}
+// String returns the database's name as people write it.
+func (d *Dialect) String() string { return d.name }
 
 // NowMillis returns an expression of the server's clock in Unix
 // milliseconds.
@@ -184,27 +259,24 @@ func (d *Dialect) NowSeconds() string { return d.nowSeconds }
 
 // UnixSeconds returns an expression of the instant in expr, a TIMESTAMP
 // column, in whole Unix seconds.
-func (d *Dialect) UnixSeconds(expr string) string {
-	if d == Postgres {
-		return "FLOOR(EXTRACT(EPOCH FROM " + expr + "))::BIGINT"
-	}
-	return "CAST(UNIX_TIMESTAMP(" + expr + ") AS SIGNED)"
-}
+func (d *Dialect) UnixSeconds(expr string) string { return fmt.Sprintf(d.unixSeconds, expr) }
 
 // NullSafeEqual returns the comparison of a and b that holds when both are
 // NULL.
-func (d *Dialect) NullSafeEqual(a, b string) string {
-	if d == Postgres {
-		return a + " IS NOT DISTINCT FROM " + b
-	}
-	return a + " <=> " + b
-}
+func (d *Dialect) NullSafeEqual(a, b string) string { return fmt.Sprintf(d.nullSafeEqual, a, b) }
+
+// Greatest returns the larger of a and b, neither NULL.
+func (d *Dialect) Greatest(a, b string) string { return fmt.Sprintf(d.greatest, a, b) }
+
+// Returning reports whether an UPDATE can read back what it wrote with
+// RETURNING (PostgreSQL, SQLite), rather than through LAST_INSERT_ID (MySQL).
+func (d *Dialect) Returning() bool { return d.returning }
 
 // Rebind returns query with its ? placeholders numbered $1, $2, ... for
-// PostgreSQL. Queries are written with ? for both servers; none has a ?
+// PostgreSQL. Queries are written with ? for every dialect; none has a ?
 // inside a string literal, which Rebind would also number.
 func (d *Dialect) Rebind(query string) string {
-	if d != Postgres || !strings.Contains(query, "?") {
+	if !d.numbered || !strings.Contains(query, "?") {
 		return query
 	}
 	var b strings.Builder
@@ -262,11 +334,7 @@ func (d *Dialect) Exec(ctx context.Context, db *sql.DB, query string, args ...an
 // database (for PostgreSQL, the schema) db's connections use. PostgreSQL
 // folds an unquoted name to lower case, so the table is looked up so.
 func (d *Dialect) Columns(ctx context.Context, db *sql.DB, table string) (map[string]bool, error) {
-	query := "SELECT UPPER(COLUMN_NAME) FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?"
-	if d == Postgres {
-		query = "SELECT UPPER(column_name) FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = LOWER($1)"
-	}
-	rows, err := db.QueryContext(ctx, query, table)
+	rows, err := db.QueryContext(ctx, d.columns, table)
 	if err != nil {
 		return nil, err
 	}
@@ -284,8 +352,19 @@ func (d *Dialect) Columns(ctx context.Context, db *sql.DB, table string) (map[st
 
 // Kind returns what err, the driver's answer to a statement, says happened.
 func (d *Dialect) Kind(err error) Kind {
+	if err == nil {
+		return Other
+	}
 	if code, ok := code(err); ok {
-		return d.codes[code]
+		if k, ok := d.codes[code]; ok {
+			return k
+		}
+	}
+	msg := err.Error()
+	for text, k := range d.messages {
+		if strings.Contains(msg, text) {
+			return k
+		}
 	}
 	return Other
 }
@@ -313,8 +392,17 @@ func (d *Dialect) Cause(ctx context.Context, err error) error {
 		}
 		return err
 	}
-	if d.Kind(err) == AccessDenied {
+	switch d.Kind(err) {
+	case AccessDenied:
 		return fmt.Errorf("%w: %w", ErrAccessDenied, err)
+	case Busy:
+		// To the caller a file another process keeps locked is a store
+		// that does not answer: it may answer later.
+		return fmt.Errorf("%w: another connection held the file's lock throughout: %w", ErrUnreachable, err)
+	case NotDatabase:
+		return fmt.Errorf("not a SQLite database (another kind of file, encrypted or damaged): %w", err)
+	case Unreachable:
+		return fmt.Errorf("%w: %w", ErrUnreachable, err)
 	}
 	var ne net.Error
 	if errors.As(err, &ne) || errors.Is(err, driver.ErrBadConn) || errors.Is(err, io.ErrUnexpectedEOF) ||
@@ -354,12 +442,21 @@ func connectionLost(err error) bool {
 // sqlState is what pgx's PgError (and lib/pq's Error) have.
 type sqlState interface{ SQLState() string }
 
-// code returns the server's error code in err's chain: a SQLSTATE, or the
-// Number of a go-sql-driver/mysql MySQLError in decimal.
+// sqliteCode is what modernc.org/sqlite's Error has: an extended result
+// code, whose low byte is the primary one.
+type sqliteCode interface{ Code() int }
+
+// code returns the server's error code in err's chain: a SQLSTATE, the
+// Number of a go-sql-driver/mysql MySQLError in decimal, or SQLite's
+// primary result code in decimal.
 func code(err error) (string, bool) {
 	var s sqlState
 	if errors.As(err, &s) {
 		return s.SQLState(), true
+	}
+	var c sqliteCode
+	if errors.As(err, &c) {
+		return strconv.Itoa(c.Code() & 0xff), true
 	}
 	return mysqlNumber(err)
 }

@@ -8,19 +8,22 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/go-sql-driver/mysql"
 	"github.com/jackc/pgx/v5/pgconn"
 	_ "github.com/jackc/pgx/v5/stdlib"
+	_ "modernc.org/sqlite"
 )
 
 func TestOf(t *testing.T) {
 	for _, tt := range []struct {
 		driver string
 		want   *Dialect
-	}{{"mysql", MySQL}, {"pgx", Postgres}} {
+	}{{"mysql", MySQL}, {"pgx", Postgres}, {"sqlite", SQLite}} {
 		db, err := sql.Open(tt.driver, "")
 		if err != nil {
 			t.Fatal(err)
@@ -36,13 +39,14 @@ func TestOf(t *testing.T) {
 }
 
 func TestNamed(t *testing.T) {
-	for name, want := range map[string]*Dialect{"mysql": MySQL, "MariaDB": MySQL, "postgres": Postgres, "PostgreSQL": Postgres, "pgx": Postgres} {
+	for name, want := range map[string]*Dialect{"mysql": MySQL, "MariaDB": MySQL, "postgres": Postgres, "PostgreSQL": Postgres, "pgx": Postgres,
+		"sqlite": SQLite, "SQLite3": SQLite} {
 		if d, err := Named(name); d != want || err != nil {
 			t.Errorf("Named(%q) = %v, %v; want %v", name, d, err, want)
 		}
 	}
-	if _, err := Named("sqlite"); !errors.Is(err, ErrDialect) {
-		t.Errorf("Named(sqlite): %v, want an error wrapping %q", err, ErrDialect)
+	if _, err := Named("oracle"); !errors.Is(err, ErrDialect) {
+		t.Errorf("Named(oracle): %v, want an error wrapping %q", err, ErrDialect)
 	}
 }
 
@@ -50,6 +54,9 @@ func TestRebind(t *testing.T) {
 	const query = "UPDATE t SET a = ? WHERE b = ? AND c <= ?"
 	if got := MySQL.Rebind(query); got != query {
 		t.Errorf("MySQL.Rebind = %q, want it unchanged", got)
+	}
+	if got := SQLite.Rebind(query); got != query {
+		t.Errorf("SQLite.Rebind = %q, want it unchanged", got)
 	}
 	if got, want := Postgres.Rebind(query), "UPDATE t SET a = $1 WHERE b = $2 AND c <= $3"; got != want {
 		t.Errorf("Postgres.Rebind = %q, want %q", got, want)
@@ -80,6 +87,89 @@ func TestKind(t *testing.T) {
 		if got := tt.d.Kind(tt.err); got != tt.want {
 			t.Errorf("%v.Kind(%v) = %d, want %d", tt.d, tt.err, got, tt.want)
 		}
+	}
+}
+
+// TestSQLiteKind makes each failure that Kind sorts happen in a real SQLite
+// file through the driver, and checks what Kind and Cause make of it: it
+// fails if the driver or SQLite change what Kind reads.
+func TestSQLiteKind(t *testing.T) {
+	ctx := t.Context()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "kind.db")
+	open := func(t *testing.T, dsn string) *sql.DB {
+		db, err := sql.Open("sqlite", dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		return db
+	}
+	db := open(t, "file:"+path+"?_pragma=busy_timeout(100)&_pragma=journal_mode(WAL)")
+	for _, stmt := range []string{
+		"CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)",
+		"INSERT INTO t VALUES (1, 'a')",
+	} {
+		if _, err := db.ExecContext(ctx, stmt); err != nil {
+			t.Fatalf("%s: %v", stmt, err)
+		}
+	}
+	notDB := filepath.Join(dir, "not.db")
+	if err := os.WriteFile(notDB, []byte(strings.Repeat("not a database ", 100)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Another connection holds the write lock while the busy cases run.
+	locker := open(t, "file:"+path)
+	conn, err := locker.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	for _, tt := range []struct {
+		name string
+		db   *sql.DB
+		stmt string
+		want Kind
+	}{
+		{"dup key", db, "INSERT INTO t VALUES (1, 'b')", DupKey},
+		{"no table", db, "SELECT * FROM missing", NoTable},
+		{"no column", db, "SELECT missing FROM t", NoColumn},
+		{"no column to insert", db, "INSERT INTO t (id, missing) VALUES (2, 'x')", NoColumn},
+		{"table exists", db, "CREATE TABLE t (id INTEGER)", TableExists},
+		{"dup column", db, "ALTER TABLE t ADD COLUMN v TEXT", DupColumn},
+		{"null column", db, "INSERT INTO t (id) VALUES (3)", NullColumn},
+		{"read-only", open(t, "file:"+path+"?mode=ro"), "INSERT INTO t VALUES (4, 'd')", AccessDenied},
+		{"not a database", open(t, "file:"+notDB), "SELECT 1 FROM sqlite_master", NotDatabase},
+		{"no directory", open(t, "file:"+filepath.Join(dir, "none", "x.db")), "SELECT 1", Unreachable},
+		{"busy", db, "BEGIN IMMEDIATE", Busy},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if tt.want == Busy {
+				if _, err := conn.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+					t.Fatal(err)
+				}
+				defer conn.ExecContext(ctx, "ROLLBACK")
+			}
+			_, err := tt.db.ExecContext(ctx, tt.stmt)
+			if got := SQLite.Kind(err); got != tt.want {
+				t.Errorf("Kind(%v) = %d, want %d", err, got, tt.want)
+			}
+			cause := SQLite.Cause(ctx, err)
+			switch tt.want {
+			case AccessDenied:
+				if !errors.Is(cause, ErrAccessDenied) {
+					t.Errorf("Cause(%v) = %v, want ErrAccessDenied", err, cause)
+				}
+			case Busy, Unreachable:
+				if !errors.Is(cause, ErrUnreachable) {
+					t.Errorf("Cause(%v) = %v, want ErrUnreachable", err, cause)
+				}
+			case NotDatabase:
+				if !strings.Contains(cause.Error(), "not a SQLite database") {
+					t.Errorf("Cause(%v) = %v, want it to say so", err, cause)
+				}
+			}
+		})
 	}
 }
 
@@ -126,7 +216,7 @@ func TestForTable(t *testing.T) {
 		d       *Dialect
 	}{
 		{nil, "", "T", ErrNilDB, nil},
-		{db, "sqlite", "T", ErrDialect, nil},
+		{db, "oracle", "T", ErrDialect, nil},
 		{db, "", "A B", ErrBadTable, nil},
 		{db, "postgres", strings.Repeat("t", 64), ErrBadTable, nil},
 		{db, "", strings.Repeat("t", 64), nil, MySQL},
