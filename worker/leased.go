@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/seed4d941b13/uidgen"
@@ -80,7 +81,8 @@ type Leased struct {
 	// Replaced by tests. now sizes reservations and names the day in
 	// LAUNCH_DATE; it never decides whether a lease has expired.
 	now  func() time.Time
-	poll time.Duration // freePoll
+	poll time.Duration   // freePoll
+	gone func(int) bool // processGone
 }
 
 // NewLeased returns a Leased that keeps its leases in cfg.Table of cfg.DB, a
@@ -100,7 +102,7 @@ func NewLeased(cfg Config) (*Leased, error) {
 		return nil, fmt.Errorf("worker: %w", err)
 	}
 	return &Leased{db: c.DB, d: c.d, table: c.Table, timing: leasing.NewTiming(c.LeaseTTL, c.LeaseHorizon), ids: c.WorkerIDs, logger: c.Logger,
-		host: systemHost(c.LookupEnv), now: time.Now, poll: freePoll}, nil
+		host: systemHost(c.LookupEnv, c.d), now: time.Now, poll: freePoll, gone: processGone}, nil
 }
 
 var _ uidgen.Leaser = (*Leased)(nil)
@@ -132,8 +134,8 @@ func (l *Leased) LeaseWorkerID(ctx context.Context, maxWorkerID int64) (uidgen.L
 	var held *heldIDs // once every ID was found held
 	failed := func(err error) error {
 		if held != nil && ctx.Err() != nil {
-			return fmt.Errorf("worker: %s: %w: all %d IDs from %d to %d are held (%d leased, %d disposable) and none came free: %w",
-				op, ErrNoFreeID, hi-lo+1, lo, hi, hi-lo+1-held.disposable, held.disposable, ctx.Err())
+			return fmt.Errorf("worker: %s: %w: all %d IDs from %d to %d are held (%d leased, %d disposable%s) and none came free: %w",
+				op, ErrNoFreeID, hi-lo+1, lo, hi, hi-lo+1-held.disposable, held.disposable, held.holders, ctx.Err())
 		}
 		return fail(ctx, l.d, op, err)
 	}
@@ -150,6 +152,16 @@ func (l *Leased) LeaseWorkerID(ctx context.Context, maxWorkerID int64) (uidgen.L
 			continue
 		}
 		held = &full
+		if reclaimed, err := l.reclaimGone(ctx, n, lo, hi); err != nil {
+			return nil, failed(err)
+		} else if reclaimed {
+			continue
+		}
+		if hi-lo < namedHolders {
+			if held.holders, err = l.holders(ctx, lo, hi); err != nil {
+				return nil, failed(err)
+			}
+		}
 		select {
 		case <-ctx.Done():
 			return nil, failed(ctx.Err())
@@ -222,7 +234,95 @@ func (l *Leased) take(ctx context.Context, n node, now time.Time, lo, hi int64, 
 }
 
 // heldIDs counts the rows that hold the IDs of a full range.
-type heldIDs struct{ disposable int64 }
+type heldIDs struct {
+	disposable int64
+	holders    string // who holds them, where the range is small enough to say
+}
+
+// namedHolders is the largest range whose full-range error names each
+// holder: a process pinned to one ID (a range of one) wants to know who
+// has it.
+const namedHolders = 3
+
+// holders returns, for an error, who holds the leased IDs of [lo, hi]: ";
+// worker ID 5 held by pid-4242 on host h since 2026-11-27 10:17:08 UTC".
+func (l *Leased) holders(ctx context.Context, lo, hi int64) (string, error) {
+	rows, err := l.db.QueryContext(ctx, l.d.Rebind(
+		"SELECT ID, HOST_NAME, PORT, "+l.d.UnixSeconds("MODIFIED")+" FROM "+l.table+
+			" WHERE LEASED = 1 AND ID BETWEEN ? AND ? ORDER BY ID"), lo, hi)
+	if err != nil {
+		return "", err
+	}
+	defer rows.Close()
+	var b strings.Builder
+	for rows.Next() {
+		var id, since int64
+		var host, port string
+		if err := rows.Scan(&id, &host, &port, &since); err != nil {
+			return "", err
+		}
+		fmt.Fprintf(&b, "; worker ID %d held by %s on host %s since %s", id, port, host,
+			time.Unix(since, 0).UTC().Format(time.DateTime+" MST"))
+	}
+	return b.String(), rows.Err()
+}
+
+// reclaimGone expires, on a SQLite file, the leases of [lo, hi] whose row
+// names a process of this host that no longer runs, and reports whether
+// it expired any. Every holder of a file's ID runs on the file's machine,
+// and a process that is gone renews nothing: its ID need not wait out the
+// TTL. The update names the holder's token as read, so a lease taken since
+// is left alone. Expiring a lease early never gives a second twice: a
+// takeover still starts above the row's reservation, and a holder whose
+// lease was taken extends nothing (the package doc's proof holds for any
+// expiry time); a holder wrongly judged gone would lose its lease, never
+// share a second.
+func (l *Leased) reclaimGone(ctx context.Context, n node, lo, hi int64) (bool, error) {
+	if !l.host.local {
+		return false, nil
+	}
+	rows, err := l.db.QueryContext(ctx, "SELECT ID, OWNER, PORT FROM "+l.table+
+		" WHERE LEASED = 1 AND ID BETWEEN ? AND ? AND HOST_NAME = ? AND OWNER IS NOT NULL AND LEASE_UNTIL > "+l.d.NowMillis(), lo, hi, n.host)
+	if err != nil {
+		return false, err
+	}
+	type gone struct {
+		id    int64
+		owner string
+		pid   int
+	}
+	var list []gone
+	for rows.Next() {
+		var g gone
+		var port string
+		if err := rows.Scan(&g.id, &g.owner, &port); err != nil {
+			rows.Close()
+			return false, err
+		}
+		if pid, ok := portProcess(port); ok && l.gone(pid) {
+			g.pid = pid
+			list = append(list, g)
+		}
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return false, err
+	}
+	reclaimed := false
+	for _, g := range list {
+		n, err := l.d.Exec(ctx, l.db, "UPDATE "+l.table+" SET LEASE_UNTIL = "+l.d.NowMillis()+" WHERE ID = ? AND OWNER = ?", g.id, g.owner)
+		if err != nil {
+			return false, err
+		}
+		if n == 1 {
+			reclaimed = true
+			if l.logger != nil {
+				l.logger.InfoContext(ctx, "worker: expired the lease of a process that is gone", "id", g.id, "table", l.table, "pid", g.pid)
+			}
+		}
+	}
+	return reclaimed, nil
+}
 
 // insert leases a new row with the lowest ID from lo the table does not
 // use. It returns nil and what holds the IDs when that ID is above hi, and

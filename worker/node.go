@@ -1,6 +1,7 @@
 package worker
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math/rand/v2"
@@ -10,6 +11,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/seed4d941b13/uidgen/internal/dialect"
 )
 
 // NodeType says where a worker runs; it is the TYPE column of WORKER_NODE.
@@ -71,12 +74,33 @@ type host struct {
 	lookupEnv func(string) (string, bool)
 	addrs     func() ([]net.Addr, error)
 	hostname  func() (string, error)
+	// local says the table is in a file on this machine (SQLite): its
+	// rows name the process, so that a holder that is gone can be seen.
+	local bool
 }
 
 // systemHost returns the host of this process, reading the environment with
-// lookupEnv.
-func systemHost(lookupEnv func(string) (string, bool)) host {
-	return host{lookupEnv: lookupEnv, addrs: net.InterfaceAddrs, hostname: os.Hostname}
+// lookupEnv, for a table in d.
+func systemHost(lookupEnv func(string) (string, bool), d *dialect.Dialect) host {
+	return host{lookupEnv: lookupEnv, addrs: net.InterfaceAddrs, hostname: os.Hostname, local: d == dialect.SQLite}
+}
+
+// pidPrefix starts the PORT of a process that keeps its worker ID in a
+// file on its own machine; its process ID follows.
+const pidPrefix = "pid-"
+
+// processPort returns the PORT of the process pid: "pid-4242".
+func processPort(pid int) string { return pidPrefix + strconv.Itoa(pid) }
+
+// portProcess returns the process ID that a PORT written by processPort
+// names, or false.
+func portProcess(port string) (int, bool) {
+	s, ok := strings.CutPrefix(port, pidPrefix)
+	if !ok {
+		return 0, false
+	}
+	pid, err := strconv.Atoi(s)
+	return pid, err == nil && pid > 0
 }
 
 // env returns the variable's value, with a blank one read as unset, as
@@ -87,8 +111,17 @@ func (h host) env(name string) string {
 }
 
 // describe describes this process at now, in Baidu's order: JPAAS container,
-// then (ours) Kubernetes pod, then actual host.
+// then (ours) Kubernetes pod, then actual host. For a table in a local file
+// it is an actual host, named by its host name, and PORT names the process,
+// whose holders all run on the file's machine.
 func (h host) describe(now time.Time) (node, error) {
+	if h.local {
+		name, err := h.hostname()
+		if err != nil || name == "" {
+			return node{}, fmt.Errorf("%w: no host name: %w", ErrNoHost, cmp.Or(err, errors.New("host name is empty")))
+		}
+		return node{typ: Actual, host: name, port: processPort(os.Getpid())}, nil
+	}
 	host := h.env(envJPAASHost)
 	portVar := envJPAASHTTPPort
 	port := h.env(portVar)

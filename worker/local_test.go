@@ -1,0 +1,97 @@
+package worker
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/seed4d941b13/uidgen"
+	"github.com/seed4d941b13/uidgen/internal/dbtest"
+)
+
+// TestLocalHolderGone: on a SQLite file a row names its holder's process,
+// and a pinned lease (a range of one ID) whose holder is gone takes the ID
+// at once, above its reservation, where a live holder's ID is refused with
+// an error that names the holder.
+func TestLocalHolderGone(t *testing.T) {
+	s := dbtest.Shared(t, "sqlite")
+	db := s.Open(t)
+	pinned := Config{LeaseTTL: time.Minute, WorkerIDs: uidgen.WorkerIDRange{Min: 5, Max: 5}}
+	first := newTestLeased(t, db, DefaultTable, pinned)
+	held := mustLease(t, first, 100)
+	if held.WorkerID() != 5 {
+		t.Fatalf("pinned lease got ID %d, want 5", held.WorkerID())
+	}
+	host, _ := os.Hostname()
+	var name, port string
+	if err := db.QueryRow("SELECT HOST_NAME, PORT FROM "+DefaultTable+" WHERE ID = 5").Scan(&name, &port); err != nil {
+		t.Fatal(err)
+	}
+	if name != host || port != "pid-"+strconv.Itoa(os.Getpid()) {
+		t.Errorf("row names %q on %q, want pid-%d on %q", port, name, os.Getpid(), host)
+	}
+
+	t.Run("alive", func(t *testing.T) {
+		second := newTestLeased(t, db, DefaultTable, pinned)
+		second.poll = 10 * time.Millisecond
+		second.gone = func(int) bool { return false }
+		ctx, cancel := context.WithTimeout(testContext(t), 200*time.Millisecond)
+		defer cancel()
+		_, err := second.LeaseWorkerID(ctx, 100)
+		checkErr(t, "LeaseWorkerID", err, ErrNoFreeID, []string{
+			"all 1 IDs from 5 to 5 are held", "worker ID 5 held by " + port + " on host " + host + " since "})
+	})
+
+	t.Run("gone", func(t *testing.T) {
+		second := newTestLeased(t, db, DefaultTable, pinned)
+		var asked []int
+		second.gone = func(pid int) bool { asked = append(asked, pid); return true }
+		// Well within the TTL of a minute: the lease is taken because its
+		// holder is gone, not because it expired.
+		ctx, cancel := context.WithTimeout(testContext(t), 5*time.Second)
+		defer cancel()
+		taken, err := second.LeaseWorkerID(ctx, 100)
+		if err != nil {
+			t.Fatalf("LeaseWorkerID with the holder gone: %v", err)
+		}
+		defer taken.Release(testContext(t), taken.First()-1)
+		if taken.WorkerID() != 5 || taken.First() <= held.Reserved() {
+			t.Errorf("took ID %d from second %d, want 5 above the holder's reservation %d", taken.WorkerID(), taken.First(), held.Reserved())
+		}
+		if len(asked) != 1 || asked[0] != os.Getpid() {
+			t.Errorf("asked whether %v are gone, want [%d]", asked, os.Getpid())
+		}
+		// The first holder lost the row: it extends nothing.
+		if err := held.Wait(ctx, held.Reserved()+1); !errors.Is(err, uidgen.ErrLeaseLost) {
+			t.Errorf("old holder's Wait beyond its reservation: %v, want ErrLeaseLost", err)
+		}
+	})
+}
+
+// TestLocalOnlyForFiles: on a server, rows describe the host as Baidu's
+// do, and no holder is judged gone by its process.
+func TestLocalOnlyForFiles(t *testing.T) {
+	for _, kind := range dbtest.ServerKinds {
+		t.Run(kind, func(t *testing.T) {
+			s := dbtest.Shared(t, kind)
+			db := s.Open(t)
+			table := testTable(t, db)
+			l := newTestLeased(t, db, table, Config{})
+			if l.host.local {
+				t.Fatalf("%s: a server's table counted as a local file", kind)
+			}
+			mustLease(t, l, 100)
+			var port string
+			if err := db.QueryRow("SELECT PORT FROM " + table).Scan(&port); err != nil {
+				t.Fatal(err)
+			}
+			if strings.HasPrefix(port, pidPrefix) {
+				t.Errorf("PORT %q, want Baidu's millis-random", port)
+			}
+		})
+	}
+}
