@@ -81,7 +81,7 @@ type Leased struct {
 	// Replaced by tests. now sizes reservations and names the day in
 	// LAUNCH_DATE; it never decides whether a lease has expired.
 	now  func() time.Time
-	poll time.Duration   // freePoll
+	poll time.Duration  // freePoll
 	gone func(int) bool // processGone
 }
 
