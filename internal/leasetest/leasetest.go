@@ -1,6 +1,10 @@
-// Package leasetest is a uidgen.Leaser in memory, moved by hand: tests of
-// the generators reserve seconds, lose the lease and watch it released
-// without a database.
+// Package leasetest tests leases. Its Leaser is a uidgen.Leaser in
+// memory, moved by hand: tests of the generators reserve seconds, lose the
+// lease and watch it released without a database. Its Run is the
+// conformance suite of the lease stores, as testing/fstest.TestFS is of
+// file systems: the tests of packages worker, etcdworker and redisworker
+// call it with a Store of their own, and keep beside it only what is their
+// store's own (its faults, its rows or keys).
 package leasetest
 
 import (
@@ -210,30 +214,22 @@ func inRange(t *testing.T, ctx context.Context, l uidgen.Leaser, maxID, lo, hi i
 	}
 	var mu sync.Mutex
 	holder := map[int64]int{} // worker ID -> goroutine holding it
-	errs := make([]error, goroutines)
-	gate := make(chan struct{})
-	var wg sync.WaitGroup
-	for g := range goroutines {
-		wg.Go(func() {
-			<-gate
-			errs[g] = leaseRounds(ctx, l, maxID, lo, hi, rounds, func(id int64, held bool) error {
-				mu.Lock()
-				defer mu.Unlock()
-				if !held {
-					delete(holder, id)
-					return nil
-				}
-				if other, ok := holder[id]; ok {
-					return fmt.Errorf("worker ID %d lent to goroutines %d and %d at once", id, other, g)
-				}
-				holder[id] = g
+	err := atOnce(goroutines, func(g int) error {
+		return leaseRounds(ctx, l, maxID, lo, hi, rounds, func(id int64, held bool) error {
+			mu.Lock()
+			defer mu.Unlock()
+			if !held {
+				delete(holder, id)
 				return nil
-			})
+			}
+			if other, ok := holder[id]; ok {
+				return fmt.Errorf("worker ID %d lent to goroutines %d and %d at once", id, other, g)
+			}
+			holder[id] = g
+			return nil
 		})
-	}
-	close(gate)
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
 
@@ -250,6 +246,23 @@ func inRange(t *testing.T, ctx context.Context, l uidgen.Leaser, maxID, lo, hi i
 		t.Fatalf("with %d-%d full: leased worker ID %d, want an error", lo, hi, s.WorkerID())
 	}
 	return err
+}
+
+// atOnce runs f(0), ..., f(n-1) on n goroutines that wait behind a gate,
+// so that they start together, and returns their errors joined.
+func atOnce(n int, f func(g int) error) error {
+	errs := make([]error, n)
+	gate := make(chan struct{})
+	var wg sync.WaitGroup
+	for g := range n {
+		wg.Go(func() {
+			<-gate
+			errs[g] = f(g)
+		})
+	}
+	close(gate)
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // leaseRounds leases from l rounds times, each lease checked to lie in
