@@ -11,22 +11,16 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/seed4d941b13/uidgen"
-	"github.com/seed4d941b13/uidgen/internal/leaktest"
 	"github.com/seed4d941b13/uidgen/internal/leasetest"
+	"github.com/seed4d941b13/uidgen/internal/leasing"
 	"github.com/seed4d941b13/uidgen/internal/redistest"
-	"github.com/seed4d941b13/uidgen/internal/sizetest"
 )
-
-// renewer is the function of a lease's goroutine, for leaktest.Running.
-const renewer = "github.com/seed4d941b13/uidgen/internal/leasing.(*Lease).renew"
 
 // testContext returns a context that ends with the test or after a
 // minute, whichever is first.
@@ -226,29 +220,58 @@ func TestConfigErrors(t *testing.T) {
 	}
 }
 
-// TestLeaseLowestFreeFirst leases, releases and leases again: the lowest
-// free ID comes back, its keys read as the package doc shows, and the next
-// holder starts above what the last one used.
-func TestLeaseLowestFreeFirst(t *testing.T) {
+// TestLeaseConformance runs leasetest's suite on one server, each fleet
+// under a prefix of its own, every take delayed by jitter.
+func TestLeaseConformance(t *testing.T) {
+	s := redistest.Start(t)
+	c := s.Client(t)
+	c.AddHook(jitter{max: 5 * time.Millisecond})
+	leasetest.Run(t, redisStore{s: s, c: c})
+}
+
+// redisStore is the leasetest.Store of a Redis server.
+type redisStore struct {
+	s *redistest.Server
+	c redis.UniversalClient
+}
+
+func (s redisStore) Fleet(t *testing.T) leasetest.Fleet {
+	return fleet{s: s.s, c: s.c, prefix: "{" + t.Name() + "}:"}
+}
+
+func (redisStore) Sentinels() (noFreeID, released error) { return ErrNoFreeID, ErrReleased }
+
+func (f fleet) Leased(_ testing.TB, o leasetest.Options) (uidgen.Leaser, error) {
+	l, err := NewLeased(Config{Client: f.c, Prefix: f.prefix, LeaseTTL: o.TTL, LeaseHorizon: o.Horizon, WorkerIDs: o.WorkerIDs})
+	return leasetest.Tune(l, err, func(l *Leased) { l.now, l.poll, l.timing.Every = o.Now, o.Poll, o.Every })
+}
+
+func (f fleet) Op() string                            { return "redisworker: lease a worker ID under " + f.prefix }
+func (f fleet) Expire(t testing.TB, id int64)         { f.expire(t, id) }
+func (f fleet) Reserved(t testing.TB, id int64) int64 { return f.reserved(t, id) }
+func (f fleet) Reserve(t testing.TB, id, sec int64)   { f.reserve(t, id, sec) }
+
+// Store returns a keyStore of l's held key, of a Leased of the default
+// TTL: the one a renewal of l restarts with its own.
+func (f fleet) Store(t testing.TB, l uidgen.Lease) leasing.Store {
+	return f.storeOf(t, f.leased(t, Config{}), l.(*lease))
+}
+
+// TestKeys: a fleet's keys read as the package doc shows: held:ID names
+// the holder and its random token and expires within the TTL,
+// reserved:ID holds the lease's reservation; Release deletes held:ID.
+func TestKeys(t *testing.T) {
 	f := newFleet(t)
 	l := f.leased(t, Config{})
 	ctx := testContext(t)
-	var held []*lease
-	for want := int64(1); want <= 3; want++ {
-		s := mustLease(t, l, 7)
-		if s.WorkerID() != want {
-			t.Fatalf("lease %d: worker ID %d, want %d", want, s.WorkerID(), want)
-		}
-		held = append(held, s)
-	}
-
+	mustLease(t, l, 7)
+	s := mustLease(t, l, 7)
 	keys, err := f.c.Keys(ctx, f.prefix+"*").Result()
 	if err != nil {
 		t.Fatal(err)
 	}
 	slices.Sort(keys)
-	want := []string{"{test}:held:1", "{test}:held:2", "{test}:held:3", "{test}:ids",
-		"{test}:reserved:1", "{test}:reserved:2", "{test}:reserved:3"}
+	want := []string{"{test}:held:1", "{test}:held:2", "{test}:ids", "{test}:reserved:1", "{test}:reserved:2"}
 	if !slices.Equal(keys, want) {
 		t.Errorf("keys under the prefix: %q, want %q", keys, want)
 	}
@@ -263,307 +286,63 @@ func TestLeaseLowestFreeFirst(t *testing.T) {
 	if ttl, err := f.c.PTTL(ctx, heldKey(f.prefix, 2)).Result(); err != nil || ttl <= 0 || ttl > DefaultLeaseTTL {
 		t.Errorf("held:2 expires in %v (%v), want within the lease TTL, %v", ttl, err, DefaultLeaseTTL)
 	}
-	if got := f.reserved(t, 2); got != held[1].Reserved() {
-		t.Errorf("reserved:2 holds %d, want the lease's Reserved() %d", got, held[1].Reserved())
+	if got := f.reserved(t, 2); got != s.Reserved() {
+		t.Errorf("reserved:2 holds %d, want the lease's Reserved() %d", got, s.Reserved())
 	}
-
-	lastUsed := held[1].First() + 3
-	if err := held[1].Wait(ctx, lastUsed); err != nil {
+	if err := s.Release(ctx, s.First()); err != nil {
 		t.Fatal(err)
-	}
-	if err := held[1].Release(ctx, lastUsed); err != nil {
-		t.Fatalf("Release: %v", err)
-	}
-	if got := f.reserved(t, 2); got != lastUsed {
-		t.Errorf("reserved:2 holds %d after Release, want the last second used, %d", got, lastUsed)
 	}
 	if v := f.held(t, 2); v != "" {
 		t.Errorf("held:2 holds %s after Release, want it deleted", v)
 	}
-	again := mustLease(t, l, 7)
-	if again.WorkerID() != 2 || again.First() <= lastUsed {
-		t.Errorf("after releasing 2: worker ID %d from %d, want 2 from above %d", again.WorkerID(), again.First(), lastUsed)
-	}
-	if s := mustLease(t, l, 7); s.WorkerID() != 4 {
-		t.Errorf("next: worker ID %d, want 4", s.WorkerID())
-	}
 }
 
-// TestLeaseStartsAboveReservation takes an ID whose reservation runs ahead
-// of the clock: the holder starts above it, whatever the clock says.
-func TestLeaseStartsAboveReservation(t *testing.T) {
+// TestLeaseLostExpired: once the held key expired, with no other holder
+// yet, the old holder's renewal and release find no key of theirs: they
+// fail, recreate no key and restart no TTL, and the next holder starts
+// above the old reservation.
+func TestLeaseLostExpired(t *testing.T) {
 	f := newFleet(t)
-	ahead := time.Now().Unix() + 20 // hot, beyond coldSlack
-	f.reserve(t, 1, ahead)
-	s := mustLease(t, f.leased(t, Config{}), 1)
-	if s.WorkerID() != 1 || s.First() != ahead+1 {
-		t.Errorf("worker ID %d from %d, want 1 from %d, above the reservation", s.WorkerID(), s.First(), ahead+1)
-	}
-}
-
-// TestLeaseColdFirst: a free ID whose reservation has passed first, then
-// an ID never leased, and an ID reserved ahead only when nothing else is
-// free, the one whose reservation ends soonest.
-func TestLeaseColdFirst(t *testing.T) {
-	f := newFleet(t)
-	now := time.Now().Unix()
-	f.reserve(t, 1, now+1000) // hot
-	f.reserve(t, 2, now+500)  // hot, soonest
-	f.reserve(t, 3, now-5)    // cold
-	l := f.leased(t, Config{})
-	for _, want := range []struct{ id, start int64 }{{3, now - 4}, {4, now}, {2, now + 501}, {1, now + 1001}} {
-		s := mustLease(t, l, 4)
-		if s.WorkerID() != want.id || s.First() < want.start || s.First() > max(want.start, time.Now().Unix()) {
-			t.Errorf("worker ID %d from %d, want %d from %d", s.WorkerID(), s.First(), want.id, want.start)
-		}
-	}
-}
-
-// TestLeaseLost lets the holder's held key expire: the old holder's
-// renewals, whether they find a new holder's value or no key at all,
-// extend nothing and restart no TTL, and its Release gives nothing back.
-func TestLeaseLost(t *testing.T) {
-	f := newFleet(t)
-	for _, tt := range []struct {
-		name     string
-		takeOver bool // another process takes the ID before the old holder renews
-	}{
-		{"taken over", true},
-		{"expired", false},
-	} {
-		t.Run(tt.name, func(t *testing.T) {
-			f := f
-			f.prefix = "{" + t.Name() + "}:"
-			testLeaseLost(t, f, tt.takeOver)
-		})
-	}
-}
-
-func testLeaseLost(t *testing.T, f fleet, takeOver bool) {
 	l := f.leased(t, Config{})
 	ctx := testContext(t)
 	a := mustLease(t, l, 1)
 	store := f.storeOf(t, l, a)
-	reserved := a.Reserved()
 	f.expire(t, 1)
-	var b *lease
-	if takeOver {
-		b = mustLease(t, l, 1)
-		if b.First() <= reserved {
-			t.Fatalf("new holder starts at %d, want above the old reservation %d", b.First(), reserved)
-		}
-	}
-	keep, keepHeld := f.reserved(t, 1), f.held(t, 1)
-
+	keep := f.reserved(t, 1)
 	if err := store.Extend(ctx, keep+1000); !errors.Is(err, uidgen.ErrLeaseLost) {
 		t.Errorf("the old holder's Extend after its key expired: %v, want %q", err, uidgen.ErrLeaseLost)
 	}
-	if got, h := f.reserved(t, 1), f.held(t, 1); got != keep || h != keepHeld {
-		t.Errorf("after the old holder's Extend, reserved:1 holds %d and held:1 %q, want %d and %q as the loss left them", got, h, keep, keepHeld)
+	if err := store.Free(ctx, keep); !errors.Is(err, uidgen.ErrLeaseLost) {
+		t.Errorf("the old holder's Free after its key expired: %v, want %q", err, uidgen.ErrLeaseLost)
 	}
-	if err := a.RenewNow(ctx); !errors.Is(err, uidgen.ErrLeaseLost) {
-		t.Fatalf("the old holder's renewal: %v, want %q", err, uidgen.ErrLeaseLost) // its renewer goes on
+	if got, h := f.reserved(t, 1), f.held(t, 1); got != keep || h != "" {
+		t.Errorf("after the old holder's Extend and Free, reserved:1 holds %d and held:1 %q, want %d and none", got, h, keep)
 	}
-	if err := a.Err(); !errors.Is(err, uidgen.ErrLeaseLost) {
-		t.Errorf("Err after the loss: %v, want %q", err, uidgen.ErrLeaseLost)
-	}
-	select {
-	case <-a.Done(): // the renewer ends by itself
-	case <-ctx.Done():
-		t.Fatal("the old holder's renewer still runs after the loss")
-	}
-	if a.Reserved() != reserved {
-		t.Errorf("Reserved %d after the loss, want %d as before", a.Reserved(), reserved)
-	}
-	if got := f.reserved(t, 1); got != keep {
-		t.Errorf("reserved:1 holds %d after the old holder's renewals, want %d as the loss left it", got, keep)
-	}
-	if err := a.Wait(ctx, reserved+1); !errors.Is(err, uidgen.ErrLeaseLost) {
-		t.Errorf("Wait past the reservation: %v, want %q", err, uidgen.ErrLeaseLost)
-	}
-	if err := a.Release(ctx, reserved); !errors.Is(err, uidgen.ErrLeaseLost) {
-		t.Errorf("Release of a lost lease: %v, want %q", err, uidgen.ErrLeaseLost)
-	}
-	if err := store.Free(ctx, reserved); !errors.Is(err, uidgen.ErrLeaseLost) {
-		t.Errorf("the old holder's freeScript: %v, want %q", err, uidgen.ErrLeaseLost)
-	}
-	if got, h := f.reserved(t, 1), f.held(t, 1); got != keep || h != keepHeld {
-		t.Errorf("after the old holder's Release, reserved:1 holds %d and held:1 %q, want %d and %q", got, h, keep, keepHeld)
-	}
-	if takeOver {
-		renewNow(t, b)
-		return
-	}
-	if c := mustLease(t, l, 1); c.First() <= reserved {
-		t.Errorf("the next holder starts at %d, want above the old reservation %d", c.First(), reserved)
+	if c := mustLease(t, l, 1); c.First() <= a.Reserved() {
+		t.Errorf("the next holder starts at %d, want above the old reservation %d", c.First(), a.Reserved())
 	}
 }
 
-// TestReservationNeverFalls renews at a pace far below the last renewal's:
-// reserved:ID never falls below what the holder may use.
-func TestReservationNeverFalls(t *testing.T) {
+// TestRenewalRestartsTTL: a renewal restarts the held key's TTL.
+func TestRenewalRestartsTTL(t *testing.T) {
 	f := newFleet(t)
-	l := f.leased(t, Config{})
-	s := mustLease(t, l, 1)
-	store := f.storeOf(t, l, s)
+	const ttl = 3 * time.Second
+	s := mustLease(t, f.leased(t, Config{LeaseTTL: ttl}), 1)
 	ctx := testContext(t)
-	high := s.Reserved() + 10_000
-	if err := store.Extend(ctx, high); err != nil {
-		t.Fatal(err)
-	}
-	if err := store.Extend(ctx, s.Reserved()); err != nil {
-		t.Fatal(err)
-	}
-	if got := f.reserved(t, 1); got != high {
-		t.Errorf("reserved:1 holds %d after a lower renewal, want %d: a renewal whose answer was lost may have let the holder use it", got, high)
-	}
-}
-
-// TestLeaseRelease: Release records the last second used, never below
-// First()-1, deletes held:ID so the ID is free at once, and a renewal of
-// the released holder still on its way extends nothing.
-func TestLeaseRelease(t *testing.T) {
-	f := newFleet(t)
-	f.reserve(t, 1, time.Now().Unix()-100)
-	l := f.leased(t, Config{})
-	ctx := testContext(t)
-	a := mustLease(t, l, 1)
-	store := f.storeOf(t, l, a)
-	if err := a.Release(ctx, 0); err != nil { // a holder that used nothing
-		t.Fatal(err)
-	}
-	if got := f.reserved(t, 1); got != a.First()-1 {
-		t.Errorf("reserved:1 holds %d after Release(0), want First()-1 = %d", got, a.First()-1)
-	}
-	if v := f.held(t, 1); v != "" {
-		t.Errorf("held:1 holds %s after Release, want it deleted", v)
-	}
-	if err := store.Extend(ctx, a.First()+1000); !errors.Is(err, uidgen.ErrLeaseLost) {
-		t.Errorf("Extend after Release: %v, want %q", err, uidgen.ErrLeaseLost)
-	}
-	if err := a.Wait(ctx, a.Reserved()+1); !errors.Is(err, ErrReleased) {
-		t.Errorf("Wait after Release: %v, want %q", err, ErrReleased)
-	}
-	if err := a.Release(ctx, 5); err != nil {
-		t.Errorf("a second Release: %v, want the first one's nil", err)
-	}
-	b := mustLease(t, l, 1)
-	if b.First() != a.First() {
-		t.Errorf("the next holder starts at %d, want %d, right above what the last one recorded", b.First(), a.First())
-	}
-	select {
-	case <-a.Done():
-	default:
-		t.Error("the released lease's renewer still runs")
-	}
-}
-
-// TestLeaseHorizon: a holder at idle has a whole horizon reserved ahead of
-// the clock, so it goes on that long without Redis; and its renewal
-// restarts the held key's TTL.
-func TestLeaseHorizon(t *testing.T) {
-	f := newFleet(t)
-	const horizon, ttl = 90 * time.Second, 3 * time.Second
-	s := mustLease(t, f.leased(t, Config{LeaseHorizon: horizon, LeaseTTL: ttl}), 1)
-	ctx := testContext(t)
-	// Let the key's TTL run down measurably, so that the renewal's restart
-	// shows.
+	// Let the key's TTL run down measurably, so that the restart shows.
 	if err := f.c.PExpire(ctx, heldKey(f.prefix, 1), ttl/3).Err(); err != nil {
 		t.Fatal(err)
 	}
-	before := time.Now().Unix() // the renewal reserves from its own time, not the check's
 	renewNow(t, s)
-	if ahead := s.Reserved() - before; ahead < int64(horizon/time.Second) {
-		t.Errorf("reserved %d s ahead at idle, want the horizon, %v", ahead, horizon)
-	}
-	if got := f.reserved(t, 1); got != s.Reserved() {
-		t.Errorf("reserved:1 holds %d, want the lease's Reserved() %d", got, s.Reserved())
-	}
 	if left, err := f.c.PTTL(ctx, heldKey(f.prefix, 1)).Result(); err != nil || left <= ttl/3 || left > ttl {
 		t.Errorf("held:1 expires in %v (%v) after the renewal, want the TTL restarted, %v", left, err, ttl)
 	}
 }
 
-// TestLeaseNoFreeID: with every ID held, LeaseWorkerID waits, and fails
-// naming the IDs held once ctx ends; an ID released meanwhile is taken.
-func TestLeaseNoFreeID(t *testing.T) {
-	f := newFleet(t)
-	l := f.leased(t, Config{})
-	l.poll = 20 * time.Millisecond
-	a := mustLease(t, l, 1)
-	// Long enough for a full read of the fleet under -race on a loaded
-	// machine, and many polls.
-	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second)
-	defer cancel()
-	_, err := l.LeaseWorkerID(ctx, 1)
-	if !errors.Is(err, ErrNoFreeID) || !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "all 1 IDs from 1 to 1 are held") {
-		t.Errorf("LeaseWorkerID with every ID held: %v, want %q and %q", err, ErrNoFreeID, context.DeadlineExceeded)
-	}
-
-	// A waiter that has read the fleet twice has found it full and is
-	// polling: the release comes while it waits.
-	var reads atomic.Int64
-	polling := make(chan struct{})
-	l.now = func() time.Time {
-		if reads.Add(1) == 2 {
-			close(polling)
-		}
-		return time.Now()
-	}
-	got := make(chan *lease, 1)
-	go func() {
-		s, err := l.LeaseWorkerID(testContext(t), 1)
-		if err != nil {
-			t.Errorf("LeaseWorkerID while the ID is released: %v", err)
-			got <- nil
-			return
-		}
-		got <- s.(*lease)
-	}()
-	<-polling
-	if err := a.Release(testContext(t), a.First()); err != nil {
-		t.Fatal(err)
-	}
-	b := <-got
-	if b == nil {
-		t.FailNow()
-	}
-	defer b.Release(context.Background(), b.First()-1)
-	if b.WorkerID() != 1 || b.First() <= a.First() {
-		t.Errorf("after the release: worker ID %d from %d, want 1 from above %d", b.WorkerID(), b.First(), a.First())
-	}
-}
-
-// TestLeaseNoFreeIDCutOff: with every ID held, a ctx that ends while
-// LeaseWorkerID reads the fleet again still fails with ErrNoFreeID: the read
-// cut off says nothing of the fleet, and the one before found every ID held.
-func TestLeaseNoFreeIDCutOff(t *testing.T) {
-	f := newFleet(t)
-	l := f.leased(t, Config{})
-	l.poll = time.Millisecond
-	mustLease(t, l, 1)
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	calls := 0
-	// now is called as each read of the fleet starts; the second read
-	// starts with ctx cancelled.
-	l.now = func() time.Time {
-		if calls++; calls == 2 {
-			cancel()
-		}
-		return time.Now()
-	}
-	_, err := l.LeaseWorkerID(ctx, 1)
-	if !errors.Is(err, ErrNoFreeID) || !errors.Is(err, context.Canceled) || calls != 2 {
-		t.Errorf("LeaseWorkerID cut off in its second read of the fleet: %v after %d reads, want %q and %q after 2",
-			err, calls, ErrNoFreeID, context.Canceled)
-	}
-}
-
 // jitter delays each takeScript by a random time up to max before the
 // client sends it: it widens the window between whatever the leaser read
-// before the take and the take itself, so that TestLeaseConcurrent sees a
-// take that trusts an earlier read.
+// before the take and the take itself, so that the suite's concurrent leases
+// see a take that trusts an earlier read.
 type jitter struct{ max time.Duration }
 
 func (j jitter) DialHook(next redis.DialHook) redis.DialHook { return next }
@@ -580,114 +359,9 @@ func (j jitter) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	}
 }
 
-// TestLeaseConcurrent has goroutines lease, use and release the same few
-// IDs at once: no ID is held twice at once, and every holder starts above
-// every second its ID's earlier holders used.
-func TestLeaseConcurrent(t *testing.T) {
-	goroutines, rounds := 12, sizetest.Pick(12, 6)
-	const maxID = 3
-	f := newFleet(t)
-	c := f.s.Client(t)
-	c.AddHook(jitter{max: 5 * time.Millisecond})
-	l := f.leased(t, Config{Client: c})
-	l.poll = 5 * time.Millisecond
-	// The first failure ends the others' waits for a free ID, which its
-	// goroutine may never give back; it is the first error sent.
-	ctx, cancel := context.WithCancel(testContext(t))
-	defer cancel()
-
-	var mu sync.Mutex
-	holder := map[int64]int{}     // worker ID -> goroutine holding it
-	lastUsed := map[int64]int64{} // worker ID -> the last second its holders used
-	errs := make(chan error, goroutines)
-	gate := make(chan struct{})
-	var wg sync.WaitGroup
-	for g := range goroutines {
-		wg.Go(func() {
-			<-gate
-			err := func() error {
-				for r := range rounds {
-					got, err := l.LeaseWorkerID(ctx, maxID)
-					if err != nil {
-						return err
-					}
-					id, first := got.WorkerID(), got.First()
-					last := first + int64(r%3)
-					if err := got.Wait(ctx, last); err != nil {
-						return err
-					}
-					mu.Lock()
-					other, held := holder[id]
-					holder[id] = g
-					before, used := lastUsed[id]
-					lastUsed[id] = max(before, last)
-					delete(holder, id)
-					mu.Unlock()
-					if held {
-						return fmt.Errorf("worker ID %d leased to goroutines %d and %d at once", id, other, g)
-					}
-					if used && first <= before {
-						return fmt.Errorf("worker ID %d: a holder starts at second %d, which an earlier holder used (to %d)", id, first, before)
-					}
-					if err := got.Release(ctx, last); err != nil {
-						return err
-					}
-				}
-				return nil
-			}()
-			errs <- err
-			if err != nil {
-				cancel()
-			}
-		})
-	}
-	close(gate)
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	if n := leaktest.Settle(renewer, 5*time.Second); n != 0 {
-		t.Errorf("%d renewers run after every lease was released", n)
-	}
-}
-
 // TestBadKey: a value under the prefix that this package does not write
 // fails LeaseWorkerID and List with ErrBadKey naming the key, at once: no
 // retry makes it right.
-// TestLeaseRange: leasetest.Range on a fleet of its own; reserved:4 keeps
-// its reservation.
-func TestLeaseRange(t *testing.T) {
-	f := newFleet(t)
-	var four int64
-	leasetest.Range(t, testContext(t), ErrNoFreeID, "redisworker: lease a worker ID under "+f.prefix, func(r uidgen.WorkerIDRange) uidgen.Leaser {
-		if r.Min == 5 {
-			four = f.reserved(t, 4)
-		}
-		l := f.leased(t, Config{WorkerIDs: r})
-		l.poll = 5 * time.Millisecond
-		return l
-	})
-	if got := f.reserved(t, 4); got != four {
-		t.Errorf("reserved:4, outside 5-8: %d after the leases, was %d", got, four)
-	}
-}
-
-// TestLeaseRangeErrors: leasetest.RangeErrors on a fleet of its own, which
-// holds no key after it.
-func TestLeaseRangeErrors(t *testing.T) {
-	f := newFleet(t)
-	leasetest.RangeErrors(t, testContext(t), "redisworker", "redisworker: lease a worker ID under "+f.prefix,
-		func(r uidgen.WorkerIDRange) (uidgen.Leaser, error) {
-			return NewLeased(Config{Client: f.c, Prefix: f.prefix, WorkerIDs: r})
-		})
-	if n, err := f.c.DBSize(testContext(t)).Result(); err != nil || n != 0 {
-		t.Errorf("%d keys after a lease of a range too wide (%v), want none", n, err)
-	}
-}
-
 func TestBadKey(t *testing.T) {
 	f := newFleet(t)
 	for _, tt := range []struct {
