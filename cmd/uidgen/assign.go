@@ -76,19 +76,26 @@ func (m *makerFlags) open(name string) (benchee, defaultgen.Config, error) {
 }
 
 // workerFlags are the flags of the commands that make IDs: where the worker
-// ID comes from. A static ID by default; from the WORKER_NODE table with
-// -dsn or $UIDGEN_DSN, a fresh one per run, or with -lease one that comes
-// back; or leased from the leaseStore (etcd), when its flags choose it.
+// ID comes from. By default a lease from the WORKER_NODE table of a SQLite
+// file (-db), of -worker's ID where given, so that a restart starts above
+// the time the last run used; from the table of -dsn or $UIDGEN_DSN, a
+// fresh ID per run, or with -lease one that comes back; or leased from the
+// leaseStore (etcd, Redis), when its flags choose it.
 type workerFlags struct {
-	fs      *flag.FlagSet
-	id      int64
-	dsn     string
-	table   string
-	lease   bool
-	ttl     time.Duration
-	horizon time.Duration
-	ids     workerIDsFlag
-	store   storeFlags
+	fs *flag.FlagSet
+	// storeless: with no -dsn, -db or store flag, -worker is a static ID
+	// (0 by default), for bench, whose IDs go to no one.
+	storeless bool
+	static    bool // source chose a static ID
+	id        int64
+	db        string
+	dsn       string
+	table     string
+	lease     bool
+	ttl       time.Duration
+	horizon   time.Duration
+	ids       workerIDsFlag
+	store     storeFlags
 }
 
 // workerIDsFlag is -worker-ids: the uidgen.WorkerIDRange a lease takes
@@ -105,10 +112,12 @@ func (w *workerFlags) register(fs *flag.FlagSet, store leaseStore) {
 	w.fs = fs
 	w.store.register(fs, store)
 	with, limits := "with -lease"+w.store.orStore(), " for -lease, the store's own for the store"
-	fs.Int64Var(&w.id, "worker", 0, "static worker ID; no other process may use it with the same layout")
+	fs.Int64Var(&w.id, "worker", 0, "this worker ID, leased from the -db file: a restart starts above the time the last run used,\n"+
+		"and a second process asking for it while the first runs is refused (default: the lowest free ID from 1)")
 	fs.StringVar(&w.dsn, "dsn", os.Getenv(dsnEnv),
 		"take a fresh worker ID from the WORKER_NODE table in this database, creating the table if missing (default $"+dsnEnv+"):\n"+
 			dsnHelp)
+	dbFlag(fs, &w.db)
 	fs.StringVar(&w.table, "table", worker.DefaultTable, "worker table, with -dsn")
 	fs.BoolVar(&w.lease, "lease", false, "with -dsn: lease the lowest free worker ID, which comes back when done, instead of a fresh one")
 	fs.DurationVar(&w.ttl, "lease-ttl", 0, fmt.Sprintf(
@@ -135,35 +144,49 @@ func (w *workerFlags) source() (idSource, func(), error) {
 		return idSource{}, nil, err
 	}
 	if w.store.chosen() {
-		if err := w.store.conflict("the worker ID is leased from the store", "worker", "dsn", "table", "lease"); err != nil {
+		if err := w.store.conflict("the worker ID is leased from the store", "worker", "dsn", "table", "lease", "db"); err != nil {
 			return idSource{}, nil, err
 		}
 		l, release, err := w.store.store.Leaser(w.ttl, w.horizon, w.ids.WorkerIDRange)
 		return idSource{leaser: l}, release, err
 	}
+	if w.storeless && w.dsn == "" && !w.set("db") {
+		if w.lease || w.set("lease-ttl") || w.set("lease-horizon") || w.set("worker-ids") {
+			return idSource{}, nil, fmt.Errorf("%w: a lease needs -db, -dsn%s: bench takes a static worker ID without one", ErrUsage, w.store.orStore())
+		}
+		w.static = true
+		return idSource{assigner: uidgen.Static(w.id)}, func() {}, nil
+	}
+	dsn, embedded, err := w.database()
+	if err != nil {
+		return idSource{}, nil, err
+	}
+	lease, ids := w.lease || embedded, w.ids.WorkerIDRange
 	for _, name := range []string{"lease-ttl", "lease-horizon", "worker-ids"} {
-		if w.set(name) && !w.lease {
+		if w.set(name) && !lease {
 			return idSource{}, nil, fmt.Errorf("%w: -%s needs -lease%s: only a leased worker ID expires, reserves ahead and comes from a range", ErrUsage, name, w.store.orStore())
 		}
 	}
-	if w.dsn == "" {
-		if w.lease {
-			return idSource{}, nil, fmt.Errorf("%w: -lease needs -dsn: leases live in the worker table", ErrUsage)
-		}
-		return idSource{assigner: uidgen.Static(w.id)}, func() {}, nil
-	}
 	if w.set("worker") {
-		return idSource{}, nil, fmt.Errorf("%w: -worker and -dsn both given: the worker ID comes from one or the other", ErrUsage)
+		switch {
+		case !embedded:
+			return idSource{}, nil, fmt.Errorf("%w: -worker and -dsn both given: the worker ID comes from one or the other", ErrUsage)
+		case w.set("worker-ids"):
+			return idSource{}, nil, fmt.Errorf("%w: -worker and -worker-ids both given: the worker ID is -worker's", ErrUsage)
+		case w.id < 1:
+			return idSource{}, nil, fmt.Errorf("%w: -worker %d: a leased worker ID is 1 or more", ErrUsage, w.id)
+		}
+		ids = uidgen.WorkerIDRange{Min: w.id, Max: w.id}
 	}
-	db, err := openDB(w.dsn)
+	db, err := openDB(dsn)
 	if err != nil {
 		return idSource{}, nil, err
 	}
 	release := func() { db.Close() }
 	schema := ensuring{db, w.table}
-	if w.lease {
+	if lease {
 		l, err := worker.NewLeased(worker.Config{DB: db, Table: w.table, LeaseTTL: w.ttl, LeaseHorizon: w.horizon,
-			WorkerIDs: w.ids.WorkerIDRange})
+			WorkerIDs: ids})
 		if err != nil {
 			db.Close()
 			return idSource{}, nil, callerError{err}
@@ -176,6 +199,34 @@ func (w *workerFlags) source() (idSource, func(), error) {
 		return idSource{}, nil, callerError{err}
 	}
 	return idSource{assigner: ensuringAssigner{d, schema}}, release, nil
+}
+
+// database returns the DSN of the database that the worker ID comes from:
+// -dsn's, or where none is given the SQLite file of -db (embedded), whose
+// worker IDs are always leased.
+func (w *workerFlags) database() (dsn string, embedded bool, err error) {
+	if w.dsn != "" {
+		if w.set("db") {
+			return "", false, fmt.Errorf("%w: -db and -dsn both given: %v", ErrUsage, errNoDB)
+		}
+		return w.dsn, false, nil
+	}
+	dsn, err = embeddedDSN(w.db)
+	return dsn, true, err
+}
+
+// tagDSN returns the DSN of the database that segment tags are kept in:
+// -dsn's, or where none is given the SQLite file of -db; "" where a
+// store's flags choose etcd or Redis, which keep no tags.
+func (w *workerFlags) tagDSN() (string, error) {
+	if err := w.store.fromEnv(&w.dsn, "worker", "dsn"); err != nil {
+		return "", err
+	}
+	if w.store.chosen() {
+		return "", nil
+	}
+	dsn, _, err := w.database()
+	return dsn, err
 }
 
 func (w *workerFlags) set(name string) bool {

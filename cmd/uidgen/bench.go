@@ -181,6 +181,7 @@ func runBench(args []string, stdout, stderr io.Writer, store leaseStore) error {
 	goroutines := fs.Int("goroutines", runtime.GOMAXPROCS(0), "goroutines calling NextID at once")
 	var mf makerFlags
 	mf.register(fs, store)
+	mf.worker.storeless = true
 	var sf segmentFlags
 	sf.register(fs)
 	if err := parseFlags(fs, args); err != nil {
@@ -209,14 +210,17 @@ func runBench(args []string, stdout, stderr io.Writer, store leaseStore) error {
 	} else {
 		// The segment generator beside the cached one, whose worker ID is
 		// static: -dsn is the tag table's database.
-		if err := segmentConflicts(fs, "segment", "segment-table", "start", "step", "claim-every", "max-step", "dsn", "d", "goroutines", "worker"); err != nil {
+		if err := segmentConflicts(fs, "segment", "segment-table", "start", "step", "claim-every", "max-step", "dsn", "db", "d", "goroutines", "worker"); err != nil {
 			return err
 		}
-		var err error
+		dsn, err := mf.worker.tagDSN()
+		if err != nil {
+			return err
+		}
 		if cfg, err = mf.layout.config(idSource{assigner: uidgen.Static(mf.worker.id)}); err != nil {
 			return err
 		}
-		list = []contender{contenders[0], segmentContender(&sf, mf.worker.dsn)}
+		list = []contender{contenders[0], segmentContender(&sf, dsn)}
 	}
 
 	list = append([]contender{atomicContender}, list...)
@@ -228,7 +232,11 @@ func runBench(args []string, stdout, stderr io.Writer, store leaseStore) error {
 		}
 		rows = append(rows, row)
 	}
-	return printBench(stdout, rows, *goroutines, cfg)
+	if err := printBench(stdout, rows, *goroutines, cfg); err != nil || !mf.worker.static {
+		return err
+	}
+	_, err := fmt.Fprintf(stdout, "worker ID %d is static and remembered nowhere: bench hands its IDs to no one. gen and serve lease theirs from -db.\n", mf.worker.id)
+	return err
 }
 
 // benchOne builds c and hammers it for d, with progress on stderr: a line

@@ -14,6 +14,7 @@ import (
 // runCLI runs the command line args and returns its exit status and output.
 func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
+	isolateDB(t)
 	var out, errOut bytes.Buffer
 	code = Main(args, &out, &errOut, newStores(&errOut))
 	return code, out.String(), errOut.String()
@@ -173,7 +174,7 @@ func TestBadCallsExitTwo(t *testing.T) {
 		{[]string{"gen", "-bogus"}, "flag provided but not defined: -bogus"},
 		{[]string{"gen", "-n", "-1"}, "-n -1: must be 0 or more"},
 		{[]string{"gen", "-generator", "fast"}, `-generator "fast": want cached or default`},
-		{[]string{"gen", "-worker", "2000000"}, "uidgen gen: cached: worker ID out of range: worker ID 2000000 is not in [0, 1048575]"},
+		{[]string{"gen", "-worker", "2000000"}, "bad worker ID range: 2000000-2000000 ends above 1048575, the largest worker ID of the layout"},
 		{[]string{"gen", "-time-bits", "40"}, "= 74, more than 64"},
 		{[]string{"gen", "-key", "7"}, "-key needs -gene-bits"},
 		{[]string{"gen", "-key", "x", "-gene-bits", "1", "-time-bits", "29"}, `-key "x" is not a 64-bit integer`},

@@ -3,23 +3,43 @@ package main
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"flag"
 	"fmt"
+	"io/fs"
 	"os"
 	"strings"
 
 	_ "github.com/go-sql-driver/mysql" // MySQL and MariaDB DSNs
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/seed4d941b13/uidgen/internal/sqlitedb"
 )
 
 // dsnHelp describes the -dsn flag's value.
-const dsnHelp = "a MySQL DSN, e.g. 'root@tcp(127.0.0.1:3306)/test', or a PostgreSQL URL, e.g. 'postgres://postgres@127.0.0.1:5432/test'"
+const dsnHelp = "a MySQL DSN, e.g. 'root@tcp(127.0.0.1:3306)/test', a PostgreSQL URL, e.g. 'postgres://postgres@127.0.0.1:5432/test',\n" +
+	"or a SQLite file, e.g. 'file:/var/lib/uidgen/uidgen.db'"
 
-// openDB opens dsn with the driver its form names: pgx for a PostgreSQL URL
-// (postgres:// or postgresql://), go-sql-driver/mysql for anything else.
-// Neither connects yet; a DSN that does not parse is a usage error.
+// openDB opens dsn with the driver its form names: SQLite for file:PATH,
+// pgx for a PostgreSQL URL (postgres:// or postgresql://),
+// go-sql-driver/mysql for anything else. A SQLite file is opened, and
+// created where missing, at once (sqlitedb.Open); the servers are not
+// reached yet. A DSN that does not parse is a usage error.
 func openDB(dsn string) (*sql.DB, error) {
+	return openDBAs(dsn, false)
+}
+
+// openDBAs is openDB, opening a SQLite file read-only with readOnly, as
+// the commands that list do: a file they may not write still lists.
+func openDBAs(dsn string, readOnly bool) (*sql.DB, error) {
+	if path, ok := sqlitePath(dsn); ok {
+		db, err := sqlitedb.Open(path, readOnly)
+		if errors.Is(err, fs.ErrNotExist) && readOnly {
+			return nil, fmt.Errorf("%w: SQLite file %s does not exist: nothing has leased from it yet (give -dsn, or -db for another file)", ErrUsage, path)
+		}
+		return db, err
+	}
 	if !strings.HasPrefix(dsn, "postgres://") && !strings.HasPrefix(dsn, "postgresql://") {
 		db, err := sql.Open("mysql", dsn)
 		if err != nil {
@@ -39,10 +59,24 @@ func openDB(dsn string) (*sql.DB, error) {
 // with it under assignTimeout. what says what the database is, for -h.
 func runLister(fs *flag.FlagSet, args []string, what string, list func(ctx context.Context, db *sql.DB) error) error {
 	dsn := dsnFlag(fs, what)
+	var db string
+	dbFlag(fs, &db)
 	if err := parseListerFlags(fs, args); err != nil {
 		return err
 	}
-	return listTable(*dsn, list)
+	if err := dbConflict(fs, *dsn); err != nil {
+		return err
+	}
+	return listTable(*dsn, db, list)
+}
+
+// dbConflict returns a usage error where -db is given beside a -dsn, from
+// its flag or $UIDGEN_DSN, which chose another database.
+func dbConflict(fs *flag.FlagSet, dsn string) error {
+	if dsn != "" && setFlag(fs, "db") != "" {
+		return fmt.Errorf("%w: -db and -dsn both given: %v", ErrUsage, errNoDB)
+	}
+	return nil
 }
 
 // dsnFlag registers a lister's -dsn on fs; what says what the database is.
@@ -62,13 +96,17 @@ func parseListerFlags(fs *flag.FlagSet, args []string) error {
 	return nil
 }
 
-// listTable opens dsn's database and calls list with it under
-// assignTimeout.
-func listTable(dsn string, list func(ctx context.Context, db *sql.DB) error) error {
+// listTable opens dsn's database, or where dsn is "" the SQLite file
+// dbPath (-db, or the default), and calls list with it under assignTimeout.
+// A SQLite file is opened read-only.
+func listTable(dsn, dbPath string, list func(ctx context.Context, db *sql.DB) error) error {
 	if dsn == "" {
-		return fmt.Errorf("%w: -dsn (or $%s) is required", ErrUsage, dsnEnv)
+		var err error
+		if dsn, err = embeddedDSN(dbPath); err != nil {
+			return err
+		}
 	}
-	db, err := openDB(dsn)
+	db, err := openDBAs(dsn, true)
 	if err != nil {
 		return err
 	}

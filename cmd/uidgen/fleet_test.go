@@ -5,6 +5,7 @@ import (
 	"maps"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,9 +19,32 @@ import (
 )
 
 // TestMain lets the tests run the test binary as the uidgen command, as
-// processes of a fleet (package fleettest).
+// processes of a fleet (package fleettest). The tests, and the processes
+// they start, keep the embedded store in a state directory of their own,
+// never the user's.
 func TestMain(m *testing.M) {
+	if os.Getenv("UIDGEN_TEST_STATE") == "" {
+		dir, err := os.MkdirTemp("", "uidgen-state")
+		if err != nil {
+			panic(err)
+		}
+		defer os.RemoveAll(dir)
+		os.Setenv("UIDGEN_TEST_STATE", dir)
+		os.Setenv("XDG_STATE_HOME", dir)
+		os.Unsetenv(dbEnv)
+	}
 	fleettest.Main(m, func(args []string) int { return Main(args, os.Stdout, os.Stderr, newStores(os.Stderr)) })
+}
+
+// isolateDB points the embedded store of the commands the test runs, in
+// this process and in those it starts, at a file of the test's own: a
+// worker ID that one test's run borrowed ahead on stays out of the
+// next test's way. Calls from one test give the same file.
+func isolateDB(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(os.Getenv("UIDGEN_TEST_STATE"), strings.NewReplacer("/", "_", " ", "_").Replace(t.Name()), "uidgen.db")
+	t.Setenv(dbEnv, path)
+	return path
 }
 
 // TestFleetSharesNoID starts a fleet of separate processes at once against

@@ -27,10 +27,14 @@ func runGen(args []string, stdout, stderr io.Writer, store leaseStore) error {
 		return fmt.Errorf("%w: -n %d: must be 0 or more", ErrUsage, *n)
 	}
 	if sf.tag != "" {
-		if err := segmentConflicts(fs, "segment", "segment-table", "start", "step", "claim-every", "max-step", "dsn", "n"); err != nil {
+		if err := segmentConflicts(fs, "segment", "segment-table", "start", "step", "claim-every", "max-step", "dsn", "db", "n"); err != nil {
 			return err
 		}
-		return genSegment(&sf, mf.worker.dsn, *n, stdout)
+		dsn, err := mf.worker.tagDSN()
+		if err != nil {
+			return err
+		}
+		return genSegment(&sf, dsn, *n, stdout)
 	}
 	if name := setFlag(fs, "segment-table", "start", "step", "claim-every", "max-step"); name != "" {
 		return fmt.Errorf("%w: -%s needs -segment", ErrUsage, name)

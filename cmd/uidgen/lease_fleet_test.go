@@ -17,19 +17,26 @@ import (
 
 // sqlStore is a fleet test's worker table, of its own.
 type sqlStore struct {
-	db         *sql.DB
-	dsn, table string
+	db               *sql.DB
+	dsn, path, table string
 }
 
 // sqlStores returns a fleettest.NewStore of worker tables on s.
 func sqlStores(s dbtest.Server) fleettest.NewStore {
 	return func(t *testing.T) fleettest.Store {
 		db := s.Open(t)
-		return sqlStore{db: db, dsn: s.DSN, table: dbtest.Table(t, db, "WORKER_NODE_")}
+		return sqlStore{db: db, dsn: s.DSN, path: s.Path, table: dbtest.Table(t, db, "WORKER_NODE_")}
 	}
 }
 
-func (s sqlStore) Args() []string { return []string{"-lease", "-dsn", s.dsn, "-table", s.table} }
+// Args leases from the table: on a server with -lease -dsn, and in a
+// SQLite file as the command does by default, from -db.
+func (s sqlStore) Args() []string {
+	if s.path != "" {
+		return []string{"-db", s.path, "-table", s.table}
+	}
+	return []string{"-lease", "-dsn", s.dsn, "-table", s.table}
+}
 
 func (s sqlStore) One(ctx context.Context) (held bool, reservedUntil int64, err error) {
 	rows, err := worker.List(ctx, worker.Config{DB: s.db, Table: s.table})

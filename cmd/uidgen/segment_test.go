@@ -125,7 +125,7 @@ func TestBenchSegment(t *testing.T) {
 
 func TestSegmentBadCalls(t *testing.T) {
 	testBadCalls(t, []badCall{
-		{[]string{"gen", "-segment", "order"}, "-segment needs -dsn"},
+		{[]string{"gen", "-segment", "order", "-redis", "redis://127.0.0.1:1"}, "-redis does not go with -segment"},
 		{[]string{"gen", "-segment", "order", "-dsn", "root@tcp(127.0.0.1:1)/test", "-json"}, "-json does not go with -segment"},
 		{[]string{"gen", "-segment", "order", "-dsn", "root@tcp(127.0.0.1:1)/test", "-worker", "3"}, "-worker does not go with -segment"},
 		{[]string{"gen", "-segment", "a b", "-dsn", "root@tcp(127.0.0.1:1)/test"}, `bad tag: "a b"`},
@@ -133,7 +133,7 @@ func TestSegmentBadCalls(t *testing.T) {
 		{[]string{"gen", "-start", "5"}, "-start needs -segment"},
 		{[]string{"bench", "-step", "5"}, "-step needs -segment"},
 		{[]string{"bench", "-segment", "order", "-dsn", "root@tcp(127.0.0.1:1)/test", "-lease"}, "-lease does not go with -segment"},
-		{[]string{"segments"}, "-dsn (or $UIDGEN_DSN) is required"},
+		{[]string{"segments", "-db", "/nonexistent/uidgen.db"}, "SQLite file /nonexistent/uidgen.db does not exist: nothing has leased from it yet"},
 		{[]string{"segments", "-dsn", "root@tcp(127.0.0.1:1)/test", "-segment-table", "a;b"}, `"a;b"`},
 		{[]string{"schema", "-segment", "-table", "x"}, "-segment-table names the tag table"},
 		{[]string{"schema", "-segment-table", "x"}, "-segment-table needs -segment"},

@@ -126,8 +126,8 @@ func genSegment(s *segmentFlags, dsn string, n int, stdout io.Writer) (err error
 }
 
 func runSegments(args []string, stdout, stderr io.Writer, _ leaseStore) error {
-	fs := newFlagSet("segments", "segments -dsn DSN [-segment-table NAME]",
-		"uidgen segments -dsn 'postgres://postgres@127.0.0.1:5432/test'", stderr)
+	fs := newFlagSet("segments", "segments [-db FILE | -dsn DSN] [-segment-table NAME]",
+		"uidgen segments    # the embedded file's\n  uidgen segments -dsn 'postgres://postgres@127.0.0.1:5432/test'", stderr)
 	table := fs.String("segment-table", segment.DefaultTable, "the tag table")
 	return runLister(fs, args, "the tag table's database", func(ctx context.Context, db *sql.DB) error {
 		rows, err := segment.List(ctx, segment.Config{DB: db, Table: *table})

@@ -106,8 +106,12 @@ func runServe(args []string, _, stderr io.Writer, store leaseStore) error {
 	case *maxTags < 1:
 		return fmt.Errorf("%w: -max-tags %d: must be 1 or more", ErrUsage, *maxTags)
 	}
-	if name := setFlag(fs, append([]string{"segment-table", "max-tags", "create-tags"}, claimFlagNames...)...); name != "" && mf.worker.dsn == "" {
-		return fmt.Errorf("%w: -%s needs -dsn: the tags live in a table", ErrUsage, name)
+	tagDSN, err := mf.worker.tagDSN()
+	if err != nil {
+		return err
+	}
+	if name := setFlag(fs, append([]string{"segment-table", "max-tags", "create-tags"}, claimFlagNames...)...); name != "" && tagDSN == "" {
+		return fmt.Errorf("%w: -%s needs -dsn or -db: the tags live in a table, not in %s", ErrUsage, name, "-"+mf.worker.store.store.Flag())
 	}
 	// Signals that arrive while the worker ID is assigned wait for the
 	// server to start, then stop it: a leased ID is given back either way.
@@ -119,8 +123,8 @@ func runServe(args []string, _, stderr io.Writer, store leaseStore) error {
 	}
 	var tags *tagServer
 	closeAll := g.close
-	if mf.worker.dsn != "" {
-		if tags, err = newTagServer(mf.worker.dsn, *table, *maxTags, *createTags, claims); err != nil {
+	if tagDSN != "" {
+		if tags, err = newTagServer(tagDSN, *table, *maxTags, *createTags, claims); err != nil {
 			return errors.Join(err, g.close())
 		}
 		closeAll = func() error { return errors.Join(tags.close(), g.close()) }

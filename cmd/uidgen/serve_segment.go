@@ -27,7 +27,7 @@ const missingFresh = time.Second
 
 // Why serve has no generator for a tag; the handlers map them to statuses.
 var (
-	errSegmentOff  = errors.New("segment mode is off: serve was started without -dsn, so it has no tag table")
+	errSegmentOff  = errors.New("segment mode is off: the worker ID is leased from etcd or Redis, which keep no tag table")
 	errUnknownTag  = errors.New("unknown tag")
 	errTooManyTags = errors.New("too many tags")
 	errStopping    = errors.New("serve is stopping")

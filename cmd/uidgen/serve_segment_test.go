@@ -19,6 +19,7 @@ import (
 
 	"github.com/seed4d941b13/uidgen/internal/dbtest"
 	"github.com/seed4d941b13/uidgen/internal/fleettest"
+	"github.com/seed4d941b13/uidgen/internal/redistest"
 	"github.com/seed4d941b13/uidgen/internal/sizetest"
 	"github.com/seed4d941b13/uidgen/segment"
 )
@@ -406,10 +407,11 @@ func TestServeSegmentShutdown(t *testing.T) {
 	})
 }
 
-// TestServeSegmentOff: without -dsn the segment routes say that segment
-// mode is off, and Leaf's route answers as leaf-server's failure.
+// TestServeSegmentOff: with the worker ID leased from Redis, which keeps no
+// tag table, the segment routes say that segment mode is off, and Leaf's
+// route answers as leaf-server's failure.
 func TestServeSegmentOff(t *testing.T) {
-	srv := startServer(t, "-worker", "7")
+	srv := startServer(t, "-redis", redistest.Start(t).URL())
 	for _, path := range []string{"/segment/order", "/segment/order/ids?n=3", "/segments"} {
 		if r := srv.do(t, "GET", path); r.status != 501 || !strings.Contains(r.body, "segment mode is off") {
 			t.Errorf("GET %s: %d %s, want 501 and segment mode is off", path, r.status, r.body)

@@ -39,7 +39,7 @@ func TestStatusPage(t *testing.T) {
 	}{
 		{"chromium", "GET", chromeAccept, 200, "text/html; charset=utf-8", []string{
 			`<meta http-equiv="refresh" content="5">`, `<td id="worker-id">7</td>`, " / 65,536 IDs ready",
-			"off: serve was started without <code>-dsn</code>"}},
+			"none yet: a tag is served from its first request"}},
 		{"html", "GET", "text/html", 200, "text/html; charset=utf-8", []string{`<td id="worker-id">7</td>`}},
 		{"json", "GET", "application/json", 404, "application/json", []string{notFound}},
 		{"json over html", "GET", "text/html;q=0.5, application/json", 404, "application/json", []string{notFound}},

@@ -70,6 +70,7 @@ var listening = regexp.MustCompile(`^uidgen serve: listening on (\S+) `)
 // if it still runs.
 func startServer(t *testing.T, args ...string) *server {
 	t.Helper()
+	isolateDB(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	cmd, err := fleettest.Command(ctx, append([]string{"serve", "-addr", "127.0.0.1:0"}, args...)...)
 	if err != nil {
@@ -467,12 +468,12 @@ func TestServeBadCalls(t *testing.T) {
 		{[]string{"serve", "-shutdown-timeout", "0s"}, "-shutdown-timeout 0s: must be more than 0"},
 		{[]string{"serve", "now"}, `unexpected argument "now"`},
 		{[]string{"serve", "-generator", "fast"}, `-generator "fast": want cached or default`},
-		{[]string{"serve", "-worker", "-3"}, "worker ID -3 is not in [0, 1048575]"},
+		{[]string{"serve", "-worker", "-3"}, "-worker -3: a leased worker ID is 1 or more"},
 		{[]string{"serve", "-addr", "127.0.0.1"}, "-addr 127.0.0.1: listen tcp: address 127.0.0.1: missing port in address"},
-		{[]string{"serve", "-lease"}, "-lease needs -dsn"},
+		{[]string{"serve", "-worker", "3", "-worker-ids", "1-5"}, "-worker and -worker-ids both given"},
 		{[]string{"serve", "-max-tags", "0", "-dsn", "root@tcp(127.0.0.1:1)/x"}, "-max-tags 0: must be 1 or more"},
-		{[]string{"serve", "-create-tags"}, "-create-tags needs -dsn: the tags live in a table"},
-		{[]string{"serve", "-segment-table", "t"}, "-segment-table needs -dsn"},
+		{[]string{"serve", "-create-tags", "-redis", "redis://127.0.0.1:1"}, "-create-tags needs -dsn or -db: the tags live in a table, not in -redis"},
+		{[]string{"serve", "-segment-table", "t", "-etcd", "127.0.0.1:1"}, "-segment-table needs -dsn or -db"},
 	})
 }
 

@@ -156,22 +156,22 @@ func TestStoreBadCallsExitTwo(t *testing.T) {
 		fail error
 		want string
 	}{
-		{[]string{"gen", "-fake", "-dsn", "root@tcp(127.0.0.1:1)/test"}, nil, "-dsn and -fake both given: with -fake, the worker ID is leased from the store, and -worker, -dsn, -table and -lease have no use"},
+		{[]string{"gen", "-fake", "-dsn", "root@tcp(127.0.0.1:1)/test"}, nil, "-dsn and -fake both given: with -fake, the worker ID is leased from the store, and -worker, -dsn, -table, -lease and -db have no use"},
 		{[]string{"gen", "-fake", "-worker", "3"}, nil, "-worker and -fake both given"},
 		{[]string{"gen", "-fake", "-lease"}, nil, "-lease and -fake both given"},
 		{[]string{"gen", "-fake", "-table", "W"}, nil, "-table and -fake both given"},
 		{[]string{"bench", "-fake", "-dsn", "root@tcp(127.0.0.1:1)/test"}, nil, "-dsn and -fake both given"},
 		{[]string{"serve", "-fake", "-worker", "3"}, nil, "-worker and -fake both given"},
-		{[]string{"gen", "-lease-ttl", "45s"}, nil, "-lease-ttl needs -lease or the lease store (-fake, -fake-setting)"},
+		{[]string{"gen", "-lease-ttl", "45s", "-dsn", "root@tcp(127.0.0.1:1)/test"}, nil, "-lease-ttl needs -lease or the lease store (-fake, -fake-setting)"},
 		{[]string{"gen", "-fake", "-segment", "order"}, nil, "-fake does not go with -segment"},
 		{[]string{"gen", "-fake", "-worker-ids", "5"}, nil, `invalid value "5" for flag -worker-ids: bad worker ID range: "5", want LO-HI`},
 		{[]string{"gen", "-fake", "-worker-ids", "9-3"}, nil, `invalid value "9-3" for flag -worker-ids: bad worker ID range: 9-3 is empty`},
 		{[]string{"serve", "-fake", "-worker-ids", "0-10"}, nil, `invalid value "0-10" for flag -worker-ids: bad worker ID range: 0-10 starts at 0, want 1 or more`},
 		{[]string{"bench", "-fake", "-worker-ids", "a-b"}, nil, `invalid value "a-b" for flag -worker-ids: bad worker ID range: "a-b", want LO-HI`},
-		{[]string{"gen", "-worker-ids", "3-4"}, nil, "-worker-ids needs -lease or the lease store (-fake, -fake-setting)"},
-		{[]string{"gen", "-worker", "3", "-worker-ids", "3-4"}, nil, "-worker-ids needs -lease"},
+		{[]string{"gen", "-worker-ids", "3-4", "-dsn", "root@tcp(127.0.0.1:1)/test"}, nil, "-worker-ids needs -lease or the lease store (-fake, -fake-setting)"},
+		{[]string{"gen", "-worker", "3", "-worker-ids", "3-4"}, nil, "-worker and -worker-ids both given"},
 		{[]string{"gen", "-dsn", "root@tcp(127.0.0.1:1)/test", "-worker-ids", "3-4"}, nil, "-worker-ids needs -lease"},
-		{[]string{"workers", "-fake", "-dsn", "root@tcp(127.0.0.1:1)/test"}, nil, "-dsn and -fake both given: with -fake, workers lists the store's worker IDs, and -dsn and -table have no use"},
+		{[]string{"workers", "-fake", "-dsn", "root@tcp(127.0.0.1:1)/test"}, nil, "-dsn and -fake both given: with -fake, workers lists the store's worker IDs, and -dsn, -table and -db have no use"},
 		{[]string{"workers", "-fake", "-table", "W"}, nil, "-table and -fake both given"},
 		{[]string{"gen", "-fake"}, fmt.Errorf("%w: -fake-setting: bad", ErrUsage), "uidgen gen: usage: -fake-setting: bad"},
 	}

@@ -12,10 +12,12 @@ import (
 )
 
 func runWorkers(args []string, stdout, stderr io.Writer, store leaseStore) error {
-	fs := newFlagSet("workers", "workers -dsn DSN [-table NAME] | -etcd ENDPOINTS [-etcd-prefix P] | -redis URL [-redis-prefix P]",
-		"uidgen workers -dsn 'root@tcp(127.0.0.1:3306)/test'", stderr)
+	fs := newFlagSet("workers", "workers [-db FILE | -dsn DSN] [-table NAME] | -etcd ENDPOINTS [-etcd-prefix P] | -redis URL [-redis-prefix P]",
+		"uidgen workers    # the embedded file's\n  uidgen workers -dsn 'root@tcp(127.0.0.1:3306)/test'", stderr)
 	table := fs.String("table", worker.DefaultTable, "worker table")
 	dsn := dsnFlag(fs, "the worker table's database")
+	var db string
+	dbFlag(fs, &db)
 	var sf storeFlags
 	sf.register(fs, store)
 	if err := parseListerFlags(fs, args); err != nil {
@@ -25,14 +27,17 @@ func runWorkers(args []string, stdout, stderr io.Writer, store leaseStore) error
 		return err
 	}
 	if sf.chosen() {
-		if err := sf.conflict("workers lists the store's worker IDs", "dsn", "table"); err != nil {
+		if err := sf.conflict("workers lists the store's worker IDs", "dsn", "table", "db"); err != nil {
 			return err
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), assignTimeout)
 		defer cancel()
 		return store.List(ctx, stdout)
 	}
-	return listTable(*dsn, func(ctx context.Context, db *sql.DB) error {
+	if err := dbConflict(fs, *dsn); err != nil {
+		return err
+	}
+	return listTable(*dsn, db, func(ctx context.Context, db *sql.DB) error {
 		rows, err := worker.List(ctx, worker.Config{DB: db, Table: *table})
 		if err != nil {
 			return usageIf(err)

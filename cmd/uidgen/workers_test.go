@@ -90,10 +90,13 @@ func TestWorkersShowsLeases(t *testing.T) {
 
 func TestWorkersBadCalls(t *testing.T) {
 	testBadCalls(t, []badCall{
-		{[]string{"workers", "-dsn", ""}, "-dsn (or $UIDGEN_DSN) is required"},
+		{[]string{"workers", "-db", "/nonexistent/uidgen.db"}, "SQLite file /nonexistent/uidgen.db does not exist: nothing has leased from it yet"},
+		{[]string{"workers", "-db", "x.db", "-dsn", "root@tcp(127.0.0.1:1)/test"}, "-db and -dsn both given"},
 		{[]string{"workers", "-dsn", "root@tcp(127.0.0.1:1)/test", "-table", "no such"}, `"no such"`},
 		{[]string{"workers", "-dsn", "root@tcp(127.0.0.1:1)/test", "extra"}, `unexpected argument "extra"`},
-		{[]string{"gen", "-lease"}, "-lease needs -dsn"},
+		{[]string{"gen", "-db", "x.db", "-dsn", "root@tcp(127.0.0.1:1)/test"}, "-db and -dsn both given"},
+		{[]string{"gen", "-worker", "3", "-worker-ids", "1-5"}, "-worker and -worker-ids both given"},
+		{[]string{"gen", "-worker", "0"}, "-worker 0: a leased worker ID is 1 or more"},
 		{[]string{"gen", "-lease-ttl", "5s", "-dsn", "root@tcp(127.0.0.1:1)/test"}, "-lease-ttl needs -lease"},
 		{[]string{"gen", "-lease-horizon", "5m", "-dsn", "root@tcp(127.0.0.1:1)/test"}, "-lease-horizon needs -lease"},
 		{[]string{"gen", "-lease", "-lease-ttl", "soon", "-dsn", "root@tcp(127.0.0.1:1)/test"}, `invalid value "soon" for flag -lease-ttl`},

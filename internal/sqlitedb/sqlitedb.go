@@ -8,6 +8,7 @@
 package sqlitedb
 
 import (
+	"context"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -17,6 +18,8 @@ import (
 	"time"
 
 	_ "modernc.org/sqlite" // registers "sqlite"
+
+	"github.com/seed4d941b13/uidgen/internal/dialect"
 )
 
 // BusyTimeout is how long a statement waits for another process to let go
@@ -59,22 +62,23 @@ func Open(path string, readOnly bool) (*sql.DB, error) {
 	}
 	if !readOnly {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return nil, fmt.Errorf("create the directory of %s: %w", path, err)
+			return nil, fmt.Errorf("SQLite file %s: create its directory: %w", path, err)
 		}
 	} else if _, err := os.Stat(path); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("SQLite file %s: %w", path, err)
 	}
 	db, err := sql.Open("sqlite", DSN(path, readOnly))
 	if err != nil {
-		return nil, fmt.Errorf("open %s: %w", path, err)
+		return nil, fmt.Errorf("SQLite file %s: %w", path, err)
 	}
 	// The first statement opens the file and runs the pragmas: a file that
 	// is not a database, or a directory that cannot be written, says so
 	// here rather than at the first lease.
+	ctx := context.Background()
 	var mode string
-	if err := db.QueryRow("PRAGMA journal_mode").Scan(&mode); err != nil {
+	if err := db.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("open %s: %w", path, err)
+		return nil, fmt.Errorf("SQLite file %s: %w", path, dialect.SQLite.Cause(ctx, err))
 	}
 	return db, nil
 }
