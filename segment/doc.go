@@ -58,7 +58,7 @@
 //
 //  1. A claim is one statement, UPDATE ... SET max_id = max_id + s (on
 //     MySQL through LAST_INSERT_ID(max_id + s), which hands the new value
-//     back with the update; on PostgreSQL with RETURNING): it reads m and
+//     back with the update; on PostgreSQL and SQLite with RETURNING): it reads m and
 //     writes m + s atomically, so the range [m, m + s) it takes is above
 //     every owned number, and no other claim can take any of it. Leaf's
 //     own claims are the same statement with s = step. (Read max_id in a

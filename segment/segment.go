@@ -51,7 +51,7 @@ const (
 var (
 	ErrNilDB        = dialect.ErrNilDB        // Config.DB is nil
 	ErrBadTable     = dialect.ErrBadTable     // Config.Table is not a plain identifier
-	ErrDialect      = dialect.ErrDialect      // the DB's driver is neither MySQL's nor pgx's
+	ErrDialect      = dialect.ErrDialect      // the DB's driver is not MySQL's, pgx's or SQLite's
 	ErrUnreachable  = dialect.ErrUnreachable  // the database server could not be reached
 	ErrAccessDenied = dialect.ErrAccessDenied // the server refused the user or a statement
 
@@ -89,10 +89,11 @@ var (
 // zero values mean the defaults.
 type Config struct {
 	// DB is the database of the table, opened with go-sql-driver/mysql
-	// (sql.Open("mysql", dsn)) or pgx's stdlib (sql.Open("pgx", url)).
+	// (sql.Open("mysql", dsn)), pgx's stdlib (sql.Open("pgx", url)) or
+	// modernc.org/sqlite (sql.Open("sqlite", dsn)).
 	DB *sql.DB
 
-	// Dialect names the SQL dialect, "mysql" or "postgres", where DB's
+	// Dialect names the SQL dialect, "mysql", "postgres" or "sqlite", where DB's
 	// driver does not tell it (a driver wrapped by an instrumenting driver
 	// of another package). By default it is read off the driver.
 	Dialect string

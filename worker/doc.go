@@ -36,11 +36,15 @@
 //
 // # Drivers
 //
-// The package talks to MySQL (or MariaDB) and to PostgreSQL through
-// database/sql, with the same guarantees on both: open the *sql.DB with
-// github.com/go-sql-driver/mysql (sql.Open("mysql", dsn)) or with
-// github.com/jackc/pgx/v5/stdlib (sql.Open("pgx", dsn)). The package imports
-// neither: the program imports the driver it uses, as database/sql's
+// The package talks to MySQL (or MariaDB), to PostgreSQL and to SQLite files
+// through database/sql, with the same guarantees on each: open the *sql.DB
+// with github.com/go-sql-driver/mysql (sql.Open("mysql", dsn)), with
+// github.com/jackc/pgx/v5/stdlib (sql.Open("pgx", dsn)) or with
+// modernc.org/sqlite (sql.Open("sqlite", dsn)). On a SQLite file, every
+// holder runs on the file's machine, so a row names its holder's process,
+// and a holder that is gone gives its ID back at once rather than after the
+// TTL (TestLocalHolderGone). The package imports
+// no driver: the program imports the driver it uses, as database/sql's
 // convention is, and links no other; the dialect is read off the driver
 // (Config.Dialect names it where a wrapping driver hides it). It logs
 // nothing unless given a logger (Config.Logger).

@@ -5,14 +5,71 @@ import (
 	"database/sql"
 	"fmt"
 	"log"
+	"os"
+	"path/filepath"
 	"time"
 
 	_ "github.com/go-sql-driver/mysql" // sql.Open("mysql", ...)
 	_ "github.com/jackc/pgx/v5/stdlib" // sql.Open("pgx", ...)
+	_ "modernc.org/sqlite"             // sql.Open("sqlite", ...)
 
+	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/cached"
 	"github.com/seed4d941b13/uidgen/worker"
 )
+
+// One process on one machine, with no database server, and worker ID 7:
+// the ID is leased from a SQLite file, which remembers how far each run's
+// IDs got, so a restart, however soon and however far the last run
+// borrowed ahead of the clock, starts above them. uidgen.Static(7) would
+// remember nothing. The DSN's settings make each reservation reach the disk
+// before it is used (synchronous FULL), and let a second process wait for
+// the file's lock (busy_timeout). Without WorkerIDs, each run takes the
+// lowest free ID instead.
+func ExampleNewLeased_sqlite() {
+	dir, err := os.MkdirTemp("", "uidgen-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	dsn := "file:" + filepath.Join(dir, "uidgen.db") + "?_pragma=busy_timeout(5000)&_pragma=journal_mode(WAL)&_pragma=synchronous(FULL)"
+
+	// run is one run of the program: it makes n IDs and returns the last.
+	run := func(n int) (first, last int64) {
+		db, err := sql.Open("sqlite", dsn)
+		if err != nil {
+			log.Fatal(err)
+		}
+		defer db.Close()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		cfg := worker.Config{DB: db}
+		if err := worker.EnsureSchema(ctx, cfg); err != nil {
+			log.Fatal(err)
+		}
+		cfg.WorkerIDs = uidgen.WorkerIDRange{Min: 7, Max: 7}
+		leaser, err := worker.NewLeased(cfg)
+		if err != nil {
+			log.Fatal(err)
+		}
+		g, err := cached.New(ctx, cached.Config{Leaser: leaser})
+		if err != nil {
+			log.Fatal(err)
+		}
+		defer g.Close() // gives the worker ID back, with the time it used
+		ids := make([]int64, n)
+		if _, err := g.NextIDs(ids); err != nil {
+			log.Fatal(err)
+		}
+		return ids[0], ids[n-1]
+	}
+
+	_, last := run(100_000) // borrows seconds ahead of the clock
+	first, _ := run(10)     // restarted at once
+	fmt.Println("the restart starts above the last run:", first > last)
+	// Output:
+	// the restart starts above the last run: true
+}
 
 // Baidu's DDL for the WORKER_NODE table, as `uidgen schema` prints it.
 func ExampleSchema() {

@@ -27,8 +27,8 @@ var (
 	ErrBadTable = dialect.ErrBadTable
 
 	// ErrDialect: the *sql.DB was opened with a driver other than
-	// go-sql-driver/mysql and pgx's stdlib, or Schema was given a dialect
-	// other than "mysql" and "postgres".
+	// go-sql-driver/mysql, pgx's stdlib and modernc.org/sqlite, or Schema
+	// was given a dialect other than "mysql", "postgres" and "sqlite".
 	ErrDialect = dialect.ErrDialect
 
 	// ErrContainerEnv: the environment names a container only by halves
@@ -89,18 +89,20 @@ var (
 type Config struct {
 	// DB is the worker table's database. Required: a MySQL (or MariaDB)
 	// database opened with go-sql-driver/mysql (sql.Open("mysql", dsn)),
-	// or a PostgreSQL one opened with pgx's stdlib (sql.Open("pgx", dsn)).
+	// a PostgreSQL one opened with pgx's stdlib (sql.Open("pgx", dsn)), or
+	// a SQLite file opened with modernc.org/sqlite (sql.Open("sqlite",
+	// dsn); docs/leases.md gives the DSN's settings).
 	DB *sql.DB
 
 	// Table is the worker table, a plain identifier (see Schema). Empty
 	// means DefaultTable.
 	Table string
 
-	// Dialect names the SQL dialect, "mysql" or "postgres", where DB's
-	// driver does not tell it: go-sql-driver/mysql or pgx's stdlib wrapped
-	// in an instrumenting driver of another package. Empty means the
-	// dialect is read off the driver, and any driver but those two is an
-	// error wrapping ErrDialect.
+	// Dialect names the SQL dialect, "mysql", "postgres" or "sqlite",
+	// where DB's driver does not tell it: one of those wrapped in an
+	// instrumenting driver of another package. Empty means the dialect is
+	// read off the driver, and any driver but those is an error wrapping
+	// ErrDialect.
 	Dialect string
 
 	// LeaseTTL is how long a lease of NewLeased lasts without renewal, in

@@ -38,8 +38,8 @@ var (
 )
 
 const serveSynopsis = `serve [-addr HOST:PORT] [-generator cached|default] [-shutdown-timeout D]
-             [-worker ID | -dsn DSN [-lease] [-segment-table NAME] [-max-tags N] [-create-tags] |
-              -etcd ENDPOINTS [-etcd-prefix P] | -redis URL [-redis-prefix P]]
+             [[-db FILE] [-worker ID] | -dsn DSN [-lease] | -etcd ENDPOINTS [-etcd-prefix P] | -redis URL [-redis-prefix P]]
+             [-segment-table NAME] [-max-tags N] [-create-tags]
              [-lease-ttl D] [-lease-horizon D] [-worker-ids LO-HI] [-layout NAME | layout flags] [-after ID]
 
 Serves IDs over HTTP, for services in any language:
@@ -53,8 +53,10 @@ Serves IDs over HTTP, for services in any language:
   GET /               a status page for a person, where Accept prefers text/html
                       (a browser): the worker ID, its lease, the ring, each tag
 
-With -dsn it also serves the dense numbers of the segment tags in the
-leaf_alloc table of that database (-segment-table), as gen -segment does:
+It leases its worker ID from the SQLite file of -db (the default), from
+-dsn's database, or from etcd or Redis. With the file or -dsn it also serves
+the dense numbers of the segment tags in the leaf_alloc table there
+(-segment-table), as gen -segment does:
 
   GET /segment/{tag}          the tag's next number, as text
   GET /segment/{tag}/ids?n=N  N numbers of the tag, as /ids gives IDs
@@ -63,7 +65,8 @@ leaf_alloc table of that database (-segment-table), as gen -segment does:
 A tag is served only if its row is in the table, unless -create-tags; its
 generator opens on its first request, up to -max-tags of them, and gives
 its unused numbers back at exit. An unknown tag gets 404, a tag past
--max-tags or a failing database 503; without -dsn these routes answer 501.
+-max-tags or a failing database 503; with etcd or Redis, which keep no
+tags, these routes answer 501.
 
 Meituan Leaf's leaf-server routes answer as leaf-server does, so that its
 clients need only a new host name: the number as text, or status 500 and
@@ -88,11 +91,11 @@ func runServe(args []string, _, stderr io.Writer, store leaseStore) error {
 	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on; port 0 picks a free port")
 	generator := fs.String("generator", "cached", "cached (the ring) or default (per-call Snowflake)")
 	grace := fs.Duration("shutdown-timeout", 10*time.Second, "on SIGTERM or SIGINT, how long requests in flight may take to finish")
-	table := fs.String("segment-table", segment.DefaultTable, "with -dsn: the table of the segment tags served")
-	maxTags := fs.Int("max-tags", defaultMaxTags, "with -dsn: the most tags served; a generator holds 1 MiB of numbers")
-	createTags := fs.Bool("create-tags", false, "with -dsn: serve tags not in the table too, creating their rows (and the table)")
+	table := fs.String("segment-table", segment.DefaultTable, "the table of the segment tags served")
+	maxTags := fs.Int("max-tags", defaultMaxTags, "the most tags served; a generator holds 1 MiB of numbers")
+	createTags := fs.Bool("create-tags", false, "serve tags not in the table too, creating their rows (and the table)")
 	var claims claimFlags
-	claims.register(fs, "with -dsn")
+	claims.register(fs, "of a segment tag")
 	var mf makerFlags
 	mf.register(fs, store)
 	if err := parseFlags(fs, args); err != nil {
