@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/seed4d941b13/uidgen"
@@ -78,6 +79,8 @@ type Leased struct {
 	logger *slog.Logger // nil: quiet
 	host   host
 
+	inspect sync.Once // warnDurability, at the first lease
+
 	// Replaced by tests. now sizes reservations and names the day in
 	// LAUNCH_DATE; it never decides whether a lease has expired.
 	now  func() time.Time
@@ -130,6 +133,9 @@ func (l *Leased) LeaseWorkerID(ctx context.Context, maxWorkerID int64) (uidgen.L
 	n, err := l.host.describe(l.now())
 	if err != nil {
 		return nil, fmt.Errorf("worker: describe this process: %w", err)
+	}
+	if l.logger != nil && l.host.local {
+		l.inspect.Do(func() { l.warnDurability(ctx) })
 	}
 	var held *heldIDs // once every ID was found held
 	failed := func(err error) error {

@@ -1,9 +1,13 @@
 package worker
 
 import (
+	"bytes"
 	"context"
+	"database/sql"
 	"errors"
+	"log/slog"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -91,6 +95,34 @@ func TestLocalOnlyForFiles(t *testing.T) {
 			}
 			if strings.HasPrefix(port, pidPrefix) {
 				t.Errorf("PORT %q, want Baidu's millis-random", port)
+			}
+		})
+	}
+}
+
+// TestLocalDurabilityWarning: a SQLite connection that lets a commit return
+// before it is on disk (synchronous below FULL) is warned of, once, at the
+// first lease; one with FULL is not.
+func TestLocalDurabilityWarning(t *testing.T) {
+	for _, tt := range []struct {
+		synchronous string
+		warned      bool
+	}{{"FULL", false}, {"NORMAL", true}, {"OFF", true}} {
+		t.Run(tt.synchronous, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "uidgen.db")
+			db, err := sql.Open("sqlite", "file:"+path+"?_pragma=journal_mode(WAL)&_pragma=synchronous("+tt.synchronous+")")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			var logs bytes.Buffer
+			l := newTestLeased(t, db, DefaultTable, Config{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+			mustLease(t, l, 100)
+			mustLease(t, l, 100)
+			warned := strings.Count(logs.String(), "level=WARN")
+			if want := map[bool]int{true: 1, false: 0}[tt.warned]; warned != want ||
+				tt.warned && !strings.Contains(logs.String(), "synchronous(FULL)") {
+				t.Errorf("synchronous %s: %d warnings, want %d saying the fix:\n%s", tt.synchronous, warned, want, logs.String())
 			}
 		})
 	}
