@@ -3,18 +3,24 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
+
+	"github.com/seed4d941b13/uidgen"
 )
 
 func runGen(args []string, stdout, stderr io.Writer, store leaseStore) error {
-	fs := newFlagSet("gen", "gen [-n N] [-json] [-key K] [-generator cached|default] [-worker ID | -dsn DSN [-lease] | -etcd ENDPOINTS [-etcd-prefix P] | -redis URL [-redis-prefix P]] [-lease-ttl D] [-lease-horizon D] [-worker-ids LO-HI] [-layout NAME | layout flags] [-after ID]\n"+
+	fs := newFlagSet("gen", "gen [-n N] [-json | -encoding NAME] [-key K] [-generator cached|default] [-worker ID | -dsn DSN [-lease] | -etcd ENDPOINTS [-etcd-prefix P] | -redis URL [-redis-prefix P]] [-lease-ttl D] [-lease-horizon D] [-worker-ids LO-HI] [-layout NAME | layout flags] [-after ID]\n"+
 		"       uidgen gen -segment TAG -dsn DSN [-n N] [-start S] [-step S] [-segment-table NAME]",
-		"uidgen gen -n 3 -json\n  uidgen gen -segment order -dsn 'root@tcp(127.0.0.1:3306)/test' -n 5", stderr)
+		"uidgen gen -n 3 -json\n  uidgen gen -n 3 -encoding base32\n  uidgen gen -segment order -dsn 'root@tcp(127.0.0.1:3306)/test' -n 5", stderr)
 	n := fs.Int("n", 10, "how many IDs to print")
 	generator := fs.String("generator", "cached", "cached (the ring) or default (per-call Snowflake)")
 	asJSON := fs.Bool("json", false, "print each ID taken apart, as a JSON object with string numbers")
+	var encoding encodingFlag
+	encoding.register(fs, "write each ID as")
 	key := fs.String("key", "", "make every ID for this shard key (needs -gene-bits): its low gene bits are the key's")
 	var mf makerFlags
 	mf.register(fs, store)
@@ -25,6 +31,9 @@ func runGen(args []string, stdout, stderr io.Writer, store leaseStore) error {
 	}
 	if *n < 0 {
 		return fmt.Errorf("%w: -n %d: must be 0 or more", ErrUsage, *n)
+	}
+	if *asJSON && setFlag(fs, "encoding") != "" {
+		return fmt.Errorf("%w: -json and -encoding: -json prints each ID taken apart, its numbers in decimal; pick one", ErrUsage)
 	}
 	if sf.tag != "" {
 		if err := segmentConflicts(fs, "segment", "segment-table", "start", "step", "claim-every", "max-step", "dsn", "db", "n"); err != nil {
@@ -69,8 +78,41 @@ func runGen(args []string, stdout, stderr io.Writer, store leaseStore) error {
 			}
 			continue
 		}
-		out.WriteString(strconv.FormatInt(uid, 10))
+		out.WriteString(encoding.Format(uid))
 		out.WriteByte('\n')
 	}
 	return out.Flush()
+}
+
+// encodings are what -encoding names, by their String.
+var encodings = []uidgen.Encoding{uidgen.Decimal, uidgen.Base32, uidgen.Base62, uidgen.Base58}
+
+// encodingFlag is -encoding NAME, one of encodings; its zero value is
+// uidgen.Decimal.
+type encodingFlag struct{ uidgen.Encoding }
+
+func (f *encodingFlag) register(fs *flag.FlagSet, verb string) {
+	fs.Var(f, "encoding", verb+" the encoding `NAME`: "+encodingNames()+
+		" (default decimal); base32 and base62 are fixed width and sort as the IDs do, base58 is bwmarrin/snowflake's")
+}
+
+// Set takes an encoding's name, or fails naming the ones it takes; the
+// flag package makes that a usage error.
+func (f *encodingFlag) Set(name string) error {
+	for _, e := range encodings {
+		if e.String() == name {
+			f.Encoding = e
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown encoding: want %s", encodingNames())
+}
+
+// encodingNames is "decimal, base32, base62 or base58".
+func encodingNames() string {
+	names := make([]string, len(encodings))
+	for i, e := range encodings {
+		names[i] = e.String()
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }

@@ -4,13 +4,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strconv"
 )
 
 func runParse(args []string, stdout, stderr io.Writer, _ leaseStore) error {
-	fs := newFlagSet("parse", "parse [-json] [-layout NAME | layout flags] ID...",
-		"uidgen parse -json 512360392635531264\n  uidgen parse -layout discord -json 175928847299117063", stderr)
+	fs := newFlagSet("parse", "parse [-json] [-encoding NAME] [-layout NAME | layout flags] ID...",
+		"uidgen parse -json 512360392635531264\n  uidgen parse -layout discord -json 175928847299117063\n  uidgen parse -encoding base32 0E7252000AG02", stderr)
 	asJSON := fs.Bool("json", false, "print each ID as a JSON object with string numbers, one per line")
+	var encoding encodingFlag
+	encoding.register(fs, "read each ID from")
 	var layout layoutFlags
 	layout.register(fs)
 	if err := parseFlags(fs, args); err != nil {
@@ -26,8 +27,8 @@ func runParse(args []string, stdout, stderr io.Writer, _ leaseStore) error {
 	}
 	uids := make([]int64, fs.NArg())
 	for i, arg := range fs.Args() {
-		if uids[i], err = strconv.ParseInt(arg, 10, 64); err != nil {
-			return fmt.Errorf("%w: %q is not a 64-bit integer", ErrUsage, arg)
+		if uids[i], err = encoding.Parse(arg); err != nil {
+			return callerError{err}
 		}
 	}
 	enc := json.NewEncoder(stdout)
