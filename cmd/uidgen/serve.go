@@ -226,8 +226,7 @@ func (s *idServer) routes() http.Handler {
 // notFound answers a path serve has no route for with 404 and the routes
 // it has.
 func notFound(w http.ResponseWriter, r *http.Request) {
-	writeError(w, http.StatusNotFound, fmt.Sprintf("no such path %q: try GET /id, /ids?n=N, /parse/{uid}, /healthz, /metrics, "+
-		"/segment/{tag}, /segment/{tag}/ids?n=N or /segments", r.URL.Path))
+	writeError(w, http.StatusNotFound, fmt.Sprintf("no such path %q: try %s", r.URL.Path, strings.Join(routeList, ", ")))
 }
 
 // onlyGet answers any method but GET with 405 and a JSON error.

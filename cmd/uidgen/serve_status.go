@@ -10,6 +10,7 @@ import (
 	"math"
 	"net/http"
 	"slices"
+	"strconv"
 	"sync"
 	"time"
 
@@ -114,12 +115,17 @@ type tagRow struct {
 }
 
 // root answers GET / with the status page where the Accept header prefers
-// text/html (a browser), and anything else as / answered before the page:
-// 404 and the routes, as JSON.
+// text/html (a browser), and any other client (curl) with an index as
+// JSON: the worker ID, the layout and the routes. Other methods get 405.
 func (s *idServer) root(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Vary", "Accept")
-	if r.Method != http.MethodGet || !prefersHTML(r.Header.Get("Accept")) {
-		notFound(w, r)
+	if r.Method != http.MethodGet {
+		w.Header().Set("Allow", http.MethodGet)
+		writeError(w, http.StatusMethodNotAllowed, fmt.Sprintf("method %s not allowed on %s: use GET", r.Method, r.URL.Path))
+		return
+	}
+	if !prefersHTML(r.Header.Get("Accept")) {
+		writeJSON(w, http.StatusOK, index{WorkerID: strconv.FormatInt(s.g.workerID, 10), Layout: s.g.layout.Bits().String(), Routes: routeList})
 		return
 	}
 	var body bytes.Buffer
@@ -131,6 +137,17 @@ func (s *idServer) root(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Cache-Control", "no-store")
 	w.Write(body.Bytes())
 }
+
+// index is what GET / answers a client that is not a browser.
+type index struct {
+	WorkerID string   `json:"worker_id"`
+	Layout   string   `json:"layout"`
+	Routes   []string `json:"routes"`
+}
+
+// routeList names serve's routes, for the index and for a 404.
+var routeList = []string{"GET /id", "GET /ids?n=N", "GET /parse/{uid}", "GET /healthz", "GET /metrics",
+	"GET /segment/{tag}", "GET /segment/{tag}/ids?n=N", "GET /segments", "GET / (a status page for a browser)"}
 
 // prefersHTML reports whether an Accept header rates text/html above
 // application/json, as a browser's does. A tie, and no header, go to JSON.
