@@ -1,27 +1,10 @@
 package uidgen
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"strconv"
 	"unicode/utf8"
-)
-
-// The errors of reading an ID from text, tested with errors.Is. Each is
-// wrapped with the text (its first 32 bytes, if longer), the encoding and
-// what is wrong with it.
-var (
-	// ErrIDSyntax: the text is not an ID in the encoding: it is empty, has
-	// a character outside the encoding's alphabet (named with its
-	// position, counted from 1) or the wrong number of characters (named
-	// with the number wanted).
-	ErrIDSyntax = errors.New("bad ID string")
-
-	// ErrIDRange: the text is well formed but names a number past 2^63-1,
-	// or a negative one, which no generator makes; a UID's MarshalText,
-	// MarshalJSON and Value refuse a negative UID with it too.
-	ErrIDRange = errors.New("ID out of range")
 )
 
 // Encoding writes an int64 ID as text and reads it back: one of Decimal

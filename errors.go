@@ -52,4 +52,17 @@ var (
 	// lease reserves no more seconds for this one. The holder may use what
 	// was reserved before, and no second after.
 	ErrLeaseLost = errors.New("worker ID lease lost")
+
+	// ErrIDSyntax: the text is not an ID in the encoding: it is empty, has
+	// a character outside the encoding's alphabet (named with its
+	// position, counted from 1) or the wrong number of characters (named
+	// with the number wanted). Each error of reading an ID from text is
+	// wrapped with the text (its first 32 bytes, if longer), the encoding
+	// and what is wrong with it.
+	ErrIDSyntax = errors.New("bad ID string")
+
+	// ErrIDRange: the text is well formed but names a number past 2^63-1,
+	// or a negative one, which no generator makes; a UID's MarshalText,
+	// MarshalJSON and Value refuse a negative UID with it too.
+	ErrIDRange = errors.New("ID out of range")
 )
