@@ -21,6 +21,11 @@ import (
 const dsnHelp = "a MySQL DSN, e.g. 'root@tcp(127.0.0.1:3306)/test', a PostgreSQL URL, e.g. 'postgres://postgres@127.0.0.1:5432/test',\n" +
 	"or a SQLite file, e.g. 'file:/var/lib/uidgen/uidgen.db'"
 
+// dsnForms says what -dsn takes, for an error about one it could not read:
+// go-sql-driver/mysql reads "root@127.0.0.1:3306/test" and
+// "mysql://root@..." as a network named 127.0.0.1:3306, and says only that.
+const dsnForms = "want user:password@tcp(host:port)/database for MySQL, postgres://user:password@host:port/database for PostgreSQL, or file:PATH for SQLite"
+
 // openDB opens dsn with the driver its form names: SQLite for file:PATH,
 // pgx for a PostgreSQL URL (postgres:// or postgresql://),
 // go-sql-driver/mysql for anything else. A SQLite file is opened, and
@@ -43,13 +48,13 @@ func openDBAs(dsn string, readOnly bool) (*sql.DB, error) {
 	if !strings.HasPrefix(dsn, "postgres://") && !strings.HasPrefix(dsn, "postgresql://") {
 		db, err := sql.Open("mysql", dsn)
 		if err != nil {
-			return nil, fmt.Errorf("%w: -dsn: %v", ErrUsage, err)
+			return nil, fmt.Errorf("%w: -dsn: %v; %s", ErrUsage, err, dsnForms)
 		}
 		return db, nil
 	}
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
-		return nil, fmt.Errorf("%w: -dsn: %v", ErrUsage, err)
+		return nil, fmt.Errorf("%w: -dsn: %v; %s", ErrUsage, err, dsnForms)
 	}
 	return stdlib.OpenDB(*cfg), nil
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"database/sql"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -361,4 +363,19 @@ func lockFile(t *testing.T, path string) func() {
 	}
 	t.Cleanup(unlock)
 	return unlock
+}
+
+// TestGenNone: gen -n 0 prints nothing and takes no worker ID: the file
+// is not even made, and a database's table gets no row.
+func TestGenNone(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "uidgen.db")
+	for _, args := range [][]string{{"-db", path}, {"-dsn", "file:" + path}, {"-segment", "order", "-db", path}} {
+		code, out, stderr := runCLI(t, append([]string{"gen", "-n", "0"}, args...)...)
+		if code != 0 || out != "" || stderr != "" {
+			t.Errorf("gen -n 0 %v: exit %d, stdout %q, stderr %q; want 0 and nothing", args, code, out, stderr)
+		}
+	}
+	if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("gen -n 0 made %s (%v): it took a worker ID or claimed numbers it had no use for", path, err)
+	}
 }

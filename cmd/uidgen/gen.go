@@ -40,13 +40,16 @@ func runGen(args []string, stdout, stderr io.Writer, store leaseStore) error {
 			return err
 		}
 		dsn, err := mf.worker.tagDSN()
-		if err != nil {
-			return err
+		if err != nil || *n == 0 {
+			return err // -n 0 claims no numbers
 		}
 		return genSegment(&sf, dsn, *n, stdout)
 	}
 	if name := setFlag(fs, "segment-table", "start", "step", "claim-every", "max-step"); name != "" {
 		return fmt.Errorf("%w: -%s needs -segment", ErrUsage, name)
+	}
+	if *n == 0 {
+		return nil // nothing to print, so no worker ID taken, and no row or lease spent
 	}
 	g, cfg, err := mf.open(*generator)
 	if err != nil {

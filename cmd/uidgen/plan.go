@@ -288,8 +288,8 @@ func (p *layoutPlan) print(w io.Writer) error {
 	need := p.PeakWorkers + p.ReservedByCrashes
 	alive := group(p.PeakWorkers) + " processes alive at once"
 	if p.ReservedByCrashes > 0 {
-		alive += fmt.Sprintf(" and %s IDs that crashes keep reserved (%v an hour, each for a %v horizon)",
-			group(p.ReservedByCrashes), p.CrashesPerHour, time.Duration(p.LeaseHorizonSeconds*float64(time.Second)))
+		alive += fmt.Sprintf(" and %s that crashes keep reserved (%v an hour, each for a %v horizon)",
+			plural(p.ReservedByCrashes, "ID", "IDs"), p.CrashesPerHour, time.Duration(p.LeaseHorizonSeconds*float64(time.Second)))
 	}
 	switch {
 	case p.PeakWorkers == 0:
@@ -349,4 +349,13 @@ func group(n int64) string {
 		out = append(out, s[i])
 	}
 	return string(out)
+}
+
+// plural returns n, grouped, and the noun that agrees with it: "1 ID",
+// "2 IDs".
+func plural(n int64, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return group(n) + " " + many
 }
