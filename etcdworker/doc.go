@@ -57,39 +57,42 @@
 // of the transaction that took w, which no other key creation shares. The
 // invariant: every second that any holder of w, past or present, may still
 // use is at most the value of reserved/w; and every second of the holder
-// whose key is held/w is at least its First(). These steps keep it:
+// whose key is held/w is at least its First(). These steps keep it, each
+// naming the test that fails without it: a subtest of TestLeaseConformance,
+// the lease suite (leasetest.Run) on one etcd member:
 //
 //  1. A holder uses second s only if s <= Reserved(), and Reserved() rises
 //     to t only after a transaction IF CreateRevision(held/w) == its own
 //     THEN put reserved/w = max(t, the most it ever wrote) succeeded. While
 //     its key exists, no other transaction writes reserved/w (step 3 needs
 //     held/w absent), so reserved/w holds at least what the holder may use.
-//     (Write t alone: TestReservationNeverFalls sees reserved/w fall below
-//     Reserved() once the holder's pace drops.)
+//     (Write t alone: TestLeaseConformance/ReservationNeverFalls sees
+//     reserved/w fall below Reserved() once the holder's pace drops.)
 //  2. Once held/w is gone (deleted by the lease's expiry, or replaced by a
 //     new holder's key), every renewal of the old holder fails its
 //     comparison, whatever its client believes of its own lease, and
 //     Reserved() stops for good. A holder partitioned from the cluster's
-//     majority past its TTL can therefore extend nothing when it comes
-//     back. (Drop the comparison: TestLeaseLost sees the old holder extend
-//     the reservation under its successor.)
+//     majority past its TTL can therefore extend nothing when it comes back.
+//     (Drop the comparison: TestLeaseConformance/Lost sees the old holder
+//     extend the reservation under its successor.)
 //  3. A new holder reads reserved/w, r, with its mod revision m, and takes w
-//     with one transaction IF Version(held/w) == 0 AND ModRevision(reserved/w)
-//     == m THEN put reserved/w and put held/w under its etcd lease. It
-//     succeeds only if r is the reservation at the instant of the takeover;
-//     from that instant every earlier holder's transaction fails (step 2),
-//     so by the invariant every second they may ever use is at most r.
-//     (Drop the ModRevision comparison: TestLeaseConcurrent sees a holder
-//     start at or below a second its predecessor used, the ID having been
-//     taken, used and released between the read and the takeover.)
+//     with one transaction IF Version(held/w) == 0 AND
+//     ModRevision(reserved/w) == m THEN put reserved/w and put held/w under
+//     its etcd lease. It succeeds only if r is the reservation at the
+//     instant of the takeover; from that instant every earlier holder's
+//     transaction fails (step 2), so by the invariant every second they may
+//     ever use is at most r. (Drop the ModRevision comparison:
+//     TestLeaseConformance/Concurrent sees a holder start at or below a
+//     second its predecessor used, the ID having been taken, used and
+//     released between the read and the takeover.)
 //  4. The new holder's First() is max(now, r + 1), now by its own clock:
 //     above every second of the earlier holders. (Take now alone:
-//     TestLeaseStartsAboveReservation.)
+//     TestLeaseConformance/StartsAboveReservation.)
 //  5. Release, in one transaction IF CreateRevision(held/w) == its own, puts
 //     reserved/w = max(lastUsed, First()-1) and deletes held/w. Lowering
 //     the reservation is safe: the holder used nothing above lastUsed, and
 //     the earlier holders nothing above r <= First()-1. (Record lastUsed
-//     below First()-1: TestLeaseRelease.)
+//     below First()-1: TestLeaseConformance/Release.)
 //  6. An ID never leased has no reserved/w: ModRevision 0 in step 3 takes it
 //     only while the key is still absent, and the holder's First() is its
 //     clock's now. This is why reserved/ keys must never be deleted.
@@ -104,7 +107,7 @@
 // none of the above. A new holder takes the lowest free ID whose reservation
 // has passed, or passes within ten seconds by its own clock, then the lowest
 // ID never leased, and one still reserved ahead only when no other is free,
-// the one whose reservation ends soonest (TestLeaseColdFirst).
+// the one whose reservation ends soonest (TestLeaseConformance/ColdFirst).
 //
 // # What etcd must keep
 //

@@ -2,23 +2,30 @@
 // same contract as package worker's Leased and etcdworker's, for fleets that
 // already run Redis and want no WORKER_NODE table.
 //
-//	c := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379", ContextTimeoutEnabled: true})
-//	l, err := redisworker.NewLeased(redisworker.Config{Client: c, Prefix: "{orders}:"})
-//	...
+//	c := redis.NewClient(&redis.Options{
+//		Addr:                  "127.0.0.1:6379",
+//		ContextTimeoutEnabled: true,
+//	})
+//	defer c.Close() // deferred first, so it runs after g.Close
+//	l, err := redisworker.NewLeased(redisworker.Config{Client: c})
 //	g, err := cached.New(ctx, cached.Config{Leaser: l})
+//	defer g.Close() // gives the ID back
 //
 // Config.Client is any redis.UniversalClient of github.com/redis/go-redis/v9:
 // one server, a primary watched by Sentinels (redis.NewFailoverClient), or a
 // Cluster. Give it ContextTimeoutEnabled, so that a renewal's context bounds
 // its wait for a server that stopped answering. `uidgen workers -redis URL`
-// shows a fleet as a table (func List); read "What each deployment
-// promises" below before choosing one.
+// shows a fleet as a table (func List). It logs nothing unless given a
+// logger (Config.Logger). Read Config next for the fleet's prefix (such as
+// "{orders}:"), the lease's TTL and horizon, and Replicas; then, below, what
+// each deployment promises, before choosing one, and why two holders of an
+// ID never use the same second.
 //
 // # Keys
 //
 // A fleet is a key prefix with a Redis Cluster hash tag (Config.Prefix,
 // "{uidgen}:" by default), so its keys share one slot and several fleets
-// share one deployment. Readable with `redis-cli --scan --pattern '{uidgen}:*'`:
+// share one deployment. `redis-cli --scan --pattern '{uidgen}:*'` lists them:
 //
 //	{uidgen}:reserved:7   1764012345
 //	{uidgen}:held:7       {"host":"api-3","pid":4242,"since":"2026-11-24T19:05:00Z","token":"9f2c..."}
@@ -98,39 +105,42 @@
 // shares. The invariant: every second that any holder of w, past or
 // present, may still use is at most the value of reserved:w; and every
 // second of the holder whose value held:w holds is at least its First().
-// These steps keep it:
+// These steps keep it, each naming the test that fails without it: a
+// subtest of TestLeaseConformance, the lease suite (leasetest.Run) on one
+// server:
 //
 //  1. A holder uses second s only if s <= Reserved(), and Reserved() rises
 //     to t only after renewScript, finding held:w holding its value, raised
 //     reserved:w to at least t and its replicas acknowledged. While its key
-//     holds its value no other script writes reserved:w (step 3 needs
-//     held:w absent), so reserved:w holds at least what the holder may use.
+//     holds its value no other script writes reserved:w (step 3 needs held:w
+//     absent), so reserved:w holds at least what the holder may use.
 //     renewScript never lowers reserved:w. (Set it to t alone:
-//     TestReservationNeverFalls sees reserved:w fall below a reservation
-//     granted earlier when a later renewal asks for less, as one does after
-//     an earlier renewal's answer was lost.)
+//     TestLeaseConformance/ReservationNeverFalls sees reserved:w fall below
+//     a reservation granted earlier when a later renewal asks for less, as
+//     one does after an earlier renewal's answer was lost.)
 //  2. Once held:w is gone (expired, or replaced by a new holder's), every
-//     renewScript of the old holder finds another value or none and
-//     changes nothing, and Reserved() stops for good. A holder paused or
-//     cut off past its TTL can extend nothing when it comes back. (Renew
-//     without comparing the value: TestLeaseLost sees the old holder extend
-//     the reservation under its successor.)
+//     renewScript of the old holder finds another value or none and changes
+//     nothing, and Reserved() stops for good. A holder paused or cut off
+//     past its TTL can extend nothing when it comes back. (Renew without
+//     comparing the value: TestLeaseConformance/Lost sees the old holder
+//     extend the reservation under its successor.)
 //  3. takeScript reads reserved:w, r, and writes held:w only if held:w is
 //     absent, in the same step: r is the reservation at the instant of the
 //     takeover, and from that instant every earlier holder's script changes
 //     nothing (step 2), so by the invariant every second they may ever use
 //     is at most r. (Read r in a step of its own before the take:
-//     TestLeaseConcurrent sees a holder start at or below a second its
-//     predecessor used, the ID having been taken, used and released in
-//     between.)
+//     TestLeaseConformance/Concurrent sees a holder start at or below a
+//     second its predecessor used, the ID having been taken, used and
+//     released in between.)
 //  4. The new holder starts at max(now, r + 1): above every second of the
-//     earlier holders. (Start the holder at now alone: TestLeaseStartsAboveReservation.)
+//     earlier holders. (Start the holder at now alone:
+//     TestLeaseConformance/StartsAboveReservation.)
 //  5. freeScript, finding held:w holding the holder's value, sets
 //     reserved:w to max(lastUsed, First()-1), which the holder computes,
 //     and deletes held:w in one step.
 //     Lowering the reservation is safe: the holder used nothing above
 //     lastUsed, and the earlier holders nothing above r <= First()-1.
-//     (Record lastUsed below First()-1: TestLeaseRelease.)
+//     (Record lastUsed below First()-1: TestLeaseConformance/Release.)
 //  6. An ID never leased has no reserved:w, and takeScript starts its holder
 //     at the clock. This is why reserved: keys must never be deleted.
 //
@@ -144,7 +154,5 @@
 // none of the above. A new holder takes the lowest free ID whose reservation
 // has passed, or passes within ten seconds by its own clock, then the lowest
 // ID never leased, and one still reserved ahead only when no other is free,
-// the one whose reservation ends soonest (TestLeaseColdFirst).
-//
-// It logs nothing unless given a logger (Config.Logger).
+// the one whose reservation ends soonest (TestLeaseConformance/ColdFirst).
 package redisworker

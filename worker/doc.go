@@ -69,50 +69,54 @@
 // lease expires by the database's clock. The invariant: every second that
 // any holder of w, past or present, may still use is at most RESERVED_UNTIL;
 // and every second the holder whose token is in OWNER may use is at least
-// its First(). These steps keep it:
+// its First(). These steps keep it, each naming the test that fails
+// without it; TestLeaseConformance//Release is the lease suite's
+// (leasetest.Run's) Release subtest on every database, run with
+// go test -run 'TestLeaseConformance//Release' ./worker:
 //
 //  1. A holder uses second s only if s <= Reserved(), and Reserved() rises to
 //     t only after an UPDATE with WHERE OWNER = token affected the row and set
 //     RESERVED_UNTIL = GREATEST(RESERVED_UNTIL, t). While it holds the row,
 //     nothing else changes RESERVED_UNTIL, and GREATEST never lowers it, so
 //     the row reserves at least what the holder may use. (Remove GREATEST:
-//     TestLeaseRenewsAtPace sees the row fall below Reserved().)
+//     TestLeaseConformance//ReservationNeverFalls sees the row fall below
+//     a reservation granted earlier.)
 //  2. The renewal also sets LEASE_UNTIL = GREATEST(LEASE_UNTIL + 1, now +
 //     TTL), so it always changes the row it matches: zero rows affected
 //     means OWNER is no longer the token, whether or not the DSN counts found
 //     rows, and Reserved() stops there for good. (Remove the + 1:
-//     TestLeaseRenewsAtPace's renewals a millisecond apart report a lost
-//     lease. Remove OWNER from the WHERE: TestLeaseLost.)
+//     TestLeaseConformance//Pace's renewals a millisecond apart report a
+//     lost lease. Remove OWNER from the WHERE: TestLeaseConformance//Lost.)
 //  3. A new holder reads the row's RESERVED_UNTIL, r, and takes the row with
 //     one UPDATE that sets a fresh 128-bit random token, WHERE the lease has
 //     expired AND RESERVED_UNTIL <=> r (IS NOT DISTINCT FROM r on
-//     PostgreSQL). The update succeeds only if r is the
-//     reservation at the instant of the takeover; from that instant every
-//     earlier holder's renewal names a token that is gone (step 2), so by the
-//     invariant every second they may ever use is at most r. (Remove the
-//     <=> r: TestLeaseConcurrent sees a holder start at or below the last
-//     second its predecessor used, the reservation having been released
+//     PostgreSQL). The update succeeds only if r is the reservation at the
+//     instant of the takeover; from that instant every earlier holder's
+//     renewal names a token that is gone (step 2), so by the invariant every
+//     second they may ever use is at most r. (Remove the <=> r:
+//     TestLeaseConformance//Concurrent sees a holder start at or below the
+//     last second its predecessor used, the reservation having been released
 //     between the read and the update.)
 //  4. The new holder's First() is max(database now, r + 1): above every
 //     second of the earlier holders. (Take the database's now alone:
-//     TestLeaseStartsAboveReservation.)
+//     TestLeaseConformance//StartsAboveReservation.)
 //  5. Release stops the renewer, then in one UPDATE WHERE OWNER = token sets
 //     OWNER NULL, LEASE_UNTIL now and RESERVED_UNTIL max(lastUsed,
 //     First()-1). Lowering the reservation is safe because the holder used
 //     nothing above lastUsed and the earlier holders nothing above
 //     r <= First()-1. OWNER NULL makes any renewal of its still on its way
 //     to the server match nothing. (Keep OWNER, or record lastUsed below
-//     First()-1: TestLeaseRelease.)
+//     First()-1: TestLeaseConformance//Release.)
 //  6. A new row is inserted with an explicit ID that no row has; the primary
 //     key refuses a second insert of it. With no row there was no earlier
 //     holder, so the holder's First() is the database's now. This is why
 //     rows of leased IDs must never be deleted.
 //
-// Expiry, judged in SQL by the database's clock, only decides whether step
-// 3 may take a row: a lease taken while its holder still lives (its clock,
-// a pause or a partition kept it from renewing in time) costs that holder
-// its lease, and nothing else. The tests that move clients' clocks hours
-// away (TestLeaseExpiresByServerClock) check that they change nothing.
+// Expiry, judged in SQL by the database's clock, only decides whether step 3
+// may take a row: a lease taken while its holder still lives (its clock, a
+// pause or a partition kept it from renewing in time) costs that holder its
+// lease, and nothing else. The tests that move clients' clocks hours away
+// (TestLeaseConformance//ExpiryByStoreClock) check that they change nothing.
 //
 // A holder that finds its lease lost goes on using the seconds reserved
 // before, which step 3 left below its successor's, and then Wait fails with
@@ -122,16 +126,17 @@
 // answers (TestLeaseOutage).
 //
 // Which free row step 3 takes, and how far ahead step 1 reserves, change
-// none of the above: the conditional updates alone keep holders apart.
-// They decide what the guarantee costs. Each renewal reserves the seconds a
+// none of the above: the conditional updates alone keep holders apart. They
+// decide what the guarantee costs. Each renewal reserves the seconds a
 // holder will use over Config.LeaseHorizon and a third of the TTL, at its
-// pace, so a holder cut off from the database, or whose database fails
-// over, goes on for the horizon (TestLeaseHorizon, TestLeaseOutage). A
-// holder that dies leaves its row reserved up to that far ahead, and a
+// pace, so a holder cut off from the database, or whose database fails over,
+// goes on for the horizon (TestLeaseConformance//Horizon, TestLeaseOutage).
+// A holder that dies leaves its row reserved up to that far ahead, and a
 // takeover starts above it: so a new holder takes the lowest free row whose
 // reservation has passed, or passes within ten seconds, by the database's
 // clock; then a new row; and a row still reserved ahead only when no other
-// is free, the one whose reservation ends soonest (TestLeaseColdFirst).
+// is free, the one whose reservation ends soonest
+// (TestLeaseConformance//ColdFirst).
 //
 // # What the database must keep
 //
