@@ -79,7 +79,8 @@ var _ uidgen.Leaser = (*Leased)(nil)
 //
 // When every ID of the range is held it looks again every second until one
 // comes free or ctx ends; then it fails with an error wrapping ErrNoFreeID
-// and ctx.Err() that names the range. Give ctx a deadline: an unreachable
+// and ctx.Err() that names the range (under a ctx with no deadline, after
+// one lease TTL, with ErrNoFreeID alone). Give ctx a deadline: an unreachable
 // cluster fails with the client's error only when ctx ends. It fails with
 // ErrMaxWorkerID for a maxWorkerID below 1 and with ErrWorkerIDs for a range
 // that ends above it, both before it sends anything, and with ErrBadKey when
@@ -147,6 +148,7 @@ func (l *Leased) leaseID(ctx context.Context, g *granter, lo, hi int64) (*lease,
 	return leasing.Take(ctx, leasing.Retry{
 		Poll:     l.poll,
 		NoFreeID: ErrNoFreeID,
+		FullFor:  l.timing.TTL,
 		Fatal:    func(err error) bool { return errors.Is(err, ErrBadKey) },
 		Failed:   g.revoke,
 		Unanswered: func(last, ctxErr error) error {

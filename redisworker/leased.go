@@ -81,7 +81,8 @@ var _ uidgen.Leaser = (*Leased)(nil)
 //
 // When every ID of the range is held it looks again every second until one
 // comes free or ctx ends; then it fails with an error wrapping ErrNoFreeID
-// and ctx.Err() that names the range. A Redis that does not answer is asked
+// and ctx.Err() that names the range (under a ctx with no deadline, after
+// one lease TTL, with ErrNoFreeID alone). A Redis that does not answer is asked
 // again every second until ctx ends, and the error names its last failure.
 // It fails with ErrMaxWorkerID for a maxWorkerID below 1 and with
 // ErrWorkerIDs for a range that ends above it, both before it sends
@@ -117,6 +118,7 @@ func (l *Leased) leaseID(ctx context.Context, lo, hi int64) (*lease, error) {
 	return leasing.Take(ctx, leasing.Retry{
 		Poll:     l.poll,
 		NoFreeID: ErrNoFreeID,
+		FullFor:  l.timing.TTL,
 		Fatal:    func(err error) bool { return errors.Is(err, ErrBadKey) },
 		Unanswered: func(last, ctxErr error) error {
 			switch {

@@ -116,8 +116,10 @@ var _ uidgen.Leaser = (*Leased)(nil)
 //
 // When every ID of the range is held it looks again every second until
 // one comes free or ctx ends; then it fails with an error wrapping
-// ErrNoFreeID and ctx.Err() that names the range and how many IDs are held.
-// Give ctx a deadline. It fails with ErrMaxWorkerID for a maxWorkerID below
+// ErrNoFreeID and ctx.Err() that names the range and how many IDs are held
+// (on a range of up to 3 IDs, each holder). Under a ctx with no deadline
+// it waits for one lease TTL, after which every ID a dead holder left has
+// expired, and then fails with ErrNoFreeID alone. It fails with ErrMaxWorkerID for a maxWorkerID below
 // 1, with ErrWorkerIDs for a range that ends above maxWorkerID, both before
 // it sends anything, and otherwise as Disposable.AssignWorkerID does, or
 // with ErrNoLeaseColumns where the table lacks the lease columns.
@@ -137,7 +139,8 @@ func (l *Leased) LeaseWorkerID(ctx context.Context, maxWorkerID int64) (uidgen.L
 	if l.logger != nil && l.host.local {
 		l.inspect.Do(func() { l.warnDurability(ctx) })
 	}
-	var held *heldIDs // once every ID was found held
+	var held *heldIDs       // once every ID was found held
+	var fullSince time.Time // since when, without a free ID between
 	failed := func(err error) error {
 		if held != nil && ctx.Err() != nil {
 			return fmt.Errorf("worker: %s: %w: all %d IDs from %d to %d are held (%d leased, %d disposable%s) and none came free: %w",
@@ -154,10 +157,13 @@ func (l *Leased) LeaseWorkerID(ctx context.Context, maxWorkerID int64) (uidgen.L
 		case s != nil:
 			return l.started(ctx, *s, n), nil
 		case again:
-			held = nil // this pass found an ID free, which another process took first
+			held, fullSince = nil, time.Time{} // this pass found an ID free, which another process took first
 			continue
 		}
 		held = &full
+		if fullSince.IsZero() {
+			fullSince = time.Now()
+		}
 		if reclaimed, err := l.reclaimGone(ctx, n, lo, hi); err != nil {
 			return nil, failed(err)
 		} else if reclaimed {
@@ -167,6 +173,10 @@ func (l *Leased) LeaseWorkerID(ctx context.Context, maxWorkerID int64) (uidgen.L
 			if held.holders, err = l.holders(ctx, lo, hi); err != nil {
 				return nil, failed(err)
 			}
+		}
+		what := fmt.Sprintf(" (%d leased, %d disposable%s)", hi-lo+1-held.disposable, held.disposable, held.holders)
+		if err := leasing.FullUntil(ctx, ErrNoFreeID, fullSince, l.timing.TTL, lo, hi, what); err != nil {
+			return nil, fmt.Errorf("worker: %s: %w", op, err)
 		}
 		select {
 		case <-ctx.Done():

@@ -143,6 +143,7 @@ func Run(t *testing.T, s Store) {
 		{"Pace", testPace},
 		{"StartBurst", testStartBurst},
 		{"NoFreeID", testNoFreeID},
+		{"NoFreeIDNoDeadline", testNoFreeIDNoDeadline},
 		{"Concurrent", testConcurrent},
 		{"Range", testRange},
 		{"RangeErrors", testRangeErrors},
@@ -505,6 +506,32 @@ func testStartBurst(t *testing.T, _ Store, f Fleet) {
 	// and the 2 s horizon and a third of the TTL of them are 36 s ahead.
 	if ahead := s.Reserved() - need; ahead > 37 {
 		t.Fatalf("reserved %d s past the %d asked for, want at most 37", ahead, need)
+	}
+}
+
+// testNoFreeIDNoDeadline: under a context with no deadline, a range that
+// live holders keep full fails with ErrNoFreeID after the waiter's lease
+// TTL, not never: by then every ID a dead holder left would have expired.
+func testNoFreeIDNoDeadline(t *testing.T, s Store, f Fleet) {
+	noFreeID, _ := s.Sentinels()
+	for range 2 {
+		mustLease(t, leased(t, f, Options{TTL: time.Hour}), 2) // held: no renewal is due for an hour
+	}
+	ctx, cancel := context.WithCancel(t.Context()) // no deadline
+	defer cancel()
+	start := time.Now()
+	const ttl = 2 * time.Second // within every store's limits
+	l, err := leased(t, f, Options{TTL: ttl}).LeaseWorkerID(ctx, 2)
+	took := time.Since(start)
+	if l != nil {
+		l.Release(context.Background(), l.First()-1)
+	}
+	if !errors.Is(err, noFreeID) || errors.Is(err, context.Canceled) || !strings.HasPrefix(err.Error(), f.Op()+": ") ||
+		!strings.Contains(err.Error(), fmt.Sprintf("none came free within the lease TTL (%v)", ttl)) {
+		t.Fatalf("LeaseWorkerID of a full range with no deadline: %v, want %q alone, naming the TTL", err, noFreeID)
+	}
+	if took < ttl {
+		t.Errorf("gave up after %v, before the lease TTL of %v", took, ttl)
 	}
 }
 

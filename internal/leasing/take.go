@@ -25,8 +25,15 @@ type Retry struct {
 	Poll time.Duration
 
 	// NoFreeID is wrapped by the error when ctx ends and the last read of
-	// the fleet found every ID held.
+	// the fleet found every ID held, or, under a ctx with no deadline,
+	// when the fleet was found full for FullFor.
 	NoFreeID error
+
+	// FullFor is how long Take waits for a full range under a ctx with no
+	// deadline: the lease TTL, after which every ID a dead holder left has
+	// expired, so that what stays held is held by live processes, which
+	// may never let go.
+	FullFor time.Duration
 
 	// Fatal reports an error no retry makes right (a key the store's
 	// package did not write); Take returns it at once.
@@ -46,9 +53,12 @@ type Retry struct {
 // after one that returned neither lease nor error: another process took
 // the chosen ID first. When ctx ends it fails with an error wrapping
 // NoFreeID and ctx.Err(), naming the range, if the last read of the fleet
-// found every ID in [lo, hi] held, else with Unanswered's.
+// found every ID in [lo, hi] held, else with Unanswered's. Under a ctx
+// with no deadline, a range found full for FullFor fails with NoFreeID
+// (FullUntil): the caller sees when it will return.
 func Take[L any](ctx context.Context, r Retry, lo, hi int64, once func(context.Context) (*L, error)) (*L, error) {
 	full := false // the last read of the fleet found every ID held
+	var fullSince time.Time
 	var lastErr error
 	for {
 		lease, err := once(ctx)
@@ -58,7 +68,13 @@ func Take[L any](ctx context.Context, r Retry, lo, hi int64, once func(context.C
 		case r.Fatal(err):
 			return nil, err
 		case errors.Is(err, ErrFull):
+			if !full || fullSince.IsZero() {
+				fullSince = time.Now()
+			}
 			full, lastErr = true, nil
+			if err := FullUntil(ctx, r.NoFreeID, fullSince, r.FullFor, lo, hi, ""); err != nil {
+				return nil, err
+			}
 		case err != nil:
 			// A read cut off by ctx's end says nothing of the fleet, so
 			// the last read's finding stands; a failure after a read came
@@ -70,7 +86,7 @@ func Take[L any](ctx context.Context, r Retry, lo, hi int64, once func(context.C
 				r.Failed(ctx)
 			}
 		default:
-			full = false
+			full, fullSince = false, time.Time{}
 			continue
 		}
 		select {
@@ -83,6 +99,19 @@ func Take[L any](ctx context.Context, r Retry, lo, hi int64, once func(context.C
 		case <-time.After(r.Poll):
 		}
 	}
+}
+
+// FullUntil returns the error of a range found full since since, under a
+// ctx with no deadline, once it has stayed full for fullFor: an error
+// wrapping noFreeID that names the range, what holds it (held, "" or a
+// parenthesis), and the wait. It returns nil while the wait goes on, and
+// always where ctx has a deadline: the caller set its own.
+func FullUntil(ctx context.Context, noFreeID error, since time.Time, fullFor time.Duration, lo, hi int64, held string) error {
+	if _, ok := ctx.Deadline(); ok || fullFor <= 0 || time.Since(since) < fullFor {
+		return nil
+	}
+	return fmt.Errorf("%w: all %d IDs from %d to %d are held%s and none came free within the lease TTL (%v), "+
+		"so their holders run; give a context with a deadline to wait longer", noFreeID, hi-lo+1, lo, hi, held, fullFor)
 }
 
 // Cut reports whether err says only that a context ended: a store that
