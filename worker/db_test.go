@@ -3,8 +3,6 @@ package worker
 import (
 	"context"
 	"database/sql"
-	"errors"
-	"sync"
 	"testing"
 	"time"
 
@@ -80,21 +78,4 @@ func newTestDisposable(t testing.TB, db *sql.DB, table string) *Disposable {
 		t.Fatal(err)
 	}
 	return d
-}
-
-// atOnce runs f(0), ..., f(n-1) on n goroutines that wait behind a gate,
-// so that they start together, and returns their errors joined.
-func atOnce(n int, f func(g int) error) error {
-	errs := make([]error, n)
-	gate := make(chan struct{})
-	var wg sync.WaitGroup
-	for g := range n {
-		wg.Go(func() {
-			<-gate
-			errs[g] = f(g)
-		})
-	}
-	close(gate)
-	wg.Wait()
-	return errors.Join(errs...)
 }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/seed4d941b13/uidgen/internal/dbtest"
+	"github.com/seed4d941b13/uidgen/internal/leasetest"
 	"github.com/seed4d941b13/uidgen/internal/sizetest"
 )
 
@@ -45,7 +46,7 @@ func TestAssignWorkerIDConcurrent(t *testing.T) {
 		ctx := testContext(t)
 
 		ids := make([][]int64, goroutines)
-		err := atOnce(goroutines, func(g int) error {
+		err := leasetest.AtOnce(goroutines, func(g int) error {
 			for range each {
 				id, err := d.AssignWorkerID(ctx)
 				if err != nil {

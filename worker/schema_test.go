@@ -9,6 +9,7 @@ import (
 
 	"github.com/seed4d941b13/uidgen/internal/dbtest"
 	"github.com/seed4d941b13/uidgen/internal/dialect"
+	"github.com/seed4d941b13/uidgen/internal/leasetest"
 )
 
 func TestSchema(t *testing.T) {
@@ -90,7 +91,7 @@ func TestEnsureSchema(t *testing.T) {
 func ensureConcurrently(t *testing.T, db *sql.DB, table string) {
 	t.Helper()
 	ctx := testContext(t)
-	err := atOnce(8, func(int) error { return EnsureSchema(ctx, Config{DB: db, Table: table}) })
+	err := leasetest.AtOnce(8, func(int) error { return EnsureSchema(ctx, Config{DB: db, Table: table}) })
 	if err == nil {
 		err = EnsureSchema(ctx, Config{DB: db, Table: table})
 	}

@@ -227,25 +227,7 @@ func TestEmbeddedChaos(t *testing.T) {
 	}
 	wg.Wait()
 
-	var holders []*fleettest.Process
-	var lists [][]int64
-	outcomes := map[string]int{}
-	for i, r := range runs {
-		if r.p == nil {
-			t.Fatalf("lifetime %d did not start: %v", i, r.err)
-		}
-		outcome, err := r.outcome()
-		if err != nil {
-			t.Fatalf("lifetime %d (%v, pid %d, %d IDs): %v", i, r.fate, r.p.Pid(), len(r.p.IDs), err)
-		}
-		outcomes[r.fate.String()+": "+outcome]++
-		if len(r.p.IDs) > 0 {
-			holders = append(holders, r.p)
-			lists = append(lists, r.p.IDs)
-		}
-	}
-	byWorker := fleettest.CheckHolders(t, f.Layout, holders)
-	n := fleettest.CheckUnique(t, f.Layout.ParseUID, lists...)
+	byWorker, n, outcomes := judge(t, f.Layout, runs)
 	t.Logf("%d lifetimes, %d worker IDs, %d IDs, all unique; outcomes %v", lifetimes, len(byWorker), n, outcomes)
 }
 

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/internal/etcdtest"
 	"github.com/seed4d941b13/uidgen/internal/fleettest"
 	"github.com/seed4d941b13/uidgen/internal/sizetest"
@@ -256,6 +257,18 @@ func TestLeaseChaos(t *testing.T) {
 	<-launched
 	wg.Wait()
 
+	byWorker, n, outcomes := judge(t, f.Layout, runs)
+	t.Logf("leader member %d killed: a new leader after %v, rejoined after %v; member %d paused %v",
+		leader, elected.Round(time.Millisecond), rejoined.Round(time.Millisecond), m, memberPause)
+	t.Logf("%d lifetimes, %d worker IDs, %d IDs, all unique; outcomes %v", lifetimes, len(byWorker), n, outcomes)
+}
+
+// judge checks how each of runs ended (outcome) and every ID they printed:
+// unique, and each worker ID's later holders above its earlier ones. It
+// returns the holders of each worker ID, how many IDs there were, and how
+// many lifetimes ended each way.
+func judge(t *testing.T, layout uidgen.Layout, runs []lifetime) (map[int64][]*fleettest.Process, int, map[string]int) {
+	t.Helper()
 	var holders []*fleettest.Process
 	var lists [][]int64
 	outcomes := map[string]int{}
@@ -273,11 +286,7 @@ func TestLeaseChaos(t *testing.T) {
 			lists = append(lists, r.p.IDs)
 		}
 	}
-	byWorker := fleettest.CheckHolders(t, f.Layout, holders)
-	n := fleettest.CheckUnique(t, f.Layout.ParseUID, lists...)
-	t.Logf("leader member %d killed: a new leader after %v, rejoined after %v; member %d paused %v",
-		leader, elected.Round(time.Millisecond), rejoined.Round(time.Millisecond), m, memberPause)
-	t.Logf("%d lifetimes, %d worker IDs, %d IDs, all unique; outcomes %v", lifetimes, len(byWorker), n, outcomes)
+	return fleettest.CheckHolders(t, layout, holders), fleettest.CheckUnique(t, layout.ParseUID, lists...), outcomes
 }
 
 // live runs lifetime i of args to its fate d, under ctx: it reads some

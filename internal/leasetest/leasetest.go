@@ -214,7 +214,7 @@ func inRange(t *testing.T, ctx context.Context, l uidgen.Leaser, maxID, lo, hi i
 	}
 	var mu sync.Mutex
 	holder := map[int64]int{} // worker ID -> goroutine holding it
-	err := atOnce(goroutines, func(g int) error {
+	err := AtOnce(goroutines, func(g int) error {
 		return leaseRounds(ctx, l, maxID, lo, hi, rounds, func(id int64, held bool) error {
 			mu.Lock()
 			defer mu.Unlock()
@@ -248,9 +248,9 @@ func inRange(t *testing.T, ctx context.Context, l uidgen.Leaser, maxID, lo, hi i
 	return err
 }
 
-// atOnce runs f(0), ..., f(n-1) on n goroutines that wait behind a gate,
+// AtOnce runs f(0), ..., f(n-1) on n goroutines that wait behind a gate,
 // so that they start together, and returns their errors joined.
-func atOnce(n int, f func(g int) error) error {
+func AtOnce(n int, f func(g int) error) error {
 	errs := make([]error, n)
 	gate := make(chan struct{})
 	var wg sync.WaitGroup

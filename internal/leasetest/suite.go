@@ -659,7 +659,7 @@ func testConcurrent(t *testing.T, _ Store, f Fleet) {
 		mu.Unlock()
 		return errors.Join(err, s.Release(ctx, last))
 	}
-	err := atOnce(goroutines, func(g int) error {
+	err := AtOnce(goroutines, func(g int) error {
 		for r := range rounds {
 			if err := use(g, r); err != nil {
 				cancel()
