@@ -203,9 +203,6 @@ func (a *Allocator) UsedBits() int { return a.timeBits + a.workerBits + a.seqBit
 // bit 2^(timeBits-1) - 1.
 func (a *Allocator) MaxDelta() int64 { return a.maxDelta }
 
-// MaxDeltaSeconds is MaxDelta, named for layouts whose tick is a second.
-func (a *Allocator) MaxDeltaSeconds() int64 { return a.maxDelta }
-
 // MaxWorkerID returns the largest worker ID the layout holds:
 // 2^workerBits - 1.
 func (a *Allocator) MaxWorkerID() int64 { return a.maxWorker }

@@ -51,15 +51,15 @@ func TestMaxima(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if a.MaxDeltaSeconds() != tt.maxDelta || a.MaxWorkerID() != tt.maxWorker || a.MaxSequence() != tt.maxSeq {
+		if a.MaxDelta() != tt.maxDelta || a.MaxWorkerID() != tt.maxWorker || a.MaxSequence() != tt.maxSeq {
 			t.Errorf("%v: maxima %d/%d/%d, want %d/%d/%d", a,
-				a.MaxDeltaSeconds(), a.MaxWorkerID(), a.MaxSequence(), tt.maxDelta, tt.maxWorker, tt.maxSeq)
+				a.MaxDelta(), a.MaxWorkerID(), a.MaxSequence(), tt.maxDelta, tt.maxWorker, tt.maxSeq)
 		}
 		if a.TimeBits() != tt.time || a.WorkerBits() != tt.worker || a.SeqBits() != tt.seq {
 			t.Errorf("%v: bit counts %d/%d/%d", a, a.TimeBits(), a.WorkerBits(), a.SeqBits())
 		}
 		// The largest ID of the layout is MaxInt64: every bit but the sign.
-		if got := a.Allocate(a.MaxDeltaSeconds(), a.MaxWorkerID(), a.MaxSequence()); got != math.MaxInt64 {
+		if got := a.Allocate(a.MaxDelta(), a.MaxWorkerID(), a.MaxSequence()); got != math.MaxInt64 {
 			t.Errorf("%v: Allocate(max, max, max) = %#x, want MaxInt64", a, got)
 		}
 	}
@@ -122,7 +122,7 @@ func FuzzRoundTrip(f *testing.F) {
 			t.Fatalf("New(%d, %d, %d): %v", tb, wb, sb, err)
 		}
 		// Fold the triple into range: the property is about in-range values.
-		d, w, s = fold(d, a.MaxDeltaSeconds()), fold(w, a.MaxWorkerID()), fold(s, a.MaxSequence())
+		d, w, s = fold(d, a.MaxDelta()), fold(w, a.MaxWorkerID()), fold(s, a.MaxSequence())
 		uid := a.Allocate(d, w, s)
 		if uid < 0 {
 			t.Fatalf("%v: Allocate(%d, %d, %d) = %d < 0", a, d, w, s, uid)
@@ -159,7 +159,7 @@ func FuzzGeneRoundTrip(f *testing.F) {
 		if err != nil {
 			t.Fatalf("NewGene(%d, %d, %d, %d): %v", tb, wb, sb, gb, err)
 		}
-		d, w, s, g = fold(d, a.MaxDeltaSeconds()), fold(w, a.MaxWorkerID()), fold(s, a.MaxSequence()), fold(g, a.MaxGene())
+		d, w, s, g = fold(d, a.MaxDelta()), fold(w, a.MaxWorkerID()), fold(s, a.MaxSequence()), fold(g, a.MaxGene())
 		uid := a.Allocate(d, w, s) | g
 		if uid < 0 || a.UsedBits() < 63 && uid >= 1<<a.UsedBits() {
 			t.Fatalf("%v: UID %d is not in [0, 2^%d)", a, uid, a.UsedBits())
@@ -244,8 +244,8 @@ func TestSpecOrderAndSign(t *testing.T) {
 			if d, w, s := a.Parse(tt.want); d != tt.d || w != tt.w || s != tt.s {
 				t.Errorf("Parse(%#x) = (%d, %d, %d), want (%d, %d, %d)", tt.want, d, w, s, tt.d, tt.w, tt.s)
 			}
-			if a.MaxDelta() != tt.maxDelta || a.MaxDeltaSeconds() != tt.maxDelta {
-				t.Errorf("MaxDelta = %d, MaxDeltaSeconds = %d, want %d", a.MaxDelta(), a.MaxDeltaSeconds(), tt.maxDelta)
+			if a.MaxDelta() != tt.maxDelta || a.MaxDelta() != tt.maxDelta {
+				t.Errorf("MaxDelta = %d, MaxDeltaSeconds = %d, want %d", a.MaxDelta(), a.MaxDelta(), tt.maxDelta)
 			}
 			if a.String() != tt.str || a.SeqAboveWorker() != tt.spec.SeqAboveWorker || a.NoSignBit() != tt.spec.NoSignBit {
 				t.Errorf("String = %q, SeqAboveWorker %v, NoSignBit %v; want %q", a, a.SeqAboveWorker(), a.NoSignBit(), tt.str)

@@ -15,7 +15,7 @@ func Example() {
 	delta, worker, seq := a.Parse(uid)
 	fmt.Println(a)
 	fmt.Println(uid, delta, worker, seq)
-	fmt.Println(a.MaxDeltaSeconds(), a.MaxWorkerID(), a.MaxSequence())
+	fmt.Println(a.MaxDelta(), a.MaxWorkerID(), a.MaxSequence())
 	// Output:
 	// 1+30+20+13 bits (sign+time+worker+sequence)
 	// 742170349092871 86400 42 7

@@ -106,7 +106,7 @@ func benchGenerator(b *testing.B, cfg Config) *Generator {
 		s := g.Stats()
 		b.ReportMetric(float64(s.TakesWaited), "waits")
 		b.ReportMetric(float64(s.TakesFailed), "fails")
-		b.ReportMetric(float64(s.SecondsAhead), "s-ahead")
+		b.ReportMetric(s.Ahead.Seconds(), "s-ahead")
 	})
 	return g
 }

@@ -28,7 +28,7 @@ func TestFreshWhenIdle(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if l := lag(g, id); l > 2 || l < -int64(g.Stats().SecondsAhead) {
+				if l := lag(g, id); l > 2 || l < -int64(g.Stats().Ahead/time.Second) {
 					t.Fatalf("ID %d at %v: %d s behind the clock, MaxLag is 2 s", len(ids), time.Since(start), l)
 				}
 				ids = append(ids, id)

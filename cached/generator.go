@@ -385,19 +385,16 @@ func (g *Generator) Close() error {
 
 // Stats is a snapshot of a Generator's ring and padder.
 type Stats struct {
-	Taken        int64 // UIDs handed out
-	Size         int64 // slots in the ring
-	Available    int64 // UIDs waiting in the ring
-	TakesWaited  int64 // takes that found the ring empty and waited for the padder
-	TakesFailed  int64 // takes that returned an error
-	PadRuns      int64 // padder runs: at start, and per wake-up or tick
-	SecondsAhead int64 // whole seconds the padder has borrowed ahead of the clock: Ahead, truncated
-	Stale        int64 // UIDs thrown away, more than MaxLag behind the clock
+	Taken       int64 // UIDs handed out
+	Size        int64 // slots in the ring
+	Available   int64 // UIDs waiting in the ring
+	TakesWaited int64 // takes that found the ring empty and waited for the padder
+	TakesFailed int64 // takes that returned an error
+	PadRuns     int64 // padder runs: at start, and per wake-up or tick
+	Stale       int64 // UIDs thrown away, more than MaxLag behind the clock
 
 	// Ahead is how far the newest tick the padder made is ahead of the
-	// clock's: the time borrowed from the future, 0 when not ahead. In a
-	// layout of millisecond ticks it can be under a second while
-	// SecondsAhead says 0.
+	// clock's: the time borrowed from the future, 0 when not ahead.
 	Ahead time.Duration
 
 	// ClockWait is how long the padder has waited for the clock under
@@ -414,16 +411,15 @@ func (g *Generator) Stats() Stats {
 	rs := g.ring.Stats()
 	ahead := g.src.ahead()
 	return Stats{
-		Taken:        rs.Taken,
-		Size:         rs.Size,
-		Available:    rs.Available,
-		TakesWaited:  rs.TakesWaited,
-		TakesFailed:  rs.TakesFailed,
-		Stale:        rs.Stale,
-		PadRuns:      g.padder.Runs(),
-		SecondsAhead: int64(ahead / time.Second),
-		Ahead:        ahead,
-		ClockWait:    time.Duration(g.src.clockWait.Load()),
-		Lease:        g.s.LeaseStats(),
+		Taken:       rs.Taken,
+		Size:        rs.Size,
+		Available:   rs.Available,
+		TakesWaited: rs.TakesWaited,
+		TakesFailed: rs.TakesFailed,
+		Stale:       rs.Stale,
+		PadRuns:     g.padder.Runs(),
+		Ahead:       ahead,
+		ClockWait:   time.Duration(g.src.clockWait.Load()),
+		Lease:       g.s.LeaseStats(),
 	}
 }

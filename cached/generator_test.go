@@ -252,7 +252,7 @@ func TestTimeExhausted(t *testing.T) {
 func TestSecondsAhead(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		g, clock := timeFixture(t, 100)
-		if s := g.Stats(); s.SecondsAhead != 1 || s.Ahead != time.Second || s.Available != 2<<13 || s.PadRuns != 1 {
+		if s := g.Stats(); int64(s.Ahead/time.Second) != 1 || s.Ahead != time.Second || s.Available != 2<<13 || s.PadRuns != 1 {
 			t.Fatalf("after New: %+v, want seconds 100 and 101 put, one ahead", s)
 		}
 		const taken = 10 << 13
@@ -261,15 +261,15 @@ func TestSecondsAhead(t *testing.T) {
 		}
 		synctest.Wait()
 		s := g.Stats()
-		if bound := (taken+s.Size)>>13 + 2; s.SecondsAhead < 10 || s.SecondsAhead > bound {
+		if bound := (taken+s.Size)>>13 + 2; int64(s.Ahead/time.Second) < 10 || int64(s.Ahead/time.Second) > bound {
 			t.Fatalf("after 10 seconds of IDs: %+v, want 10 to %d seconds ahead", s, bound)
 		}
 		clock.Advance(-time.Minute)
-		if s2 := g.Stats(); s2.SecondsAhead != s.SecondsAhead+60 {
-			t.Fatalf("clock a minute back: %+v, want %d ahead", s2, s.SecondsAhead+60)
+		if s2 := g.Stats(); int64(s2.Ahead/time.Second) != int64(s.Ahead/time.Second)+60 {
+			t.Fatalf("clock a minute back: %+v, want %d ahead", s2, int64(s.Ahead/time.Second)+60)
 		}
 		clock.Advance(time.Minute + 20*time.Second)
-		if s := g.Stats(); s.SecondsAhead != 0 || s.Ahead != 0 {
+		if s := g.Stats(); int64(s.Ahead/time.Second) != 0 || s.Ahead != 0 {
 			t.Fatalf("clock past the padder: %+v, want 0 ahead", s)
 		}
 	})
@@ -294,7 +294,7 @@ func TestAheadInTicks(t *testing.T) {
 		s := g.Stats()
 		// The ticks put, whole from sequence 0: the clock's and those ahead.
 		put := (s.Taken + s.Available) >> 12
-		if s.Ahead != time.Duration(put-1)*time.Millisecond || s.Ahead < 10*time.Millisecond || s.SecondsAhead != 0 {
+		if s.Ahead != time.Duration(put-1)*time.Millisecond || s.Ahead < 10*time.Millisecond || int64(s.Ahead/time.Second) != 0 {
 			t.Fatalf("after 10 ms of IDs: %+v, want %d ms ahead (%d ticks put), and 0 whole seconds", s, put-1, put)
 		}
 		clock.Advance(time.Second)
@@ -310,7 +310,7 @@ func TestStatsAfterNew(t *testing.T) {
 	schemetest.WholeSeconds(t)
 	synctest.Test(t, func(t *testing.T) {
 		g := newGenerator(t, Config{Clock: clocktest.New(uidgen.DefaultEpoch.Add(time.Hour))})
-		want := Stats{Size: 1 << 16, Available: 1 << 16, PadRuns: 1, SecondsAhead: 7, Ahead: 7 * time.Second}
+		want := Stats{Size: 1 << 16, Available: 1 << 16, PadRuns: 1, Ahead: 7 * time.Second}
 		if s := g.Stats(); s != want {
 			t.Fatalf("Stats = %+v, want %+v", s, want)
 		}

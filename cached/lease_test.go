@@ -71,7 +71,7 @@ func TestLeasedWorkerID(t *testing.T) {
 		}
 		idtest.Check(t, g, [][]int64{append(ids, id)})
 		synctest.Wait()
-		newest := now + g.Stats().SecondsAhead
+		newest := now + int64(g.Stats().Ahead/time.Second)
 		if err := g.Close(); err != nil {
 			t.Fatal(err)
 		}
@@ -155,7 +155,7 @@ func TestMaxAhead(t *testing.T) {
 			if ahead := g.Parse(id).Time.Unix() - time.Now().Unix(); ahead > 2 {
 				t.Fatalf("ID %d is %d s ahead of the clock, MaxAhead is 2 s", len(ids), ahead)
 			}
-			if s := g.Stats(); s.SecondsAhead > 2 {
+			if s := g.Stats(); int64(s.Ahead/time.Second) > 2 {
 				t.Fatalf("Stats %+v: more than MaxAhead ahead", s)
 			}
 			if time.Since(start) >= 5*time.Second {
@@ -211,7 +211,7 @@ func TestLeaseStartBeyondMaxAhead(t *testing.T) {
 		}
 
 		cfg.MaxAhead, cfg.Clock, cfg.Leaser = 0, clocktest.New(leaseStart), &leasetest.Leaser{ID: 3, First: now + 100, Reserved: now + 200}
-		if g := newGenerator(t, cfg); g.Stats().SecondsAhead < 100 {
+		if g := newGenerator(t, cfg); int64(g.Stats().Ahead/time.Second) < 100 {
 			t.Fatalf("without MaxAhead: %+v, want the generator started at once, 100 s ahead", g.Stats())
 		}
 	})

@@ -48,7 +48,7 @@ func takeIncreasing(t *testing.T, g *Generator, n int, prev int64) int64 {
 func TestSecondsFromTheClock(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		g, _ := smallFixture(t, 100, 2)
-		if s := g.Stats(); s.SecondsAhead != 3 || s.Available != 4*perSecond || s.PadRuns != 1 {
+		if s := g.Stats(); int64(s.Ahead/time.Second) != 3 || s.Available != 4*perSecond || s.PadRuns != 1 {
 			t.Fatalf("after New: %+v; want seconds 100..103 put in one run", s)
 		}
 		id, err := g.NextID()
@@ -77,11 +77,11 @@ func TestNoWastedSeconds(t *testing.T) {
 				taken += 37
 				synctest.Wait()
 				s := g.Stats()
-				if put := (s.SecondsAhead + 1) * perSecond; taken+s.Available != put {
-					t.Fatalf("boost %d: %d taken + %d waiting != %d put in seconds 1000..%d", boost, taken, s.Available, put, 1000+s.SecondsAhead)
+				if put := (int64(s.Ahead/time.Second) + 1) * perSecond; taken+s.Available != put {
+					t.Fatalf("boost %d: %d taken + %d waiting != %d put in seconds 1000..%d", boost, taken, s.Available, put, 1000+int64(s.Ahead/time.Second))
 				}
-				if bound := (taken+size)/perSecond + 2; s.SecondsAhead > bound {
-					t.Fatalf("boost %d: %d seconds ahead after %d taken, bound %d", boost, s.SecondsAhead, taken, bound)
+				if bound := (taken+size)/perSecond + 2; int64(s.Ahead/time.Second) > bound {
+					t.Fatalf("boost %d: %d seconds ahead after %d taken, bound %d", boost, int64(s.Ahead/time.Second), taken, bound)
 				}
 			}
 		})
@@ -97,7 +97,7 @@ func TestClockSteppedBack(t *testing.T) {
 		clock.Advance(-time.Hour)
 		prev = takeIncreasing(t, g, 5*perSecond, prev)
 		synctest.Wait()
-		if s := g.Stats(); s.SecondsAhead < 3600 {
+		if s := g.Stats(); int64(s.Ahead/time.Second) < 3600 {
 			t.Fatalf("%+v: with the clock an hour back, want over 3600 seconds ahead", s)
 		}
 		clock.Advance(2 * time.Hour)
@@ -106,7 +106,7 @@ func TestClockSteppedBack(t *testing.T) {
 			prev = takeIncreasing(t, g, perSecond, prev)
 			synctest.Wait()
 		}
-		if s := g.Stats(); s.SecondsAhead > 2 {
+		if s := g.Stats(); int64(s.Ahead/time.Second) > 2 {
 			t.Fatalf("%+v: want the padder back on the clock, at most the ring's 2 seconds ahead", s)
 		}
 	})
@@ -127,7 +127,7 @@ func TestBurstWastesNoSecond(t *testing.T) {
 		size := g.Stats().Size
 		check := func(when string) {
 			t.Helper()
-			lead := g.Stats().SecondsAhead
+			lead := int64(g.Stats().Ahead / time.Second)
 			if bound := (burst+size)/perSecond + 2; lead > bound {
 				t.Fatalf("%s: %d IDs borrowed %d seconds ahead of the clock, want at most (%d + %d ring) / %d + 2 = %d",
 					when, burst, lead, burst, size, perSecond, bound)
@@ -147,7 +147,7 @@ func TestBurstWastesNoSecond(t *testing.T) {
 
 		// An idle spell: the clock passes the borrowed seconds and an hour
 		// more, and the padder catches up with it.
-		clock.Advance(time.Duration(g.Stats().SecondsAhead)*time.Second + time.Hour)
+		clock.Advance(g.Stats().Ahead.Truncate(time.Second) + time.Hour)
 		time.Sleep(3 * time.Second)
 		synctest.Wait()
 		if _, err := g.NextID(); err != nil {

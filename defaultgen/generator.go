@@ -262,14 +262,9 @@ type Stats struct {
 	TakesWaited int64 // takes that waited: for the next tick, their own spent, or for a reservation
 	TakesFailed int64 // takes that returned an error
 
-	// SecondsAhead is how many whole seconds the last UID's tick is ahead
-	// of the clock: under a clock stepped back, or a lease or After that
-	// starts above it; 0 otherwise. Ahead, truncated.
-	SecondsAhead int64
-
-	// Ahead is how far the last UID's tick is ahead of the clock's, 0
-	// when not ahead: in a layout of millisecond ticks it can be under a
-	// second while SecondsAhead says 0.
+	// Ahead is how far the last UID's tick is ahead of the clock's: under
+	// a clock stepped back, or a lease or After that starts above it; 0
+	// otherwise.
 	Ahead time.Duration
 
 	// Lease describes a leased worker ID; all zero for another Assigner's.
@@ -284,11 +279,10 @@ func (g *Generator) Stats() Stats {
 	defer g.mu.Unlock()
 	ahead := time.Duration(max(0, g.last-g.s.NowDelta())) * g.s.Tick()
 	return Stats{
-		Taken:        g.taken,
-		TakesWaited:  g.waited,
-		TakesFailed:  g.failed,
-		SecondsAhead: int64(ahead / time.Second),
-		Ahead:        ahead,
-		Lease:        g.s.LeaseStats(),
+		Taken:       g.taken,
+		TakesWaited: g.waited,
+		TakesFailed: g.failed,
+		Ahead:       ahead,
+		Lease:       g.s.LeaseStats(),
 	}
 }
