@@ -10,9 +10,9 @@ import (
 )
 
 func runSchema(args []string, stdout, stderr io.Writer, _ leaseStore) error {
-	fs := newFlagSet("schema", "schema [-dialect mysql|postgres] [-table NAME | -segment [-segment-table NAME]]",
+	fs := newFlagSet("schema", "schema [-dialect mysql|postgres|sqlite] [-table NAME | -segment [-segment-table NAME]]",
 		"uidgen schema | mysql -u root mydb\n  uidgen schema -dialect postgres | psql mydb\n  uidgen schema -segment", stderr)
-	dialect := fs.String("dialect", "mysql", "SQL dialect: mysql (also MariaDB) or postgres")
+	dialect := fs.String("dialect", "mysql", "SQL dialect: mysql (also MariaDB), postgres or sqlite")
 	table := fs.String("table", worker.DefaultTable, "name of the worker table")
 	seg := fs.Bool("segment", false, "print the tag table of segment mode (Leaf's leaf_alloc) instead")
 	segTable := fs.String("segment-table", segment.DefaultTable, "with -segment: name of the tag table")
