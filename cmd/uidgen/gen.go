@@ -13,14 +13,19 @@ import (
 )
 
 func runGen(args []string, stdout, stderr io.Writer, store leaseStore) error {
-	fs := newFlagSet("gen", "gen [-n N] [-json | -encoding NAME] [-key K] [-generator cached|default] [-worker ID | -dsn DSN [-lease] | -etcd ENDPOINTS [-etcd-prefix P] | -redis URL [-redis-prefix P]] [-lease-ttl D] [-lease-horizon D] [-worker-ids LO-HI] [-layout NAME | layout flags] [-after ID]\n"+
-		"       uidgen gen -segment TAG -dsn DSN [-n N] [-start S] [-step S] [-segment-table NAME]",
-		"uidgen gen -n 3 -json\n  uidgen gen -n 3 -encoding base32\n  uidgen gen -segment order -dsn 'root@tcp(127.0.0.1:3306)/test' -n 5", stderr)
+	fs := newFlagSet("gen", "gen [-n N] [-json | -encoding NAME | -format PATTERN [-tz ZONE]] [-key K] [-generator cached|default] [-worker ID | -dsn DSN [-lease] | -etcd ENDPOINTS [-etcd-prefix P] | -redis URL [-redis-prefix P]] [-lease-ttl D] [-lease-horizon D] [-worker-ids LO-HI] [-layout NAME | layout flags] [-after ID]\n"+
+		"       uidgen gen -segment TAG -dsn DSN [-n N] [-start S] [-step S] [-segment-table NAME] [-format PATTERN [-tz ZONE]]",
+		"uidgen gen -n 3 -json\n  uidgen gen -n 3 -encoding base32\n  uidgen gen -segment order -dsn 'root@tcp(127.0.0.1:3306)/test' -n 5\n"+
+			"  uidgen gen -layout twitter -worker 7 -format '001{yyyy}{MM}{dd}{HH}{mm}{ss}{SSS}{worker:4}{seq:4}' -tz UTC -n 3\n"+
+			"  uidgen gen -segment order -format 'ORD-{yyyy}{MM}{dd}-{seq:6}' -n 3   # numbers that restart each day", stderr)
 	n := fs.Int("n", 10, "how many IDs to print")
 	generator := fs.String("generator", "cached", "cached (the ring) or default (per-call Snowflake)")
 	asJSON := fs.Bool("json", false, "print each ID taken apart, as a JSON object with string numbers")
 	var encoding encodingFlag
 	encoding.register(fs, "write each ID as")
+	pattern := fs.String("format", "", "print each ID, or with -segment each number, through the serial number `PATTERN`:\n"+patternHelp)
+	var zone zoneFlag
+	zone.register(fs)
 	key := fs.String("key", "", "make every ID for this shard key (needs -gene-bits): its low gene bits are the key's")
 	var mf makerFlags
 	mf.register(fs, store)
@@ -35,18 +40,39 @@ func runGen(args []string, stdout, stderr io.Writer, store leaseStore) error {
 	if *asJSON && setFlag(fs, "encoding") != "" {
 		return fmt.Errorf("%w: -json and -encoding: -json prints each ID taken apart, its numbers in decimal; pick one", ErrUsage)
 	}
+	if name := setFlag(fs, "json", "encoding"); name != "" && *pattern != "" {
+		return fmt.Errorf("%w: -%s and -format: each prints the ID its own way; pick one", ErrUsage, name)
+	}
+	if zone.name != "" && *pattern == "" {
+		return fmt.Errorf("%w: -tz needs -format: it is the zone of the pattern's dates", ErrUsage)
+	}
 	if sf.tag != "" {
-		if err := segmentConflicts(fs, "segment", "segment-table", "start", "step", "claim-every", "max-step", "dsn", "db", "n"); err != nil {
+		if err := segmentConflicts(fs, "segment", "segment-table", "start", "step", "claim-every", "max-step", "dsn", "db", "n", "format", "tz"); err != nil {
 			return err
 		}
 		dsn, err := mf.worker.tagDSN()
 		if err != nil || *n == 0 {
 			return err // -n 0 claims no numbers
 		}
+		if *pattern != "" {
+			return genSerials(&sf, &zone, *pattern, dsn, *n, stdout)
+		}
 		return genSegment(&sf, dsn, *n, stdout)
 	}
 	if name := setFlag(fs, "segment-table", "start", "step", "claim-every", "max-step"); name != "" {
 		return fmt.Errorf("%w: -%s needs -segment", ErrUsage, name)
+	}
+	format := encoding.Format
+	if *pattern != "" {
+		layout, err := mf.layout.layout()
+		if err != nil {
+			return err
+		}
+		f, err := zone.snowflake(*pattern, layout)
+		if err != nil {
+			return err
+		}
+		format = f.Format
 	}
 	if *n == 0 {
 		return nil // nothing to print, so no worker ID taken, and no row or lease spent
@@ -81,7 +107,7 @@ func runGen(args []string, stdout, stderr io.Writer, store leaseStore) error {
 			}
 			continue
 		}
-		out.WriteString(encoding.Format(uid))
+		out.WriteString(format(uid))
 		out.WriteByte('\n')
 	}
 	return out.Flush()

@@ -39,7 +39,7 @@ var (
 
 const serveSynopsis = `serve [-addr HOST:PORT] [-generator cached|default] [-shutdown-timeout D]
              [[-db FILE] [-worker ID] | -dsn DSN [-lease] | -etcd ENDPOINTS [-etcd-prefix P] | -redis URL [-redis-prefix P]]
-             [-segment-table NAME] [-max-tags N] [-create-tags]
+             [-segment-table NAME] [-max-tags N] [-create-tags] [-serial NAME=PATTERN ... [-tz ZONE]]
              [-lease-ttl D] [-lease-horizon D] [-worker-ids LO-HI] [-layout NAME | layout flags] [-after ID]
 
 Serves IDs over HTTP, for services in any language:
@@ -61,6 +61,13 @@ the dense numbers of the segment tags in the leaf_alloc table there
   GET /segment/{tag}          the tag's next number, as text
   GET /segment/{tag}/ids?n=N  N numbers of the tag, as /ids gives IDs
   GET /segments               each tag served: its ring, claims and numbers held, as JSON
+
+  GET /serial/{name}          the next serial number of -serial NAME=PATTERN, as text
+  GET /serial/{name}/ids?n=N  N of them, as /ids gives IDs
+
+Each -serial's numbers restart each period its pattern's dates name
+(ORD-{yyyy}{MM}{dd}-{seq:6}: each day, in -tz's zone, the local zone by
+default), from the tags NAME:<date> of the same table (docs/serial.md).
 
 A tag is served only if its row is in the table, unless -create-tags; its
 generator opens on its first request, up to -max-tags of them, and gives
@@ -96,6 +103,10 @@ func runServe(args []string, _, stderr io.Writer, store leaseStore) error {
 	createTags := fs.Bool("create-tags", false, "serve tags not in the table too, creating their rows (and the table)")
 	var claims claimFlags
 	claims.register(fs, "of a segment tag")
+	specs := serialSpecs{}
+	fs.Var(specs, "serial", "serve GET /serial/NAME: serial numbers of `NAME=PATTERN` that restart each period of its dates (repeatable):\n"+patternHelp)
+	var zone zoneFlag
+	zone.register(fs)
 	var mf makerFlags
 	mf.register(fs, store)
 	if err := parseFlags(fs, args); err != nil {
@@ -113,7 +124,10 @@ func runServe(args []string, _, stderr io.Writer, store leaseStore) error {
 	if err != nil {
 		return err
 	}
-	if name := setFlag(fs, append([]string{"segment-table", "max-tags", "create-tags"}, claimFlagNames...)...); name != "" && tagDSN == "" {
+	if zone.name != "" && len(specs) == 0 {
+		return fmt.Errorf("%w: -tz needs -serial: it is the zone of the serial numbers' dates", ErrUsage)
+	}
+	if name := setFlag(fs, append([]string{"segment-table", "max-tags", "create-tags", "serial"}, claimFlagNames...)...); name != "" && tagDSN == "" {
 		return fmt.Errorf("%w: -%s needs -dsn or -db: the tags live in a table, not in %s", ErrUsage, name, "-"+mf.worker.store.store.Flag())
 	}
 	// Signals that arrive while the worker ID is assigned wait for the
@@ -129,6 +143,11 @@ func runServe(args []string, _, stderr io.Writer, store leaseStore) error {
 	if tagDSN != "" {
 		if tags, err = newTagServer(tagDSN, *table, *maxTags, *createTags, claims); err != nil {
 			return errors.Join(err, g.close())
+		}
+		if len(specs) > 0 {
+			if tags.serials, err = tags.openSerials(specs, &zone); err != nil {
+				return errors.Join(err, tags.close(), g.close())
+			}
 		}
 		closeAll = func() error { return errors.Join(tags.close(), g.close()) }
 	}
@@ -214,6 +233,8 @@ func (s *idServer) routes() http.Handler {
 	mux.Handle("/segment/{tag}", onlyGet(s.segmentID))
 	mux.Handle("/segment/{tag}/ids", onlyGet(s.segmentIDs))
 	mux.Handle("/segments", onlyGet(s.segments))
+	mux.Handle("/serial/{name}", onlyGet(s.serialOne))
+	mux.Handle("/serial/{name}/ids", onlyGet(s.serialIDs))
 	// leaf-server maps these for every method (@RequestMapping without one).
 	mux.HandleFunc("/api/segment/get/{key}", s.leafSegment)
 	mux.HandleFunc("/api/snowflake/get/{key}", s.leafSnowflake)

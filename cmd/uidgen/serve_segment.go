@@ -44,6 +44,9 @@ type tagServer struct {
 	maxTags int
 	reg     *prometheus.Registry // each generator's metrics, labelled with its tag
 	now     func() time.Time
+	// serials are -serial's, on the same table: set by serve before it
+	// listens, read by requests, closed by close before the database.
+	serials *serials
 
 	// ctx bounds the opens in progress; close cancels it.
 	ctx    context.Context
@@ -220,6 +223,9 @@ func (s *tagServer) close() error {
 		wg.Go(func() { errs[i] = g.Close() })
 	}
 	wg.Wait()
+	if s.serials != nil {
+		errs = append(errs, s.serials.close())
+	}
 	return errors.Join(errors.Join(errs...), s.db.Close())
 }
 
@@ -278,6 +284,10 @@ func tagStatus(err error) int {
 func (s *idServer) tagGenerator(w http.ResponseWriter, r *http.Request) (*segment.Generator, bool) {
 	if s.tags == nil {
 		writeError(w, tagStatus(errSegmentOff), errSegmentOff.Error())
+		return nil, false
+	}
+	if name, ok := s.tags.serials.owner(r.PathValue("tag")); ok {
+		writeError(w, http.StatusConflict, fmt.Sprintf("tag %q holds the numbers of -serial %s, which end with their period: take them from /serial/%s", r.PathValue("tag"), name, name))
 		return nil, false
 	}
 	g, err := s.tags.generator(r.Context(), r.PathValue("tag"))

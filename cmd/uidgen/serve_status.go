@@ -94,8 +94,9 @@ type statusPage struct {
 	RunsOut     time.Time
 	YearsLeft   float64 // from Now to RunsOut, in years of 365.25 days
 	Rate        rateSpan
-	Ahead       string      // aheadText of the ID time borrowed beyond the clock
-	Tags        *tagsStatus // nil without -dsn
+	Ahead       string         // aheadText of the ID time borrowed beyond the clock
+	Tags        *tagsStatus    // nil without -dsn
+	Serials     *serialsStatus // nil without -serial
 }
 
 // tagsStatus is the status page's table of the tags served.
@@ -147,7 +148,8 @@ type index struct {
 
 // routeList names serve's routes, for the index and for a 404.
 var routeList = []string{"GET /id", "GET /ids?n=N", "GET /parse/{uid}", "GET /healthz", "GET /metrics",
-	"GET /segment/{tag}", "GET /segment/{tag}/ids?n=N", "GET /segments", "GET / (a status page for a browser)"}
+	"GET /segment/{tag}", "GET /segment/{tag}/ids?n=N", "GET /segments", "GET /serial/{name}", "GET /serial/{name}/ids?n=N",
+	"GET / (a status page for a browser)"}
 
 // prefersHTML reports whether an Accept header rates text/html above
 // application/json, as a browser's does. A tie, and no header, go to JSON.
@@ -173,6 +175,9 @@ func (s *idServer) status(ctx context.Context) statusPage {
 	}
 	if s.tags != nil {
 		p.Tags = s.tags.status(ctx)
+		if s.tags.serials != nil {
+			p.Serials = s.tags.serials.status(now)
+		}
 	}
 	return p
 }

@@ -1,0 +1,173 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+const (
+	scheme2 = "001{yyyy}{MM}{dd}{HH}{mm}{ss}{SSS}{worker:4}{seq:4}"
+	order   = "ORD-{yyyy}{MM}{dd}-{seq:6}"
+)
+
+// TestGenParseFormat: gen -format prints three 28-digit strings of scheme 2
+// that parse -format reads back to the IDs, worker 7's.
+func TestGenParseFormat(t *testing.T) {
+	code, out, stderr := runCLI(t, "gen", "-layout", "twitter", "-worker", "7", "-format", scheme2, "-tz", "UTC", "-n", "3")
+	if code != 0 {
+		t.Fatalf("gen: exit %d: %s", code, stderr)
+	}
+	strs := strings.Fields(out)
+	digits := regexp.MustCompile(`^001\d{25}$`)
+	if len(strs) != 3 {
+		t.Fatalf("gen printed %q, want 3 strings", out)
+	}
+	for i, s := range strs {
+		if !digits.MatchString(s) || i > 0 && s <= strs[i-1] {
+			t.Fatalf("gen printed %q: want increasing 28-digit strings starting 001", strs)
+		}
+		if day := time.Now().UTC().Format("20060102"); s[3:11] != day && s[3:11] != time.Now().UTC().Add(-time.Minute).Format("20060102") {
+			t.Fatalf("%s is not of today, %s", s, day)
+		}
+	}
+	code, out, stderr = runCLI(t, append([]string{"parse", "-json", "-layout", "twitter", "-tz", "UTC", "-format", scheme2}, strs...)...)
+	if code != 0 {
+		t.Fatalf("parse: exit %d: %s", code, stderr)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("parse printed %q, want 3 lines", out)
+	}
+	for i, line := range lines {
+		var id struct {
+			UID      int64     `json:"uid,string"`
+			Time     time.Time `json:"time"`
+			WorkerID int64     `json:"workerId,string"`
+			Sequence int64     `json:"sequence,string"`
+		}
+		if err := json.Unmarshal([]byte(line), &id); err != nil {
+			t.Fatal(err)
+		}
+		s := strs[i]
+		if id.WorkerID != 7 || id.Time.UTC().Format("20060102150405.000") != s[3:17]+"."+s[17:20] || strconv.FormatInt(id.Sequence+10000, 10)[1:] != s[24:] {
+			t.Fatalf("parse read %s as %s", s, line)
+		}
+	}
+}
+
+// TestGenFormatSegment: gen -segment -format prints a tag's numbers of the
+// day, going on from where the last gen stopped.
+func TestGenFormatSegment(t *testing.T) {
+	isolateDB(t)
+	var got []string
+	for range 2 {
+		code, out, stderr := runCLIShared(t, "gen", "-segment", "order", "-format", order, "-tz", "UTC", "-n", "3")
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		got = append(got, strings.Fields(out)...)
+	}
+	day := time.Now().UTC().Format("20060102")
+	for i, s := range got {
+		if want := fmt.Sprintf("ORD-%s-%06d", day, i+1); s != want {
+			t.Fatalf("gen printed %q, want ORD-%s-000001 to 000006", got, day)
+		}
+	}
+}
+
+// runCLIShared is runCLI in the state isolateDB gave the test already, so
+// that two runs share the SQLite file.
+func runCLIShared(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut strings.Builder
+	code := Main(args, &out, &errOut, newStores(&errOut))
+	return code, out.String(), errOut.String()
+}
+
+func TestFormatBadCalls(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"gen", "-json", "-format", scheme2}, "-json and -format"},
+		{[]string{"gen", "-encoding", "base32", "-format", scheme2}, "-encoding and -format"},
+		{[]string{"gen", "-tz", "UTC"}, "-tz needs -format"},
+		{[]string{"gen", "-format", scheme2, "-tz", "Mars/Olympus", "-layout", "twitter"}, `-tz "Mars/Olympus" is no zone`},
+		{[]string{"gen", "-format", scheme2}, "{worker:4} has too few digits: its worker field goes to 1048575, which needs {worker:7}"},
+		{[]string{"gen", "-layout", "twitter", "-format", "{yyyy}{MM}{dd}{HH}{mm}{ss}{worker:4}{seq:4}"}, "no {SSS}"},
+		{[]string{"gen", "-layout", "twitter", "-format", "{yyyy", "-tz", "UTC"}, "{ at byte 0 is not closed"},
+		{[]string{"gen", "-segment", "order", "-format", "ORD-{yyyy}{MM}{dd}{HH}{mm}-{seq:4}"}, "{mm} would start a period each minute"},
+		{[]string{"gen", "-segment", "order", "-format", "ORD-{worker:3}-{seq:4}"}, "a segment serial has no worker"},
+		{[]string{"gen", "-segment", "order", "-tz", "UTC"}, "-tz needs -format"},
+		{[]string{"parse", "-format", scheme2, "-encoding", "base32", "1"}, "-encoding and -format"},
+		{[]string{"parse", "-tz", "UTC", "1"}, "-tz needs -format"},
+		{[]string{"parse", "-layout", "twitter", "-tz", "UTC", "-format", scheme2, "0012026112708300012320470005"}, "worker 2047 is past the layout's largest, 1023"},
+		{[]string{"parse", "-layout", "twitter", "-tz", "Europe/Berlin", "-format", scheme2, "1"}, "Europe/Berlin goes from CET"},
+		{[]string{"serve", "-serial", "order"}, "want NAME=PATTERN"},
+		{[]string{"serve", "-serial", "order=ORD-{seq:6}", "-serial", "order=X{seq:2}"}, `serial "order" given twice`},
+		{[]string{"serve", "-serial", "order=ORD-{yyyy}{dd}-{seq:6}"}, "{dd} needs {MM}"},
+		{[]string{"serve", "-serial", "or der=ORD-{seq:6}"}, "bad tag"},
+		{[]string{"serve", "-tz", "UTC"}, "-tz needs -serial"},
+		{[]string{"serve", "-serial", "order=ORD-{seq:6}", "-tz", "Nowhere"}, `-tz "Nowhere" is no zone`},
+	} {
+		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
+			code, _, stderr := runCLI(t, tt.args...)
+			if code != 2 || !strings.Contains(stderr, tt.want) {
+				t.Fatalf("exit %d, stderr %q; want 2 and %q", code, stderr, tt.want)
+			}
+		})
+	}
+}
+
+// TestServeSerial: serve -serial hands out ORD-<today>-000001 onwards, one
+// at a time and in batches, names the zone on its status page, answers an
+// unknown name with 404 and keeps /segment off the serial's tags.
+func TestServeSerial(t *testing.T) {
+	s := startServer(t, "-worker", "3", "-serial", "order="+order, "-serial", "inv=INV-{yyyy}{MM}-{seq:4}", "-tz", "UTC")
+	day := time.Now().UTC().Format("20060102")
+	want := func(i int) string { return fmt.Sprintf("ORD-%s-%06d", day, i) }
+	r := s.do(t, "GET", "/serial/order")
+	if r.status != 200 || r.body != want(1)+"\n" || !strings.HasPrefix(r.header.Get("Content-Type"), "text/plain") {
+		t.Fatalf("GET /serial/order: %d %q, want %s", r.status, r.body, want(1))
+	}
+	r = s.do(t, "GET", "/serial/order/ids?n=3")
+	var strs []string
+	if err := json.Unmarshal([]byte(r.body), &strs); err != nil || r.status != 200 || strings.Join(strs, " ") != strings.Join([]string{want(2), want(3), want(4)}, " ") {
+		t.Fatalf("GET /serial/order/ids?n=3: %d %q (%v), want %s to %s", r.status, r.body, err, want(2), want(4))
+	}
+	r = s.do(t, "GET", "/serial/order/ids?n=2", "Accept", "text/plain")
+	if r.body != want(5)+"\n"+want(6)+"\n" {
+		t.Fatalf("GET /serial/order/ids?n=2 as text: %q", r.body)
+	}
+	if r := s.do(t, "GET", "/serial/inv"); r.body != "INV-"+day[:6]+"-0001\n" {
+		t.Fatalf("GET /serial/inv: %q", r.body)
+	}
+	for _, c := range []struct {
+		path   string
+		status int
+		says   string
+	}{
+		{"/serial/nope", http.StatusNotFound, `no serial \"nope\": serve has inv, order`},
+		{"/serial/order/ids?n=0", http.StatusBadRequest, "n 0 is out of range"},
+		{"/serial/order/ids", http.StatusBadRequest, "no n"},
+		{"/segment/order:" + day, http.StatusConflict, "holds the numbers of -serial order"},
+	} {
+		r := s.do(t, "GET", c.path)
+		if r.status != c.status || !strings.Contains(r.body, c.says) || !strings.HasPrefix(r.body, `{"error":`) {
+			t.Errorf("GET %s: %d %s; want %d saying %s", c.path, r.status, r.body, c.status, c.says)
+		}
+	}
+	if r := s.do(t, "POST", "/serial/order"); r.status != http.StatusMethodNotAllowed {
+		t.Errorf("POST /serial/order: %d", r.status)
+	}
+	page := s.do(t, "GET", "/", "Accept", "text/html").body
+	if !strings.Contains(page, `<span id="serial-zone">UTC (UTC, UTC&#43;00:00)</span>`) || !strings.Contains(page, "ORD-{yyyy}{MM}{dd}-{seq:6}") {
+		t.Errorf("the status page does not name the zone and the patterns:\n%s", page)
+	}
+}
