@@ -7,8 +7,9 @@ import "errors"
 // uidgen.ErrIDSyntax or uidgen.ErrIDRange, as the encodings' do.
 var (
 	// ErrPattern: the pattern does not parse (an unknown field, a brace
-	// not closed, N outside 1 to 18, a field twice), or lacks what its
-	// source needs.
+	// not closed, N outside 1 to 18, a field twice), or is not one a
+	// Segment takes (no {seq:N}, a {worker:N}, a period finer than an
+	// hour).
 	ErrPattern = errors.New("bad pattern")
 
 	// ErrFit: a Snowflake pattern cannot hold every ID of its layout; the
@@ -18,9 +19,6 @@ var (
 	// ErrZone: the zone's offset from UTC changes within a layout's
 	// times, so a Snowflake's strings would repeat.
 	ErrZone = errors.New("zone changes its offset")
-
-	// ErrPeriod: a Segment pattern has a time field finer than {HH}.
-	ErrPeriod = errors.New("period finer than an hour")
 
 	// ErrOverflow: a period's numbers outgrew the digits of {seq:N}.
 	ErrOverflow = errors.New("sequence outgrew its digits")

@@ -77,10 +77,10 @@ type period struct {
 // NewSegment checks cfg, then opens the current period's tag under ctx,
 // creating it if it is missing; segment.EnsureSchema must have made the
 // table. It fails with an error wrapping ErrPattern for a pattern that does
-// not parse, has no {seq:N}, has {worker:N}, or a date field without the
-// coarser ones (a {dd} without {MM}); wrapping ErrPeriod for a time field
-// finer than {HH}; and otherwise as segment.New does (a Tag too long for
-// the period's date is segment.ErrBadTag).
+// not parse, has no {seq:N}, has a {worker:N}, a date field without the
+// coarser ones (a {dd} without {MM}) or a time field finer than {HH}; and
+// otherwise as segment.New does (a Tag too long for the period's date is
+// segment.ErrBadTag).
 func NewSegment(ctx context.Context, cfg SegmentConfig) (*Segment, error) {
 	p, err := parsePattern(cfg.Pattern)
 	if err != nil {
@@ -102,8 +102,8 @@ func NewSegment(ctx context.Context, cfg SegmentConfig) (*Segment, error) {
 	}
 	for k := minute; k <= milli; k++ {
 		if f, ok := p.field(k); ok {
-			return nil, fmt.Errorf("serial: pattern %q: %w: %s would start a period each %s; the finest is an hour ({HH}), for each period is a row of the tag table",
-				p.src, ErrPeriod, f.name, map[kind]string{minute: "minute", second: "second", milli: "millisecond"}[k])
+			return nil, p.errorf("%s would start a period each %s; the finest is an hour ({HH}), for each period is a row of the tag table",
+				f.name, map[kind]string{minute: "minute", second: "second", milli: "millisecond"}[k])
 		}
 	}
 	chain := []kind{year4, month, day, hour}

@@ -354,8 +354,8 @@ func TestSegmentErrors(t *testing.T) {
 	}{
 		{"no seq", "ORD-{yyyy}{MM}{dd}", "order", ErrPattern, "no {seq:N}"},
 		{"worker", "{yyyy}{worker:3}{seq:4}", "order", ErrPattern, "{worker:3}: a segment serial has no worker"},
-		{"minutes", "{yyyy}{MM}{dd}{HH}{mm}-{seq:4}", "order", ErrPeriod, "{mm} would start a period each minute; the finest is an hour ({HH})"},
-		{"seconds", "{yyyy}{MM}{dd}{HH}{ss}-{seq:4}", "order", ErrPeriod, "{ss} would start a period each second"},
+		{"minutes", "{yyyy}{MM}{dd}{HH}{mm}-{seq:4}", "order", ErrPattern, "{mm} would start a period each minute; the finest is an hour ({HH})"},
+		{"seconds", "{yyyy}{MM}{dd}{HH}{ss}-{seq:4}", "order", ErrPattern, "{ss} would start a period each second"},
 		{"day without month", "{yyyy}{dd}-{seq:4}", "order", ErrPattern, "{dd} needs {MM}"},
 		{"month without year", "{MM}{dd}-{seq:4}", "order", ErrPattern, "{MM} needs {yyyy}"},
 		{"hour without day", "{yyyy}{MM}{HH}-{seq:4}", "order", ErrPattern, "{HH} needs {dd}"},

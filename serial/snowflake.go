@@ -199,9 +199,6 @@ func timeChain(finest kind) string {
 	return b.String()
 }
 
-// String returns the pattern.
-func (s *Snowflake) String() string { return s.p.src }
-
 // Format returns the string of id. It allocates the string and nothing
 // else. An int64 that is no ID of the layout (negative, or past the time
 // its IDs run out) still makes a string of the pattern's width, which
