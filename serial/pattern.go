@@ -157,16 +157,18 @@ func (p *pattern) template() []byte {
 }
 
 // putDigits writes v's last len(b) decimal digits into b, zero-padded,
-// two at a time.
+// two at a time. A negative v, which only an int64 that is no ID of the
+// layout gives, is written as the uint64 of its bits.
 func putDigits(b []byte, v int64) {
+	u := uint64(v)
 	i := len(b)
 	for ; i >= 2; i -= 2 {
-		r := v % 100 * 2
+		r := u % 100 * 2
 		b[i-2], b[i-1] = pairs[r], pairs[r+1]
-		v /= 100
+		u /= 100
 	}
 	if i == 1 {
-		b[0] = byte('0' + v%10)
+		b[0] = byte('0' + u%10)
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -393,4 +394,31 @@ func TestSegmentErrors(t *testing.T) {
 			t.Fatalf("Next after Close = %v, want ErrClosed", err)
 		}
 	})
+}
+
+// TestCloseStopsGoroutines: the generators of the periods a Segment went
+// through are closed, the last by Close, and no goroutine of theirs
+// outlives it.
+func TestCloseStopsGoroutines(t *testing.T) {
+	cfg := sqlite(t)
+	before := runtime.NumGoroutine()
+	c := newClock(midnight)
+	g := open(t, cfg, order, shanghai, c, newLedger())
+	for day := range 3 {
+		c.set(midnight.AddDate(0, 0, day))
+		if _, err := g.Next(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := g.Close(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > before {
+		if time.Now().After(deadline) {
+			buf := make([]byte, 1<<16)
+			t.Fatalf("%d goroutines after Close, %d before:\n%s", runtime.NumGoroutine(), before, buf[:runtime.Stack(buf, true)])
+		}
+		time.Sleep(time.Millisecond)
+	}
 }

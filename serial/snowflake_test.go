@@ -3,6 +3,7 @@ package serial
 import (
 	"context"
 	"errors"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strconv"
@@ -175,6 +176,11 @@ func TestSnowflakeRoundTrip(t *testing.T) {
 				ids = append(ids, random())
 			}
 			width := len(f.Format(0))
+			for _, garbage := range []int64{-1, math.MinInt64, math.MaxInt64, a.Allocate(a.MaxDelta()+1, 0, 0)} {
+				if s := f.Format(garbage); len(s) != width {
+					t.Fatalf("Format(%d), no ID of the layout, = %q: want %d wide", garbage, s, width)
+				}
+			}
 			for i, id := range ids {
 				s := f.Format(id)
 				if len(s) != width {
