@@ -2,12 +2,14 @@
 // (a bare atomic counter, a mutex counter), against its own baseline
 // (defaultgen) and against the Go generators people use instead:
 // github.com/bwmarrin/snowflake and github.com/sony/sonyflake/v2; and what a
-// worker ID leased from MariaDB and from PostgreSQL costs the cached
-// generator, which needs the databases at $UIDGEN_MYSQL_DSN (by default
+// worker ID leased from MariaDB, from PostgreSQL and from a SQLite file
+// costs the cached generator, and what a renewal of the lease costs each,
+// which needs the servers at $UIDGEN_MYSQL_DSN (by default
 // root@tcp(127.0.0.1:3306)/test) and $UIDGEN_POSTGRES_DSN (by default
 // postgres://postgres@127.0.0.1:5432/test?sslmode=disable), each skipped
-// without its server; and the segment generator's takes beside the cached
-// generator's, with its claims flat out and idle, on the same servers.
+// without its server, and a file of the benchmark's own; and the segment
+// generator's takes beside the cached generator's, with its claims flat
+// out, idle and one number a claim, on the same databases.
 // Beside the benchmarks, formats_test.go holds uidgen's named layouts to
 // the peers' own decoders: each reads the other's IDs field for field.
 //
