@@ -1,14 +1,24 @@
 package main
 
 import (
+	"context"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/seed4d941b13/uidgen/internal/dbtest"
+	"github.com/seed4d941b13/uidgen/segment"
 )
 
 const (
@@ -170,4 +180,132 @@ func TestServeSerial(t *testing.T) {
 	if !strings.Contains(page, `<span id="serial-zone">UTC (UTC, UTC&#43;00:00)</span>`) || !strings.Contains(page, "ORD-{yyyy}{MM}{dd}-{seq:6}") {
 		t.Errorf("the status page does not name the zone and the patterns:\n%s", page)
 	}
+}
+
+// midnightZone writes a zoneinfo file of one UTC offset, named Test/Midnight
+// in a directory that $ZONEINFO points the test's processes to, whose
+// midnight falls at about in from now, and returns that midnight and the
+// zone.
+func midnightZone(t *testing.T, in time.Duration) (time.Time, *time.Location) {
+	t.Helper()
+	at := time.Now().Add(in).Truncate(time.Second)
+	offset := int32((86_400 - at.Unix()%86_400) % 86_400)
+	if offset > 43_200 {
+		offset -= 86_400
+	}
+	// TZif version 1: the header, no transitions, one local time type
+	// (the offset, not DST, abbreviation "MID"), and its abbreviation.
+	tz := append([]byte("TZif"), make([]byte, 16)...)
+	for _, n := range []uint32{0, 0, 0, 0, 1, 4} { // isutcnt isstdcnt leapcnt timecnt typecnt charcnt
+		tz = binary.BigEndian.AppendUint32(tz, n)
+	}
+	tz = binary.BigEndian.AppendUint32(tz, uint32(offset))
+	tz = append(tz, 0, 0, 'M', 'I', 'D', 0)
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "Test"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "Test", "Midnight"), tz, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("ZONEINFO", dir)
+	// Not LoadLocation, which reads $ZONEINFO once a process.
+	loc, err := time.LoadLocationFromTZData("Test/Midnight", tz)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h, m, sec := at.In(loc).Clock(); h+m+sec != 0 {
+		t.Fatalf("the zone's midnight is not at %v: %v", at, at.In(loc))
+	}
+	return at, loc
+}
+
+// TestServeSerialFleetMidnight: three serve processes hand out one daily
+// serial from one tag table while the zone's midnight passes (a zoneinfo
+// file the test writes), and stop. Each day's numbers are unique; no
+// request sent after midnight gets the day before; and of each day's
+// numbers below its max_id, all but at most one a process (the number a
+// process drops when the day ends under a take) were handed out or given
+// back at exit.
+func TestServeSerialFleetMidnight(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits for a midnight some seconds away")
+	}
+	dbtest.Each(t, func(t *testing.T, s dbtest.Server) {
+		const processes, clients = 3, 2
+		db := s.Open(t)
+		table := dbtest.Table(t, db, "leaf_alloc_")
+		midnight, loc := midnightZone(t, 8*time.Second)
+		servers := make([]*server, processes)
+		for i := range servers {
+			servers[i] = startServer(t, "-dsn", s.DSN, "-segment-table", table, "-serial", "order=ORD-{yyyy}{MM}{dd}-{seq:8}", "-tz", "Test/Midnight")
+		}
+		if time.Now().After(midnight.Add(-time.Second)) {
+			t.Skipf("the servers took till %v to start, too close to midnight at %v", time.Now(), midnight)
+		}
+		dayBefore, dayAfter := midnight.Add(-time.Second).In(loc).Format("20060102"), midnight.In(loc).Format("20060102")
+		var mu sync.Mutex
+		handed := map[string][]int64{}
+		errs := make(chan error, processes*clients)
+		var wg sync.WaitGroup
+		for _, srv := range servers {
+			for range clients {
+				wg.Go(func() {
+					for {
+						sent := time.Now()
+						if sent.After(midnight.Add(time.Second)) {
+							return
+						}
+						r, err := srv.try("GET", "/serial/order/ids?n=5", "Accept", "text/plain")
+						if err == nil && r.status != 200 {
+							err = fmt.Errorf("GET /serial/order/ids: %d %s", r.status, r.body)
+						}
+						if err != nil {
+							errs <- err
+							return
+						}
+						for _, str := range strings.Fields(r.body) {
+							day, num, _ := strings.Cut(strings.TrimPrefix(str, "ORD-"), "-")
+							n, _ := strconv.ParseInt(num, 10, 64)
+							if !sent.Before(midnight) && day != dayAfter {
+								errs <- fmt.Errorf("%s handed out for a request sent at %v, after midnight %v", str, sent, midnight)
+								return
+							}
+							mu.Lock()
+							handed[day] = append(handed[day], n)
+							mu.Unlock()
+						}
+					}
+				})
+			}
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			t.Fatal(err)
+		}
+		for _, srv := range servers {
+			srv.stop(t, syscall.SIGTERM)
+		}
+		rows, err := segment.List(context.Background(), segment.Config{DB: db, Table: table})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, day := range []string{dayBefore, dayAfter} {
+			i := slices.IndexFunc(rows, func(r segment.Row) bool { return r.Tag == "order:"+day })
+			nums := slices.Sorted(slices.Values(handed[day]))
+			if i < 0 || len(nums) == 0 {
+				t.Fatalf("day %s: no row, or no number handed out (%d)", day, len(nums))
+			}
+			if len(slices.Compact(slices.Clone(nums))) != len(nums) {
+				t.Fatalf("day %s: a number handed out twice", day)
+			}
+			lost := rows[i].Next - 1 - int64(len(nums)) - rows[i].Returned
+			if lost < 0 || lost > processes {
+				t.Fatalf("day %s: max_id %d, %d handed out, %d given back: %d unaccounted, want 0 to %d (one dropped a process)",
+					day, rows[i].Next, len(nums), rows[i].Returned, lost, processes)
+			}
+			t.Logf("day %s: %d handed out, %d given back, %d dropped at midnight", day, len(nums), rows[i].Returned, lost)
+		}
+	})
 }
