@@ -158,8 +158,13 @@ func TestClusterFailover(t *testing.T) {
 	_, err := l.LeaseWorkerID(ctx, 7)
 	cancel()
 	replica.Resume()
-	if !errors.Is(err, ErrReplicas) || !strings.Contains(err.Error(), "0 of 1 replicas") {
-		t.Fatalf("LeaseWorkerID with the fleet's replica paused: %v, want %q naming 0 of 1", err, ErrReplicas)
+	// The take's WAIT answers "0 of 1" in time on an idle machine; on a
+	// loaded one the client's read of the reserve may time out first (its
+	// reload of the Cluster's slots can land on the paused node), which is
+	// ErrReplicas all the same: no lease comes of a reservation no replica
+	// acknowledged.
+	if !errors.Is(err, ErrReplicas) || !strings.Contains(err.Error(), "0 of 1 replicas") && !strings.Contains(err.Error(), "i/o timeout") {
+		t.Fatalf("LeaseWorkerID with the fleet's replica paused: %v, want %q naming 0 of 1 (or the reserve's read timed out)", err, ErrReplicas)
 	}
 
 	promoted := func() bool {

@@ -266,11 +266,20 @@ func (s *Throwaway) logTail() []byte {
 }
 
 // signal sends sig to the server's processes, children first, so that a
-// stopped server has no child left running.
+// stopped server has no child left running. Before a SIGKILL the first
+// process is stopped, and only then are its children listed: PostgreSQL's
+// postmaster, seeing a child killed, would otherwise fork new ones that
+// the list lacks, which outlive it holding its shared memory, and the
+// restarted server would refuse to start.
 func (s *Throwaway) signal(sig syscall.Signal) {
 	s.t.Helper()
 	if s.cmd == nil {
 		s.t.Fatalf("signal %v: the server is not running", sig)
+	}
+	if sig == syscall.SIGKILL {
+		if err := syscall.Kill(s.cmd.Process.Pid, syscall.SIGSTOP); err != nil && !errors.Is(err, syscall.ESRCH) {
+			s.t.Fatalf("stop %s process %d: %v", s.e.kind, s.cmd.Process.Pid, err)
+		}
 	}
 	pids := append(descendants(s.cmd.Process.Pid), s.cmd.Process.Pid)
 	for _, pid := range pids {
