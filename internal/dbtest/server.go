@@ -62,9 +62,13 @@ type engine struct {
 // server on it. It needs the server's binaries (MariaDB's in /usr/sbin or on
 // $PATH, PostgreSQL's in /usr/lib/postgresql/*/bin or on $PATH, and a
 // postgres user to run them as root): without them the test fails in CI and
-// skips elsewhere.
+// skips elsewhere. Under -short it skips the test: the fast loop starts no
+// server of its own (docs/testing.md).
 func Start(t testing.TB, kind string) *Throwaway {
 	t.Helper()
+	if testing.Short() {
+		t.Skipf("needs a throwaway %s server of its own, to stop, kill or pause; runs in the full suite (without -short)", kind)
+	}
 	e, err := engineOf(kind)
 	if err != nil {
 		if os.Getenv("CI") != "" {

@@ -105,10 +105,16 @@ type Cluster struct {
 //
 // Start fails the test if n is below 1, if it finds no etcd binary (in
 // /usr/bin or on $PATH), or if the cluster is not healthy within 30 s.
+// Under -short it skips the test where n is above 1: the fast loop starts
+// single members, which the etcd leaser's conformance suite runs on, and
+// no cluster (docs/testing.md).
 func Start(t testing.TB, n int) *Cluster {
 	t.Helper()
 	if n < 1 {
 		t.Fatalf("etcdtest: a cluster needs at least 1 member, not %d", n)
+	}
+	if n > 1 && testing.Short() {
+		t.Skipf("needs a %d-member etcd cluster of its own; runs in the full suite (without -short)", n)
 	}
 	bin, err := etcdBinary()
 	if err != nil {

@@ -43,9 +43,13 @@ type Cluster struct {
 // equal run of the hash slots and replicas replicas of its own, introduces
 // them to each other (CLUSTER MEET), and waits until every one reports the
 // cluster whole (every slot served, every node known) and every primary
-// has its replicas online.
+// has its replicas online. Under -short it skips the test: the fast loop
+// starts single servers and no Cluster (docs/testing.md).
 func StartCluster(t testing.TB, primaries, replicas int) *Cluster {
 	t.Helper()
+	if testing.Short() {
+		t.Skipf("needs a Redis Cluster of its own (%d primaries, %d replicas each); runs in the full suite (without -short)", primaries, replicas)
+	}
 	timeout := nodeTimeoutMillis
 	if replicas > 0 {
 		timeout = failoverNodeTimeoutMillis

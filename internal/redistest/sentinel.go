@@ -85,9 +85,13 @@ type sentinel struct {
 // StartSentinels starts n Sentinels (at least two, for the quorum) that
 // watch primary under name, and waits until each answers; WaitPrimary
 // waits until they are ready to fail it over. It skips or fails the test
-// where redis-server is missing, as Start does.
+// where redis-server is missing, as Start does, and under -short, where
+// the fast loop starts no Sentinels (docs/testing.md).
 func StartSentinels(t testing.TB, primary *Server, name string, n int) *Sentinels {
 	t.Helper()
+	if testing.Short() {
+		t.Skipf("needs %d Redis Sentinels of its own, to fail a primary over; runs in the full suite (without -short)", n)
+	}
 	if n < 2 {
 		t.Fatalf("redistest: %d Sentinels, want 2 or more for a quorum of 2", n)
 	}
