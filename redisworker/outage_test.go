@@ -19,6 +19,9 @@ import (
 // lease's horizon and its TTL; once the server is back the lease renews,
 // under the same held key, and the reservation is where it was.
 func TestOutage(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs a throwaway Redis server to pause, kill and restart; runs in the full suite (without -short)")
+	}
 	for _, tt := range []struct {
 		name     string
 		down, up func(s *redistest.Server)

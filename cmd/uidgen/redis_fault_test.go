@@ -54,6 +54,9 @@ const (
 // runs again, after the client has retried them: takes, renewals and
 // releases that land late, which the scripts must ignore or keep harmless.
 func TestRedisLeaseChaos(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs a throwaway Redis server to pause, kill and restart; runs in the full suite (without -short)")
+	}
 	const alive = 6
 	lifetimes := sizetest.Pick(70, 28)
 	perProcess := sizetest.Pick(100_000, 30_000)

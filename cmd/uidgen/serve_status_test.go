@@ -176,6 +176,9 @@ const chromiumTimeout = 2 * time.Minute
 //	UIDGEN_SCREENSHOT=$PWD/docs/status-page.png UIDGEN_MYSQL_DSN='root@tcp(127.0.0.1:3306)/test' \
 //	  go test -count=1 -run StatusPageInBrowser ./cmd/uidgen
 func TestStatusPageInBrowser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("needs headless chromium; runs in the full suite (without -short)")
+	}
 	chromium, err := exec.LookPath("chromium")
 	if err != nil {
 		if os.Getenv("CI") != "" {
