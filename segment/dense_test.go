@@ -22,7 +22,7 @@ import (
 // is handed out twice: what a Close could not give back through max_id, a
 // later claim handed out, lowest first.
 func TestDenseAcrossRestarts(t *testing.T) {
-	each(t, func(t *testing.T, s dbtest.Server, db *sql.DB, table string) {
+	eachParallel(t, func(t *testing.T, s dbtest.Server, db *sql.DB, table string) {
 		const fleet, lifetimes = 4, 6
 		perLifetime := sizetest.Pick(4000, 1000)
 		// Ranges sized to last a second at the rate: big enough that a

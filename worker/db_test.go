@@ -22,6 +22,20 @@ func each(t *testing.T, f func(t *testing.T, s dbtest.Server, db *sql.DB)) {
 	dbtest.Each(t, func(t *testing.T, s dbtest.Server) { f(t, s, s.Open(t)) })
 }
 
+// eachParallel is each with the databases side by side, for the tests
+// that mostly wait (on deadlines, polls and renewals) in tables of their
+// own on each: the three runs share nothing but the servers.
+func eachParallel(t *testing.T, f func(t *testing.T, s dbtest.Server, db *sql.DB)) {
+	t.Helper()
+	for _, kind := range dbtest.Kinds {
+		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
+			s := dbtest.Shared(t, kind)
+			f(t, s, s.Open(t))
+		})
+	}
+}
+
 // testTable returns a table name of this test's own, dropped when it ends.
 func testTable(t testing.TB, db *sql.DB) string {
 	t.Helper()

@@ -18,9 +18,9 @@ import (
 )
 
 // TestLeaseConformance runs leasetest's suite on every database, each
-// fleet a table of its own.
+// fleet a table of its own, the databases side by side.
 func TestLeaseConformance(t *testing.T) {
-	each(t, func(t *testing.T, _ dbtest.Server, db *sql.DB) { leasetest.Run(t, sqlStore{db}) })
+	eachParallel(t, func(t *testing.T, _ dbtest.Server, db *sql.DB) { leasetest.Run(t, sqlStore{db}) })
 }
 
 // sqlStore is the leasetest.Store of a database.
@@ -146,7 +146,7 @@ func renewNow(t testing.TB, s *lease) {
 // never leased, whatever their lease columns say, and Java's inserts go on
 // working between leases.
 func TestLeaseJavaInterop(t *testing.T) {
-	each(t, func(t *testing.T, srv dbtest.Server, db *sql.DB) {
+	eachParallel(t, func(t *testing.T, srv dbtest.Server, db *sql.DB) {
 		table := testTable(t, db)
 		l := newTestLeased(t, db, table, Config{})
 		java := javaInsert(t, db, table)
