@@ -49,17 +49,31 @@ func (s sqlStore) One(ctx context.Context) (held bool, reservedUntil int64, err 
 	return rows[0].Held, rows[0].LastReserved, nil
 }
 
+// eachFleet runs f on every database, as dbtest.Each does, but under
+// -short on MySQL alone: a fleet of processes waits out lease TTLs and
+// pauses, or reads a million numbers, through the same lease or segment
+// code on each database, which the worker and segment packages' own
+// tests check on all three in the fast loop too (docs/testing.md).
+func eachFleet(t *testing.T, f func(t *testing.T, s dbtest.Server)) {
+	t.Helper()
+	if !testing.Short() {
+		dbtest.Each(t, f)
+		return
+	}
+	t.Run("mysql", func(t *testing.T) { f(t, dbtest.Shared(t, "mysql")) })
+}
+
 // TestLeaseReuse: fleettest.Reuse on a worker table.
 func TestLeaseReuse(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, s dbtest.Server) { fleettest.Reuse(t, sqlStores(s)) })
+	eachFleet(t, func(t *testing.T, s dbtest.Server) { fleettest.Reuse(t, sqlStores(s)) })
 }
 
 // TestLeaseCrash: fleettest.Crash on a worker table.
 func TestLeaseCrash(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, s dbtest.Server) { fleettest.Crash(t, sqlStores(s)) })
+	eachFleet(t, func(t *testing.T, s dbtest.Server) { fleettest.Crash(t, sqlStores(s)) })
 }
 
 // TestLeasePause: fleettest.Pause on a worker table.
 func TestLeasePause(t *testing.T) {
-	dbtest.Each(t, func(t *testing.T, s dbtest.Server) { fleettest.Pause(t, sqlStores(s)) })
+	eachFleet(t, func(t *testing.T, s dbtest.Server) { fleettest.Pause(t, sqlStores(s)) })
 }

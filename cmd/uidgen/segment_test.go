@@ -190,7 +190,7 @@ func TestSegmentCrashLoss(t *testing.T) {
 		{"claim-every", []string{"-claim-every", "1ms"}, 200_000},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			dbtest.Each(t, func(t *testing.T, s dbtest.Server) {
+			eachFleet(t, func(t *testing.T, s dbtest.Server) {
 				ctx, cancel := context.WithTimeout(t.Context(), segmentTimeout)
 				defer cancel()
 				args := segmentArgs(t, s, 1<<40, tt.flags...)
