@@ -2,10 +2,7 @@
 // same contract as package worker's Leased and etcdworker's, for fleets that
 // already run Redis and want no WORKER_NODE table.
 //
-//	c := redis.NewClient(&redis.Options{
-//		Addr:                  "127.0.0.1:6379",
-//		ContextTimeoutEnabled: true,
-//	})
+//	c := redis.NewClient(&redis.Options{Addr: addr, ContextTimeoutEnabled: true})
 //	defer c.Close() // deferred first, so it runs after g.Close
 //	l, err := redisworker.NewLeased(redisworker.Config{Client: c})
 //	g, err := cached.New(ctx, cached.Config{Leaser: l})
