@@ -48,6 +48,26 @@ var (
 	// ErrUnknownLayout: NamedLayout was given a name it does not know.
 	ErrUnknownLayout = errors.New("unknown layout name")
 
+	// ErrLeaseTTL: a leaser's Config.LeaseTTL is outside its package's
+	// limits (worker.MinLeaseTTL to worker.MaxLeaseTTL, and the same names
+	// in etcdworker and redisworker).
+	ErrLeaseTTL = errors.New("lease TTL out of range")
+
+	// ErrLeaseHorizon: a leaser's Config.LeaseHorizon is outside its
+	// package's limits (MinLeaseHorizon to MaxLeaseHorizon).
+	ErrLeaseHorizon = errors.New("lease horizon out of range")
+
+	// ErrMaxWorkerID: LeaseWorkerID was given a largest worker ID below 1.
+	ErrMaxWorkerID = errors.New("largest worker ID out of range")
+
+	// ErrNoFreeID: every worker ID a lease may take is held, and none came
+	// free before the context ended (or, under a context with no deadline,
+	// within one lease TTL).
+	ErrNoFreeID = errors.New("no free worker ID")
+
+	// ErrReleased: a Lease was used after Release.
+	ErrReleased = errors.New("lease released")
+
 	// ErrLeaseLost: another process took over a leased worker ID, so its
 	// lease reserves no more seconds for this one. The holder may use what
 	// was reserved before, and no second after.

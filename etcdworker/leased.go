@@ -48,16 +48,16 @@ type Leased struct {
 // NewLeased returns a Leased that keeps its leases in cfg's fleet. It sends
 // nothing yet. It fails, with an error that names the value, on a nil
 // Client (ErrNilClient), a bad Prefix (ErrPrefix), a LeaseTTL outside
-// [MinLeaseTTL, MaxLeaseTTL] (ErrLeaseTTL) and a LeaseHorizon outside
-// [MinLeaseHorizon, MaxLeaseHorizon] (ErrLeaseHorizon), and WorkerIDs that
-// start below 1 or are empty (ErrWorkerIDs).
+// [MinLeaseTTL, MaxLeaseTTL] (uidgen.ErrLeaseTTL) and a LeaseHorizon outside
+// [MinLeaseHorizon, MaxLeaseHorizon] (uidgen.ErrLeaseHorizon), and WorkerIDs that
+// start below 1 or are empty (uidgen.ErrWorkerIDs).
 func NewLeased(cfg Config) (*Leased, error) {
 	c, err := cfg.check()
 	if err != nil {
 		return nil, err
 	}
-	if err := cmp.Or(leasing.CheckRange(ErrLeaseTTL, c.LeaseTTL, MinLeaseTTL, MaxLeaseTTL),
-		leasing.CheckRange(ErrLeaseHorizon, c.LeaseHorizon, MinLeaseHorizon, MaxLeaseHorizon),
+	if err := cmp.Or(leasing.CheckRange(uidgen.ErrLeaseTTL, c.LeaseTTL, MinLeaseTTL, MaxLeaseTTL),
+		leasing.CheckRange(uidgen.ErrLeaseHorizon, c.LeaseHorizon, MinLeaseHorizon, MaxLeaseHorizon),
 		leasing.CheckIDs(c.WorkerIDs)); err != nil {
 		return nil, fmt.Errorf("etcdworker: %w", err)
 	}
@@ -78,17 +78,17 @@ var _ uidgen.Leaser = (*Leased)(nil)
 // starts the goroutine that renews it, which runs until Release.
 //
 // When every ID of the range is held it looks again every second until one
-// comes free or ctx ends; then it fails with an error wrapping ErrNoFreeID
+// comes free or ctx ends; then it fails with an error wrapping uidgen.ErrNoFreeID
 // and ctx.Err() that names the range (under a ctx with no deadline, after
-// one lease TTL, with ErrNoFreeID alone). Give ctx a deadline: an unreachable
+// one lease TTL, with uidgen.ErrNoFreeID alone). Give ctx a deadline: an unreachable
 // cluster fails with the client's error only when ctx ends. It fails with
-// ErrMaxWorkerID for a maxWorkerID below 1 and with ErrWorkerIDs for a range
+// uidgen.ErrMaxWorkerID for a maxWorkerID below 1 and with uidgen.ErrWorkerIDs for a range
 // that ends above it, both before it sends anything, and with ErrBadKey when
 // a key under the prefix is not this package's.
 func (l *Leased) LeaseWorkerID(ctx context.Context, maxWorkerID int64) (uidgen.Lease, error) {
 	op := "lease a worker ID under " + l.prefix
 	if maxWorkerID < 1 {
-		return nil, fmt.Errorf("etcdworker: %s: %w: %d, want 1 or more", op, ErrMaxWorkerID, maxWorkerID)
+		return nil, fmt.Errorf("etcdworker: %s: %w: %d, want 1 or more", op, uidgen.ErrMaxWorkerID, maxWorkerID)
 	}
 	lo, hi, err := l.ids.Bounds(maxWorkerID)
 	if err != nil {
@@ -147,7 +147,7 @@ func (l *Leased) leaseID(ctx context.Context, g *granter, lo, hi int64) (*lease,
 	at := strings.Join(l.c.Endpoints(), ",")
 	return leasing.Take(ctx, leasing.Retry{
 		Poll:     l.poll,
-		NoFreeID: ErrNoFreeID,
+		NoFreeID: uidgen.ErrNoFreeID,
 		FullFor:  l.timing.TTL,
 		Fatal:    func(err error) bool { return errors.Is(err, ErrBadKey) },
 		Failed:   g.revoke,
@@ -217,7 +217,7 @@ func (l *Leased) take(ctx context.Context, s idState, id clientv3.LeaseID, now t
 	store.written.Store(reserved)
 	return &lease{leasing.Start(leasing.Params{Pkg: "etcdworker", Where: l.prefix, ID: s.id, First: first,
 		LeasedAt: now, Reserved: reserved, Timing: l.timing,
-		Now: l.now, Logger: l.logger, Released: ErrReleased}, store), store}, nil
+		Now: l.now, Logger: l.logger, Released: uidgen.ErrReleased}, store), store}, nil
 }
 
 // lease is the uidgen.Lease of one worker ID, kept in etcd.

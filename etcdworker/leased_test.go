@@ -94,9 +94,9 @@ func TestConfigErrors(t *testing.T) {
 	}{
 		{Config{}, ErrNilClient, "Config.Client is nil"},
 		{Config{Client: c, Prefix: "/fleet\n"}, ErrPrefix, `"/fleet\n" holds '\n'`},
-		{Config{Client: c, LeaseTTL: time.Second}, ErrLeaseTTL, "1s, want 2s to 1h0m0s"},
-		{Config{Client: c, LeaseTTL: 2 * time.Hour}, ErrLeaseTTL, "2h0m0s, want 2s to 1h0m0s"},
-		{Config{Client: c, LeaseHorizon: -time.Second}, ErrLeaseHorizon, "-1s, want 1s to 24h0m0s"},
+		{Config{Client: c, LeaseTTL: time.Second}, uidgen.ErrLeaseTTL, "1s, want 2s to 1h0m0s"},
+		{Config{Client: c, LeaseTTL: 2 * time.Hour}, uidgen.ErrLeaseTTL, "2h0m0s, want 2s to 1h0m0s"},
+		{Config{Client: c, LeaseHorizon: -time.Second}, uidgen.ErrLeaseHorizon, "-1s, want 1s to 24h0m0s"},
 	} {
 		_, err := NewLeased(tt.cfg)
 		if !errors.Is(err, tt.want) || !strings.Contains(err.Error(), tt.text) || !strings.HasPrefix(err.Error(), "etcdworker: ") {
@@ -116,8 +116,8 @@ func TestConfigErrors(t *testing.T) {
 	if l.prefix != "/a/" {
 		t.Errorf("prefix %q, want %q: a fleet's keys must not run into another fleet's", l.prefix, "/a/")
 	}
-	if _, err := l.LeaseWorkerID(t.Context(), 0); !errors.Is(err, ErrMaxWorkerID) {
-		t.Errorf("LeaseWorkerID(0): %v, want %q", err, ErrMaxWorkerID)
+	if _, err := l.LeaseWorkerID(t.Context(), 0); !errors.Is(err, uidgen.ErrMaxWorkerID) {
+		t.Errorf("LeaseWorkerID(0): %v, want %q", err, uidgen.ErrMaxWorkerID)
 	}
 }
 
@@ -133,8 +133,6 @@ type etcdStore struct{ c *clientv3.Client }
 func (s etcdStore) Fleet(t *testing.T) leasetest.Fleet {
 	return fleet{c: s.c, prefix: "/test/" + t.Name() + "/"}
 }
-
-func (etcdStore) Sentinels() (noFreeID, released error) { return ErrNoFreeID, ErrReleased }
 
 func (f fleet) Leased(_ testing.TB, o leasetest.Options) (uidgen.Leaser, error) {
 	l, err := NewLeased(Config{Client: f.c, Prefix: f.prefix, LeaseTTL: o.TTL, LeaseHorizon: o.Horizon, WorkerIDs: o.WorkerIDs})

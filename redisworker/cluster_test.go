@@ -91,7 +91,7 @@ func TestCluster(t *testing.T) {
 
 	t.Run("range", func(t *testing.T) {
 		f := on(t, "{range}:")
-		leasetest.Range(t, testContext(t), ErrNoFreeID, "redisworker: lease a worker ID under "+f.prefix, func(r uidgen.WorkerIDRange) uidgen.Leaser {
+		leasetest.Range(t, testContext(t), uidgen.ErrNoFreeID, "redisworker: lease a worker ID under "+f.prefix, func(r uidgen.WorkerIDRange) uidgen.Leaser {
 			l := f.leased(t, Config{WorkerIDs: r})
 			l.poll = 5 * time.Millisecond
 			return l

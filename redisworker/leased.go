@@ -51,16 +51,16 @@ type Leased struct {
 // nothing yet. It fails, with an error that names the value, on a nil
 // Client (ErrNilClient), a bad Prefix (ErrPrefix), a bad Replicas
 // (ErrReplicas), a LeaseTTL outside [MinLeaseTTL, MaxLeaseTTL]
-// (ErrLeaseTTL) and a LeaseHorizon outside [MinLeaseHorizon,
-// MaxLeaseHorizon] (ErrLeaseHorizon), and WorkerIDs that start below 1 or
-// are empty (ErrWorkerIDs).
+// (uidgen.ErrLeaseTTL) and a LeaseHorizon outside [MinLeaseHorizon,
+// MaxLeaseHorizon] (uidgen.ErrLeaseHorizon), and WorkerIDs that start below 1 or
+// are empty (uidgen.ErrWorkerIDs).
 func NewLeased(cfg Config) (*Leased, error) {
 	c, err := cfg.check()
 	if err != nil {
 		return nil, err
 	}
-	if err := cmp.Or(leasing.CheckRange(ErrLeaseTTL, c.LeaseTTL, MinLeaseTTL, MaxLeaseTTL),
-		leasing.CheckRange(ErrLeaseHorizon, c.LeaseHorizon, MinLeaseHorizon, MaxLeaseHorizon),
+	if err := cmp.Or(leasing.CheckRange(uidgen.ErrLeaseTTL, c.LeaseTTL, MinLeaseTTL, MaxLeaseTTL),
+		leasing.CheckRange(uidgen.ErrLeaseHorizon, c.LeaseHorizon, MinLeaseHorizon, MaxLeaseHorizon),
 		leasing.CheckIDs(c.WorkerIDs)); err != nil {
 		return nil, fmt.Errorf("redisworker: %w", err)
 	}
@@ -80,12 +80,12 @@ var _ uidgen.Leaser = (*Leased)(nil)
 // starts the goroutine that renews it, which runs until Release.
 //
 // When every ID of the range is held it looks again every second until one
-// comes free or ctx ends; then it fails with an error wrapping ErrNoFreeID
+// comes free or ctx ends; then it fails with an error wrapping uidgen.ErrNoFreeID
 // and ctx.Err() that names the range (under a ctx with no deadline, after
-// one lease TTL, with ErrNoFreeID alone). A Redis that does not answer is asked
+// one lease TTL, with uidgen.ErrNoFreeID alone). A Redis that does not answer is asked
 // again every second until ctx ends, and the error names its last failure.
-// It fails with ErrMaxWorkerID for a maxWorkerID below 1 and with
-// ErrWorkerIDs for a range that ends above it, both before it sends
+// It fails with uidgen.ErrMaxWorkerID for a maxWorkerID below 1 and with
+// uidgen.ErrWorkerIDs for a range that ends above it, both before it sends
 // anything, with ErrBadKey when a key of the fleet is not this package's,
 // and with an error wrapping ErrReplicas and ctx.Err() when no take the
 // replicas acknowledged landed before ctx ended: a failover that leaves
@@ -94,7 +94,7 @@ var _ uidgen.Leaser = (*Leased)(nil)
 func (l *Leased) LeaseWorkerID(ctx context.Context, maxWorkerID int64) (uidgen.Lease, error) {
 	op := "lease a worker ID under " + l.prefix
 	if maxWorkerID < 1 {
-		return nil, fmt.Errorf("redisworker: %s: %w: %d, want 1 or more", op, ErrMaxWorkerID, maxWorkerID)
+		return nil, fmt.Errorf("redisworker: %s: %w: %d, want 1 or more", op, uidgen.ErrMaxWorkerID, maxWorkerID)
 	}
 	lo, hi, err := l.ids.Bounds(maxWorkerID)
 	if err != nil {
@@ -117,7 +117,7 @@ func (l *Leased) LeaseWorkerID(ctx context.Context, maxWorkerID int64) (uidgen.L
 func (l *Leased) leaseID(ctx context.Context, lo, hi int64) (*lease, error) {
 	return leasing.Take(ctx, leasing.Retry{
 		Poll:     l.poll,
-		NoFreeID: ErrNoFreeID,
+		NoFreeID: uidgen.ErrNoFreeID,
 		FullFor:  l.timing.TTL,
 		Fatal:    func(err error) bool { return errors.Is(err, ErrBadKey) },
 		Unanswered: func(last, ctxErr error) error {
@@ -193,7 +193,7 @@ func (l *Leased) take(ctx context.Context, id int64, now time.Time) (*lease, err
 	}
 	return &lease{leasing.Start(leasing.Params{Pkg: "redisworker", Where: l.prefix, ID: id, First: first,
 		LeasedAt: now, Reserved: reserved, Timing: l.timing,
-		Now: l.now, Logger: l.logger, Released: ErrReleased}, s)}, nil
+		Now: l.now, Logger: l.logger, Released: uidgen.ErrReleased}, s)}, nil
 }
 
 // write runs script and, where Config.Replicas asks, WAITs for the

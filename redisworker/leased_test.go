@@ -167,11 +167,11 @@ func TestConfigErrors(t *testing.T) {
 		{"open brace alone", Config{Client: c, Prefix: "{orders:"}, ErrPrefix, `"{orders:", want one hash tag`},
 		{"close brace alone", Config{Client: c, Prefix: "orders}:"}, ErrPrefix, `"orders}:", want one hash tag`},
 		{"braces reversed", Config{Client: c, Prefix: "}orders{:"}, ErrPrefix, `"}orders{:", want one hash tag`},
-		{"TTL too short", Config{Client: c, LeaseTTL: time.Millisecond}, ErrLeaseTTL, "1ms, want 1s to 1h0m0s"},
-		{"TTL too long", Config{Client: c, LeaseTTL: 2 * time.Hour}, ErrLeaseTTL, "2h0m0s, want 1s to 1h0m0s"},
-		{"negative TTL", Config{Client: c, LeaseTTL: -time.Second}, ErrLeaseTTL, "-1s, want 1s to 1h0m0s"},
-		{"horizon too short", Config{Client: c, LeaseHorizon: time.Millisecond}, ErrLeaseHorizon, "1ms, want 1s to 24h0m0s"},
-		{"horizon too long", Config{Client: c, LeaseHorizon: 25 * time.Hour}, ErrLeaseHorizon, "25h0m0s, want 1s to 24h0m0s"},
+		{"TTL too short", Config{Client: c, LeaseTTL: time.Millisecond}, uidgen.ErrLeaseTTL, "1ms, want 1s to 1h0m0s"},
+		{"TTL too long", Config{Client: c, LeaseTTL: 2 * time.Hour}, uidgen.ErrLeaseTTL, "2h0m0s, want 1s to 1h0m0s"},
+		{"negative TTL", Config{Client: c, LeaseTTL: -time.Second}, uidgen.ErrLeaseTTL, "-1s, want 1s to 1h0m0s"},
+		{"horizon too short", Config{Client: c, LeaseHorizon: time.Millisecond}, uidgen.ErrLeaseHorizon, "1ms, want 1s to 24h0m0s"},
+		{"horizon too long", Config{Client: c, LeaseHorizon: 25 * time.Hour}, uidgen.ErrLeaseHorizon, "25h0m0s, want 1s to 24h0m0s"},
 		{"negative replicas", Config{Client: c, Replicas: -1}, ErrReplicas, "Config.Replicas is -1, want 0 or more"},
 		{"replicas on a ring", Config{Client: ring, Replicas: 1}, ErrReplicas, "Config.Replicas is 1 on a Redis Ring, want 0"},
 	} {
@@ -180,7 +180,7 @@ func TestConfigErrors(t *testing.T) {
 			if !errors.Is(err, tt.want) || !strings.Contains(err.Error(), tt.text) || !strings.HasPrefix(err.Error(), "redisworker: ") {
 				t.Errorf("NewLeased: %v, want %q naming %q", err, tt.want, tt.text)
 			}
-			if tt.want == ErrLeaseTTL || tt.want == ErrLeaseHorizon {
+			if tt.want == uidgen.ErrLeaseTTL || tt.want == uidgen.ErrLeaseHorizon {
 				return // only NewLeased reads them
 			}
 			if _, err := List(t.Context(), tt.cfg); !errors.Is(err, tt.want) {
@@ -214,8 +214,8 @@ func TestConfigErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, maxID := range []int64{0, -1} {
-		if _, err := l.LeaseWorkerID(t.Context(), maxID); !errors.Is(err, ErrMaxWorkerID) || !strings.Contains(err.Error(), fmt.Sprint(maxID)) {
-			t.Errorf("LeaseWorkerID(%d): %v, want %q naming it", maxID, err, ErrMaxWorkerID)
+		if _, err := l.LeaseWorkerID(t.Context(), maxID); !errors.Is(err, uidgen.ErrMaxWorkerID) || !strings.Contains(err.Error(), fmt.Sprint(maxID)) {
+			t.Errorf("LeaseWorkerID(%d): %v, want %q naming it", maxID, err, uidgen.ErrMaxWorkerID)
 		}
 	}
 }
@@ -238,8 +238,6 @@ type redisStore struct {
 func (s redisStore) Fleet(t *testing.T) leasetest.Fleet {
 	return fleet{s: s.s, c: s.c, prefix: "{" + t.Name() + "}:"}
 }
-
-func (redisStore) Sentinels() (noFreeID, released error) { return ErrNoFreeID, ErrReleased }
 
 func (f fleet) Leased(_ testing.TB, o leasetest.Options) (uidgen.Leaser, error) {
 	l, err := NewLeased(Config{Client: f.c, Prefix: f.prefix, LeaseTTL: o.TTL, LeaseHorizon: o.Horizon, WorkerIDs: o.WorkerIDs})
@@ -425,7 +423,7 @@ func TestUnreachable(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second)
 	defer cancel()
 	_, err = l.LeaseWorkerID(ctx, 7)
-	if !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrNoFreeID) || !strings.Contains(err.Error(), "127.0.0.1:1") {
+	if !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, uidgen.ErrNoFreeID) || !strings.Contains(err.Error(), "127.0.0.1:1") {
 		t.Errorf("LeaseWorkerID from a server that does not answer: %v, want %q naming the address", err, context.DeadlineExceeded)
 	}
 }

@@ -71,27 +71,6 @@ var (
 	// ErrBadKey: a key under the prefix does not hold what this package
 	// writes there: another program writes under the fleet's prefix.
 	ErrBadKey = errors.New("unexpected key or value under the prefix")
-
-	// ErrLeaseTTL: Config.LeaseTTL is outside [MinLeaseTTL, MaxLeaseTTL].
-	ErrLeaseTTL = worker.ErrLeaseTTL
-
-	// ErrLeaseHorizon: Config.LeaseHorizon is outside [MinLeaseHorizon,
-	// MaxLeaseHorizon].
-	ErrLeaseHorizon = worker.ErrLeaseHorizon
-
-	// ErrMaxWorkerID: LeaseWorkerID was given a largest worker ID below 1.
-	ErrMaxWorkerID = worker.ErrMaxWorkerID
-
-	// ErrWorkerIDs: Config.WorkerIDs starts below 1, is empty, or ends
-	// above the largest worker ID LeaseWorkerID was given.
-	ErrWorkerIDs = worker.ErrWorkerIDs
-
-	// ErrNoFreeID: every worker ID a lease may take is held, and none came
-	// free before the context ended.
-	ErrNoFreeID = worker.ErrNoFreeID
-
-	// ErrReleased: a Lease was used after Release.
-	ErrReleased = worker.ErrReleased
 )
 
 // Config says which Redis deployment and which fleet in it. NewLeased and
@@ -177,7 +156,7 @@ func (cfg Config) check() (Config, error) {
 	}
 	cfg.LeaseTTL = cmp.Or(cfg.LeaseTTL, DefaultLeaseTTL)
 	cfg.LeaseHorizon = cmp.Or(cfg.LeaseHorizon, DefaultLeaseHorizon)
-	// A LeaseTTL out of its range is NewLeased's ErrLeaseTTL, and sizes no
+	// A LeaseTTL out of its range is NewLeased's uidgen.ErrLeaseTTL, and sizes no
 	// ReplicaTimeout.
 	if cfg.LeaseTTL >= MinLeaseTTL {
 		cfg.ReplicaTimeout = cmp.Or(cfg.ReplicaTimeout, min(DefaultReplicaTimeout, cfg.LeaseTTL/6))

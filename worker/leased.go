@@ -91,16 +91,16 @@ type Leased struct {
 // NewLeased returns a Leased that keeps its leases in cfg.Table of cfg.DB, a
 // table with the lease columns (EnsureSchema adds them). It sends nothing
 // yet. It fails, with an error that names the value, as NewDisposable does,
-// on a LeaseTTL outside [MinLeaseTTL, MaxLeaseTTL] (ErrLeaseTTL) and on a
-// LeaseHorizon outside [MinLeaseHorizon, MaxLeaseHorizon] (ErrLeaseHorizon),
-// and on WorkerIDs that start below 1 or are empty (ErrWorkerIDs).
+// on a LeaseTTL outside [MinLeaseTTL, MaxLeaseTTL] (uidgen.ErrLeaseTTL) and on a
+// LeaseHorizon outside [MinLeaseHorizon, MaxLeaseHorizon] (uidgen.ErrLeaseHorizon),
+// and on WorkerIDs that start below 1 or are empty (uidgen.ErrWorkerIDs).
 func NewLeased(cfg Config) (*Leased, error) {
 	c, err := cfg.check()
 	if err != nil {
 		return nil, err
 	}
-	if err := cmp.Or(leasing.CheckRange(ErrLeaseTTL, c.LeaseTTL, MinLeaseTTL, MaxLeaseTTL),
-		leasing.CheckRange(ErrLeaseHorizon, c.LeaseHorizon, MinLeaseHorizon, MaxLeaseHorizon),
+	if err := cmp.Or(leasing.CheckRange(uidgen.ErrLeaseTTL, c.LeaseTTL, MinLeaseTTL, MaxLeaseTTL),
+		leasing.CheckRange(uidgen.ErrLeaseHorizon, c.LeaseHorizon, MinLeaseHorizon, MaxLeaseHorizon),
 		leasing.CheckIDs(c.WorkerIDs)); err != nil {
 		return nil, fmt.Errorf("worker: %w", err)
 	}
@@ -116,17 +116,17 @@ var _ uidgen.Leaser = (*Leased)(nil)
 //
 // When every ID of the range is held it looks again every second until
 // one comes free or ctx ends; then it fails with an error wrapping
-// ErrNoFreeID and ctx.Err() that names the range and how many IDs are held
+// uidgen.ErrNoFreeID and ctx.Err() that names the range and how many IDs are held
 // (on a range of up to 3 IDs, each holder). Under a ctx with no deadline
 // it waits for one lease TTL, after which every ID a dead holder left has
-// expired, and then fails with ErrNoFreeID alone. It fails with ErrMaxWorkerID for a maxWorkerID below
-// 1, with ErrWorkerIDs for a range that ends above maxWorkerID, both before
+// expired, and then fails with uidgen.ErrNoFreeID alone. It fails with uidgen.ErrMaxWorkerID for a maxWorkerID below
+// 1, with uidgen.ErrWorkerIDs for a range that ends above maxWorkerID, both before
 // it sends anything, and otherwise as Disposable.AssignWorkerID does, or
 // with ErrNoLeaseColumns where the table lacks the lease columns.
 func (l *Leased) LeaseWorkerID(ctx context.Context, maxWorkerID int64) (uidgen.Lease, error) {
 	op := "lease a worker ID from " + l.table
 	if maxWorkerID < 1 {
-		return nil, fmt.Errorf("worker: %s: %w: %d, want 1 or more", op, ErrMaxWorkerID, maxWorkerID)
+		return nil, fmt.Errorf("worker: %s: %w: %d, want 1 or more", op, uidgen.ErrMaxWorkerID, maxWorkerID)
 	}
 	lo, hi, err := l.ids.Bounds(maxWorkerID)
 	if err != nil {
@@ -144,7 +144,7 @@ func (l *Leased) LeaseWorkerID(ctx context.Context, maxWorkerID int64) (uidgen.L
 	failed := func(err error) error {
 		if held != nil && ctx.Err() != nil {
 			return fmt.Errorf("worker: %s: %w: all %d IDs from %d to %d are held (%d leased, %d disposable%s) and none came free: %w",
-				op, ErrNoFreeID, hi-lo+1, lo, hi, hi-lo+1-held.disposable, held.disposable, held.holders, ctx.Err())
+				op, uidgen.ErrNoFreeID, hi-lo+1, lo, hi, hi-lo+1-held.disposable, held.disposable, held.holders, ctx.Err())
 		}
 		return fail(ctx, l.d, op, err)
 	}
@@ -175,7 +175,7 @@ func (l *Leased) LeaseWorkerID(ctx context.Context, maxWorkerID int64) (uidgen.L
 			}
 		}
 		what := fmt.Sprintf(" (%d leased, %d disposable%s)", hi-lo+1-held.disposable, held.disposable, held.holders)
-		if err := leasing.FullUntil(ctx, ErrNoFreeID, fullSince, l.timing.TTL, lo, hi, what); err != nil {
+		if err := leasing.FullUntil(ctx, uidgen.ErrNoFreeID, fullSince, l.timing.TTL, lo, hi, what); err != nil {
 			return nil, fmt.Errorf("worker: %s: %w", op, err)
 		}
 		select {
@@ -399,7 +399,7 @@ func (l *Leased) started(ctx context.Context, t taking, n node) *lease {
 	store := &rowStore{l: l, id: t.id, token: t.token}
 	return &lease{leasing.Start(leasing.Params{Pkg: "worker", Where: l.table, ID: t.id, First: t.first,
 		LeasedAt: t.leasedAt, Reserved: t.reserved, Timing: l.timing,
-		Now: l.now, Logger: l.logger, Released: ErrReleased}, store), store}
+		Now: l.now, Logger: l.logger, Released: uidgen.ErrReleased}, store), store}
 }
 
 // lease is the uidgen.Lease of one worker ID, kept in its row.

@@ -34,8 +34,6 @@ func (s sqlStore) Fleet(t *testing.T) leasetest.Fleet {
 	return f
 }
 
-func (sqlStore) Sentinels() (noFreeID, released error) { return ErrNoFreeID, ErrReleased }
-
 // tableFleet is a fleet in a worker table with the lease columns.
 type tableFleet struct {
 	db    *sql.DB
@@ -186,7 +184,7 @@ func TestLeaseJavaInterop(t *testing.T) {
 		ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second)
 		defer cancel()
 		_, err = l.LeaseWorkerID(ctx, 6)
-		checkErr(t, "LeaseWorkerID with 1 to 6 held", err, ErrNoFreeID, []string{"all 6 IDs from 1 to 6 are held (2 leased, 4 disposable)"})
+		checkErr(t, "LeaseWorkerID with 1 to 6 held", err, uidgen.ErrNoFreeID, []string{"all 6 IDs from 1 to 6 are held (2 leased, 4 disposable)"})
 	})
 }
 
@@ -201,7 +199,7 @@ func TestLeasedErrors(t *testing.T) {
 			{time.Hour + time.Second, "1h0m1s, want 1s to 1h0m0s"},
 		} {
 			l, err := NewLeased(Config{DB: db, LeaseTTL: tt.ttl})
-			checkErr(t, "NewLeased", err, ErrLeaseTTL, []string{"worker: lease TTL out of range: " + tt.text})
+			checkErr(t, "NewLeased", err, uidgen.ErrLeaseTTL, []string{"worker: lease TTL out of range: " + tt.text})
 			if l != nil {
 				t.Errorf("NewLeased = %v with an error, want nil", l)
 			}
@@ -215,7 +213,7 @@ func TestLeasedErrors(t *testing.T) {
 			{25 * time.Hour, "25h0m0s, want 1s to 24h0m0s"},
 		} {
 			l, err := NewLeased(Config{DB: db, LeaseHorizon: tt.horizon})
-			checkErr(t, "NewLeased", err, ErrLeaseHorizon, []string{"worker: lease horizon out of range: " + tt.text})
+			checkErr(t, "NewLeased", err, uidgen.ErrLeaseHorizon, []string{"worker: lease horizon out of range: " + tt.text})
 			if l != nil {
 				t.Errorf("NewLeased = %v with an error, want nil", l)
 			}
@@ -231,7 +229,7 @@ func TestLeasedErrors(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, err = l.LeaseWorkerID(ctx, 0)
-		checkErr(t, "LeaseWorkerID(0)", err, ErrMaxWorkerID, []string{"worker: lease a worker ID from " + table, "0, want 1 or more"})
+		checkErr(t, "LeaseWorkerID(0)", err, uidgen.ErrMaxWorkerID, []string{"worker: lease a worker ID from " + table, "0, want 1 or more"})
 		_, err = l.LeaseWorkerID(ctx, 7)
 		noColumn := map[string]string{"mysql": "1054", "postgres": "42703"}[srv.Kind]
 		checkErr(t, "LeaseWorkerID without the lease columns", err, ErrNoLeaseColumns, []string{"EnsureSchema", noColumn})

@@ -46,7 +46,7 @@ func TestLocalHolderGone(t *testing.T) {
 		ctx, cancel := context.WithTimeout(testContext(t), 200*time.Millisecond)
 		defer cancel()
 		_, err := second.LeaseWorkerID(ctx, 100)
-		checkErr(t, "LeaseWorkerID", err, ErrNoFreeID, []string{
+		checkErr(t, "LeaseWorkerID", err, uidgen.ErrNoFreeID, []string{
 			"all 1 IDs from 5 to 5 are held", "worker ID 5 held by " + port + " on host " + host + " since "})
 	})
 

@@ -60,27 +60,6 @@ var (
 	// EnsureSchema adds them, or run the ALTER TABLE statements that
 	// `uidgen schema` prints.
 	ErrNoLeaseColumns = errors.New("worker table lacks the lease columns")
-
-	// ErrLeaseTTL: Config.LeaseTTL is outside [MinLeaseTTL, MaxLeaseTTL].
-	ErrLeaseTTL = errors.New("lease TTL out of range")
-
-	// ErrLeaseHorizon: Config.LeaseHorizon is outside [MinLeaseHorizon,
-	// MaxLeaseHorizon].
-	ErrLeaseHorizon = errors.New("lease horizon out of range")
-
-	// ErrMaxWorkerID: LeaseWorkerID was given a largest worker ID below 1.
-	ErrMaxWorkerID = errors.New("largest worker ID out of range")
-
-	// ErrWorkerIDs: Config.WorkerIDs starts below 1, is empty, or ends
-	// above the largest worker ID LeaseWorkerID was given.
-	ErrWorkerIDs = uidgen.ErrWorkerIDs
-
-	// ErrNoFreeID: every worker ID a lease may take is held, and none came
-	// free before the context ended.
-	ErrNoFreeID = errors.New("no free worker ID")
-
-	// ErrReleased: a Lease was used after Release.
-	ErrReleased = errors.New("lease released")
 )
 
 // Config says where the worker table is and how to reach it. NewDisposable,

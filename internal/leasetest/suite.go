@@ -24,11 +24,6 @@ type Store interface {
 	// Fleet returns an empty fleet on the store, in a table or under a
 	// key prefix of t's own.
 	Fleet(t *testing.T) Fleet
-
-	// Sentinels returns the sentinel errors of the store's package:
-	// noFreeID, which LeaseWorkerID wraps when its ctx ends while every ID
-	// is held, and released, which Wait wraps after Release.
-	Sentinels() (noFreeID, released error)
 }
 
 // Fleet is one fleet of a Store: where its Leasers keep their leases, and
@@ -318,7 +313,7 @@ func testExpiryByStoreClock(t *testing.T, _ Store, f Fleet) {
 // used nothing, above what the holders before it used. A renewal of the
 // released holder still on its way extends nothing, and its renewer ends.
 func testRelease(t *testing.T, s Store, f Fleet) {
-	_, released := s.Sentinels()
+	released := uidgen.ErrReleased
 	l := leased(t, f, Options{})
 	ctx := testContext(t)
 	a := mustLease(t, l, 1)
@@ -513,7 +508,7 @@ func testStartBurst(t *testing.T, _ Store, f Fleet) {
 // live holders keep full fails with ErrNoFreeID after the waiter's lease
 // TTL, not never: by then every ID a dead holder left would have expired.
 func testNoFreeIDNoDeadline(t *testing.T, s Store, f Fleet) {
-	noFreeID, _ := s.Sentinels()
+	noFreeID := uidgen.ErrNoFreeID
 	for range 2 {
 		mustLease(t, leased(t, f, Options{TTL: time.Hour}), 2) // held: no renewal is due for an hour
 	}
@@ -541,7 +536,7 @@ func testNoFreeIDNoDeadline(t *testing.T, s Store, f Fleet) {
 // of the fleet and the one before found every ID held. An ID released
 // while it waits is taken, from above its last second used.
 func testNoFreeID(t *testing.T, s Store, f Fleet) {
-	noFreeID, _ := s.Sentinels()
+	noFreeID := uidgen.ErrNoFreeID
 	a := mustLease(t, leased(t, f, Options{}), 3)
 	mustLease(t, leased(t, f, Options{}), 3)
 	mustLease(t, leased(t, f, Options{}), 3)
@@ -683,7 +678,7 @@ const renewer = "github.com/seed4d941b13/uidgen/internal/leasing.(*Lease).renew"
 // reservation.
 func testRange(t *testing.T, s Store, f Fleet) {
 	var four int64
-	noFreeID, _ := s.Sentinels()
+	noFreeID := uidgen.ErrNoFreeID
 	Range(t, testContext(t), noFreeID, f.Op(), func(r uidgen.WorkerIDRange) uidgen.Leaser {
 		if r.Min == 5 {
 			four = f.Reserved(t, 4)
