@@ -62,6 +62,11 @@ type Lease interface {
 	// ErrLeaseLost once a renewal found that another process took it over.
 	Err() error
 
+	// Expires returns when the lease lapses unless renewed, by this
+	// process's clock, for Stats: the zero time where the store does not
+	// say. It does no I/O.
+	Expires() time.Time
+
 	// Release stops the renewer and gives the ID back, recording lastUsed,
 	// the last Unix second the holder used (First()-1 for none): it
 	// promises it used nothing above it. The ID is free for the next
@@ -81,8 +86,7 @@ type LeaseStats struct {
 	Lost bool
 
 	// Expires is when the lease lapses unless renewed, by this process's
-	// clock; zero where the Lease does not say. A Lease says with a method
-	// Expires() time.Time, as package worker's leases do.
+	// clock (Lease.Expires); zero where the Lease does not say.
 	Expires time.Time
 
 	// ReservedUntil is the instant the reservation ends, the end of the

@@ -321,21 +321,14 @@ func (s *Scheme) WaitReserved(ctx context.Context, delta int64) error {
 	return nil
 }
 
-// expirer is a Lease that says when it lapses unless renewed, as package
-// worker's leases do.
-type expirer interface{ Expires() time.Time }
-
 // LeaseStats describes the worker ID's lease for a generator's Stats: all
 // zero without one.
 func (s *Scheme) LeaseStats() uidgen.LeaseStats {
 	if s.lease == nil {
 		return uidgen.LeaseStats{}
 	}
-	ls := uidgen.LeaseStats{Leased: true, Lost: s.LeaseLost(), ReservedUntil: time.Unix(s.lease.Reserved()+1, 0)}
-	if e, ok := s.lease.(expirer); ok {
-		ls.Expires = e.Expires()
-	}
-	return ls
+	return uidgen.LeaseStats{Leased: true, Lost: s.LeaseLost(), Expires: s.lease.Expires(),
+		ReservedUntil: time.Unix(s.lease.Reserved()+1, 0)}
 }
 
 // ReleaseTimeout bounds the statement that gives a leased worker ID back
