@@ -28,7 +28,7 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println("worker", g.Parse(id).WorkerID)
+	fmt.Println("worker", g.Layout().Parse(id).WorkerID)
 	fmt.Println("increasing:", id < batch[0] && batch[0] < batch[1] && batch[1] < batch[2])
 	fmt.Println("ring of", g.Stats().Size)
 	// Output:

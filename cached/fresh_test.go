@@ -10,7 +10,7 @@ import (
 
 // lag returns how many seconds uid's second is behind the clock's now
 // (negative when ahead).
-func lag(g *Generator, uid int64) int64 { return time.Now().Unix() - g.Parse(uid).Time.Unix() }
+func lag(g *Generator, uid int64) int64 { return time.Now().Unix() - g.Layout().Parse(uid).Time.Unix() }
 
 // TestFreshWhenIdle: one take every 3 s for an hour, then one every 10
 // minutes for a day: every ID within MaxLag of the clock, and the padder

@@ -352,16 +352,9 @@ func (g *Generator) NextIDs(dst []int64) (int, error) {
 // WorkerID returns the worker ID this generator puts in every UID.
 func (g *Generator) WorkerID() int64 { return g.s.WorkerID() }
 
-// Layout returns the layout and epoch of the generator's IDs.
+// Layout returns the layout and epoch of the generator's IDs, which
+// reads them: g.Layout().Parse(id), and Baidu's string, ParseUID.
 func (g *Generator) Layout() uidgen.Layout { return g.s.Layout() }
-
-// Parse takes uid apart: g.Layout().Parse(uid).
-func (g *Generator) Parse(uid int64) uidgen.ID { return g.s.Layout().Parse(uid) }
-
-// ParseUID returns Baidu's string form of uid: g.Layout().ParseUID(uid).
-//
-//	{"UID":"%d","timestamp":"yyyy-MM-dd HH:mm:ss","workerId":"%d","sequence":"%d"}
-func (g *Generator) ParseUID(uid int64) string { return g.s.Layout().ParseUID(uid) }
 
 // Close stops the padding goroutine and waits for it; NextID then fails with
 // uidgen.ErrClosed, and a NextID waiting on an empty ring stops waiting. A

@@ -237,7 +237,7 @@ func TestTimeExhausted(t *testing.T) {
 		t.Fatalf("%d IDs before the time bits ran out, want 4 seconds (1020..1023) of 8192", len(ids))
 	}
 	idtest.Check(t, g, [][]int64{ids})
-	if last := g.Parse(ids[len(ids)-1]); last.Sequence != 1<<13-1 {
+	if last := g.Layout().Parse(ids[len(ids)-1]); last.Sequence != 1<<13-1 {
 		t.Fatalf("last ID %+v, want the last sequence of the last second", last)
 	}
 	if _, err := g.NextID(); !errors.Is(err, uidgen.ErrTimeExhausted) {
@@ -372,7 +372,7 @@ func TestNeverUIDZero(t *testing.T) {
 	if ids[0] != 1 {
 		t.Fatalf("first UID %d, want 1: sequence 0 of second 0 is UID 0", ids[0])
 	}
-	if p := g.Parse(ids[8191]); p.Sequence != 0 || p.Time.Unix() != uidgen.DefaultEpoch.Unix()+1 {
+	if p := g.Layout().Parse(ids[8191]); p.Sequence != 0 || p.Time.Unix() != uidgen.DefaultEpoch.Unix()+1 {
 		t.Fatalf("8192nd UID %+v, want sequence 0 of the next second", p)
 	}
 	idtest.Check(t, g, [][]int64{ids})
@@ -455,7 +455,7 @@ func TestAfterAnHourAhead(t *testing.T) {
 		}
 		first = min(first, got[0])
 	}
-	if p, a := g.Parse(first), g.Parse(after); p.Time.Sub(a.Time) != layout.Tick() {
+	if p, a := g.Layout().Parse(first), g.Layout().Parse(after); p.Time.Sub(a.Time) != layout.Tick() {
 		t.Fatalf("the first ID is of %v, After of %v: want the tick after After's", p.Time, a.Time)
 	}
 

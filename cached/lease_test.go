@@ -20,7 +20,7 @@ import (
 var leaseStart = uidgen.DefaultEpoch.Add(time.Hour)
 
 // unix returns the Unix second of uid's time.
-func unix(g *Generator, uid int64) int64 { return g.Parse(uid).Time.Unix() }
+func unix(g *Generator, uid int64) int64 { return g.Layout().Parse(uid).Time.Unix() }
 
 // TestLeasedWorkerID: a Leaser is asked for a lease with the layout's
 // maximum worker ID, the IDs carry the leased ID, none uses a second below
@@ -152,7 +152,7 @@ func TestMaxAhead(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if ahead := g.Parse(id).Time.Unix() - time.Now().Unix(); ahead > 2 {
+			if ahead := g.Layout().Parse(id).Time.Unix() - time.Now().Unix(); ahead > 2 {
 				t.Fatalf("ID %d is %d s ahead of the clock, MaxAhead is 2 s", len(ids), ahead)
 			}
 			if s := g.Stats(); int64(s.Ahead/time.Second) > 2 {
@@ -239,7 +239,7 @@ func TestLeasedTicks(t *testing.T) {
 		if _, err := g.NextIDs(ids); err != nil {
 			t.Fatal(err)
 		}
-		first, last := g.Parse(ids[0]).Time, g.Parse(ids[len(ids)-1]).Time
+		first, last := g.Layout().Parse(ids[0]).Time, g.Layout().Parse(ids[len(ids)-1]).Time
 		if !first.Equal(time.Unix(now+100, 0)) || !last.Equal(time.Unix(now+102, 0).Add(-time.Millisecond)) {
 			t.Fatalf("IDs from %v to %v, want every millisecond of seconds %d and %d", first, last, now+100, now+101)
 		}
@@ -249,8 +249,8 @@ func TestLeasedTicks(t *testing.T) {
 		idtest.Check(t, g, [][]int64{ids})
 		lease.Reserve(now + 102)
 		synctest.Wait() // the padder's retry
-		if id, err := g.NextID(); err != nil || !g.Parse(id).Time.Equal(time.Unix(now+102, 0)) {
-			t.Fatalf("after a renewal NextID = %d (%v), %v; want the first millisecond of second %d", id, g.Parse(id).Time, err, now+102)
+		if id, err := g.NextID(); err != nil || !g.Layout().Parse(id).Time.Equal(time.Unix(now+102, 0)) {
+			t.Fatalf("after a renewal NextID = %d (%v), %v; want the first millisecond of second %d", id, g.Layout().Parse(id).Time, err, now+102)
 		}
 		synctest.Wait()
 		if err := g.Close(); err != nil {

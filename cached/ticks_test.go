@@ -55,7 +55,7 @@ func TestSecondsFromTheClock(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if p := g.Parse(id); p.Time.Unix()-uidgen.DefaultEpoch.Unix() != 100 || p.Sequence != 0 || p.WorkerID != 5 {
+		if p := g.Layout().Parse(id); p.Time.Unix()-uidgen.DefaultEpoch.Unix() != 100 || p.Sequence != 0 || p.WorkerID != 5 {
 			t.Fatalf("first ID %+v, want second 100, sequence 0, worker 5", p)
 		}
 	})
@@ -101,7 +101,7 @@ func TestClockSteppedBack(t *testing.T) {
 			t.Fatalf("%+v: with the clock an hour back, want over 3600 seconds ahead", s)
 		}
 		clock.Advance(2 * time.Hour)
-		second := func(uid int64) int64 { return g.Parse(uid).Time.Unix() - uidgen.DefaultEpoch.Unix() }
+		second := func(uid int64) int64 { return g.Layout().Parse(uid).Time.Unix() - uidgen.DefaultEpoch.Unix() }
 		for second(prev) < 5000+3600 {
 			prev = takeIncreasing(t, g, perSecond, prev)
 			synctest.Wait()

@@ -27,7 +27,7 @@ func Example() {
 			fmt.Println(err)
 			return
 		}
-		id := g.Parse(uid)
+		id := g.Layout().Parse(uid)
 		fmt.Println(id.Time.UTC().Format("2006-01-02 15:04"), "worker", id.WorkerID, "increasing:", uid > last)
 		last = uid
 	}

@@ -81,7 +81,7 @@ func TestSpentSequenceSleepsToTheNextSecond(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if seq := g.Parse(id).Sequence; seq != int64(i) {
+		if seq := g.Layout().Parse(id).Sequence; seq != int64(i) {
 			t.Fatalf("ID %d has sequence %d", i, seq)
 		}
 		last = id
@@ -100,7 +100,7 @@ func TestSpentSequenceSleepsToTheNextSecond(t *testing.T) {
 	if s := g.Stats(); s != (defaultgen.Stats{Taken: 257, TakesWaited: 1}) {
 		t.Fatalf("Stats = %+v, want 257 taken, one of them after waiting", s)
 	}
-	p, pl := g.Parse(id), g.Parse(last)
+	p, pl := g.Layout().Parse(id), g.Layout().Parse(last)
 	if p.Sequence != 0 || p.Time.Sub(pl.Time) != time.Second || id <= last {
 		t.Fatalf("after the spent second got %+v, last was %+v", p, pl)
 	}
@@ -113,7 +113,7 @@ func TestClockSteppedBackAFewSeconds(t *testing.T) {
 	next := func() (int64, error) {
 		// Step back 3 s a third of the way through; later calls see the
 		// clock only move by the generator's own sleeps.
-		if id, err := g.NextID(); err != nil || g.Parse(id).Sequence != 80 {
+		if id, err := g.NextID(); err != nil || g.Layout().Parse(id).Sequence != 80 {
 			return id, err
 		}
 		clock.Advance(-3 * time.Second)
@@ -272,12 +272,12 @@ func TestParseUIDIsBaidusString(t *testing.T) {
 	}
 	local := time.Date(2026, 3, 4, 5, 6, 7, 0, time.UTC).Local().Format("2006-01-02 15:04:05")
 	want := fmt.Sprintf(`{"UID":"%d","timestamp":"%s","workerId":"7","sequence":"1"}`, id, local)
-	if got := g.ParseUID(id); got != want {
+	if got := g.Layout().ParseUID(id); got != want {
 		t.Fatalf("ParseUID = %s, want %s", got, want)
 	}
 	// Baidu's string is valid JSON too.
 	var m map[string]string
-	if err := json.Unmarshal([]byte(g.ParseUID(id)), &m); err != nil || m["UID"] != fmt.Sprint(id) {
+	if err := json.Unmarshal([]byte(g.Layout().ParseUID(id)), &m); err != nil || m["UID"] != fmt.Sprint(id) {
 		t.Fatalf("ParseUID is not Baidu's JSON: %v %v", m, err)
 	}
 }
@@ -295,7 +295,7 @@ func TestNeverUIDZero(t *testing.T) {
 	if ids[0][0] != 1 {
 		t.Fatalf("first UID %d, want 1: sequence 0 of second 0 is UID 0", ids[0][0])
 	}
-	if next := g.Parse(ids[0][255]); next.Sequence != 0 || next.Time.Unix() != uidgen.DefaultEpoch.Unix()+1 {
+	if next := g.Layout().Parse(ids[0][255]); next.Sequence != 0 || next.Time.Unix() != uidgen.DefaultEpoch.Unix()+1 {
 		t.Fatalf("256th UID %+v, want sequence 0 of the next second", next)
 	}
 	idtest.Check(t, g, ids)

@@ -34,8 +34,8 @@ func TestLeasedWorkerID(t *testing.T) {
 			t.Fatalf("worker %d leased with maximum %d, want 9 and %d", g.WorkerID(), max, 1<<15-1)
 		}
 		id, err := g.NextID()
-		if err != nil || g.Parse(id).Time.Unix() != now+3 || g.Parse(id).Sequence != 0 {
-			t.Fatalf("first ID %+v, %v; want sequence 0 of the lease's start, %d", g.Parse(id), err, now+3)
+		if err != nil || g.Layout().Parse(id).Time.Unix() != now+3 || g.Layout().Parse(id).Sequence != 0 {
+			t.Fatalf("first ID %+v, %v; want sequence 0 of the lease's start, %d", g.Layout().Parse(id), err, now+3)
 		}
 		// Spend the second; the next is not reserved and no renewal comes.
 		for range 255 {
@@ -55,8 +55,8 @@ func TestLeasedWorkerID(t *testing.T) {
 			t.Fatalf("Stats %+v, want 256 taken, one take waited and failed, none ahead", s)
 		}
 		lease.Reserve(now + 10)
-		if id, err = g.NextID(); err != nil || g.Parse(id).Time.Unix() != now+4 {
-			t.Fatalf("after a renewal: %+v, %v; want second %d", g.Parse(id), err, now+4)
+		if id, err = g.NextID(); err != nil || g.Layout().Parse(id).Time.Unix() != now+4 {
+			t.Fatalf("after a renewal: %+v, %v; want second %d", g.Layout().Parse(id), err, now+4)
 		}
 		if err := g.Close(); err != nil {
 			t.Fatal(err)

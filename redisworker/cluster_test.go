@@ -115,7 +115,7 @@ func TestCluster(t *testing.T) {
 		}
 		var last int64
 		for _, s := range ids {
-			last = max(last, g.Parse(s[len(s)-1]).Time.Unix())
+			last = max(last, g.Layout().Parse(s[len(s)-1]).Time.Unix())
 		}
 		if got := f.reserved(t, g.WorkerID()); got < last {
 			t.Errorf("reserved:%d holds %d after Close, below %d, a second handed out", g.WorkerID(), got, last)

@@ -65,7 +65,7 @@ var contenders = []contender{
 			next:      g.NextID,
 			nextIDs:   g.NextIDs,
 			nextFor:   g.NextIDFor,
-			parse:     g.Parse,
+			parse:     g.Layout().Parse,
 			workerID:  g.WorkerID(),
 			collector: metrics.NewCached(g),
 			ahead:     func() time.Duration { return g.Stats().Ahead },
@@ -87,7 +87,7 @@ var contenders = []contender{
 		if err != nil {
 			return benchee{}, err
 		}
-		return benchee{next: g.NextID, nextIDs: oneByOne(g.NextID), nextFor: g.NextIDFor, parse: g.Parse,
+		return benchee{next: g.NextID, nextIDs: oneByOne(g.NextID), nextFor: g.NextIDFor, parse: g.Layout().Parse,
 			workerID: g.WorkerID(), collector: metrics.NewDefault(g),
 			ahead:  func() time.Duration { return g.Stats().Ahead },
 			layout: g.Layout(),

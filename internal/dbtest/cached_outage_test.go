@@ -58,7 +58,7 @@ func testLeaseDatabaseDown(t *testing.T, kind string) {
 	checkReserved := func(t *testing.T, from int) {
 		t.Helper()
 		for _, id := range ids[from:] {
-			if sec := g.Parse(id).Time.Unix(); sec > lease.Reserved() {
+			if sec := g.Layout().Parse(id).Time.Unix(); sec > lease.Reserved() {
 				t.Fatalf("ID %d is of second %d, past the reservation to %d", id, sec, lease.Reserved())
 			}
 		}
@@ -123,7 +123,7 @@ func testLeaseDatabaseDown(t *testing.T, kind string) {
 				t.Fatalf("%d IDs flat out with the database down, and no failure", len(ids)-from)
 			}
 			checkReserved(t, from)
-			if sec := g.Parse(ids[len(ids)-1]).Time.Unix(); sec != lease.Reserved() {
+			if sec := g.Layout().Parse(ids[len(ids)-1]).Time.Unix(); sec != lease.Reserved() {
 				t.Errorf("the last ID before the failure is of second %d, want the last reserved, %d", sec, lease.Reserved())
 			}
 

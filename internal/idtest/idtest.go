@@ -18,8 +18,6 @@ import (
 type Parser interface {
 	WorkerID() int64
 	Layout() uidgen.Layout
-	Parse(uid int64) uidgen.ID
-	ParseUID(uid int64) string
 }
 
 // Collect starts goroutines goroutines behind a gate, lets each call next n
@@ -85,7 +83,7 @@ func Check(t testing.TB, p Parser, perGoroutine [][]int64) int {
 	slices.Sort(all)
 	for i := 1; i < len(all); i++ {
 		if all[i] == all[i-1] {
-			t.Fatalf("ID %d handed out twice: %s", all[i], p.ParseUID(all[i]))
+			t.Fatalf("ID %d handed out twice: %s", all[i], p.Layout().ParseUID(all[i]))
 		}
 	}
 	// Parsing is slower than the rest: check a spread of IDs, always the
@@ -102,11 +100,11 @@ func Check(t testing.TB, p Parser, perGoroutine [][]int64) int {
 
 func checkParse(t testing.TB, p Parser, uid int64) {
 	t.Helper()
-	id := p.Parse(uid)
+	id := p.Layout().Parse(uid)
 	if id.UID != uid || id.WorkerID != p.WorkerID() {
 		t.Fatalf("Parse(%d) = %+v, want worker ID %d", uid, id, p.WorkerID())
 	}
-	s := p.ParseUID(uid)
+	s := p.Layout().ParseUID(uid)
 	gene := ""
 	if p.Layout().Bits().GeneBits() > 0 {
 		gene = fmt.Sprintf(`,"gene":"%d"`, id.Gene)
@@ -132,10 +130,8 @@ type layoutParser struct {
 	worker int64
 }
 
-func (p layoutParser) WorkerID() int64           { return p.worker }
-func (p layoutParser) Layout() uidgen.Layout     { return p.layout }
-func (p layoutParser) Parse(uid int64) uidgen.ID { return p.layout.Parse(uid) }
-func (p layoutParser) ParseUID(uid int64) string { return p.layout.ParseUID(uid) }
+func (p layoutParser) WorkerID() int64       { return p.worker }
+func (p layoutParser) Layout() uidgen.Layout { return p.layout }
 
 // CheckKeys fails t unless the gene bits of goroutine g's i-th ID are the
 // low ones of key(g, i), the key CollectFor asked for it: for a key of 0 or
@@ -147,7 +143,7 @@ func CheckKeys(t testing.TB, p Parser, perGoroutine [][]int64, key func(g, i int
 	for g, ids := range perGoroutine {
 		for i, id := range ids {
 			k := key(g, i)
-			if id&mask != k&mask || p.Parse(id).Gene != k&mask {
+			if id&mask != k&mask || p.Layout().Parse(id).Gene != k&mask {
 				t.Fatalf("goroutine %d, ID %d: %d has gene %d, want key %d's low %d bits, %d", g, i, id, id&mask, k, geneBits, k&mask)
 			}
 			if k >= 0 && id%(mask+1) != k%(mask+1) {

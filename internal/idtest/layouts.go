@@ -48,7 +48,7 @@ func CheckLayouts(t *testing.T, n int, build func(t *testing.T, layout uidgen.La
 			for _, s := range ids {
 				lo, hi = min(lo, s[0]), max(hi, s[n-1])
 			}
-			first, last := g.Parse(lo), g.Parse(hi)
+			first, last := g.Layout().Parse(lo), g.Layout().Parse(hi)
 			if first.Time.Sub(start).Abs() > time.Minute {
 				t.Fatalf("%s: the earliest ID parses as %+v, not within a minute of %s, when the first was taken", name, first, start)
 			}
@@ -76,7 +76,7 @@ func checkSequenceStep(t *testing.T, g Generator, ids []int64) {
 	step := b.Allocate(0, 0, 1) >> b.GeneBits()
 	same := 0
 	for i := 1; i < len(ids); i++ {
-		prev, id := g.Parse(ids[i-1]), g.Parse(ids[i])
+		prev, id := g.Layout().Parse(ids[i-1]), g.Layout().Parse(ids[i])
 		if !id.Time.Equal(prev.Time) || id.Sequence != prev.Sequence+1 {
 			continue
 		}

@@ -66,7 +66,7 @@ func measure(tw *tabwriter.Writer, rate int, d time.Duration) error {
 			if err != nil {
 				return err
 			}
-			lag := time.Since(g.Parse(uid).Time)
+			lag := time.Since(g.Layout().Parse(uid).Time)
 			worst, sum, n = max(worst, lag), sum+lag, n+1
 		}
 	}
