@@ -173,6 +173,9 @@ func TestServeSerial(t *testing.T) {
 			t.Errorf("GET %s: %d %s; want %d saying %s", c.path, r.status, r.body, c.status, c.says)
 		}
 	}
+	// Leaf's route refuses a serial's tags as /segment/ does.
+	leafPath := "/api/segment/get/order:" + day
+	checkLeafError(t, s.do(t, "GET", leafPath), leafPath, leafFailed)
 	if r := s.do(t, "POST", "/serial/order"); r.status != http.StatusMethodNotAllowed {
 		t.Errorf("POST /serial/order: %d", r.status)
 	}

@@ -70,6 +70,12 @@ func (s *idServer) leafSegment(w http.ResponseWriter, r *http.Request) {
 		s.leafFail(w, r, errSegmentOff.Error())
 		return
 	}
+	// A -serial's tags are its own, as on /segment/: their numbers end with
+	// their period, which this route knows nothing of.
+	if _, ok := s.tags.serials.owner(r.PathValue("key")); ok {
+		s.leafFail(w, r, leafFailed)
+		return
+	}
 	g, err := s.tags.generator(r.Context(), r.PathValue("key"))
 	switch {
 	case errors.Is(err, errUnknownTag), errors.Is(err, segment.ErrBadTag):
