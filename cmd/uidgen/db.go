@@ -39,6 +39,9 @@ func openDB(dsn string) (*sql.DB, error) {
 // the commands that list do: a file they may not write still lists.
 func openDBAs(dsn string, readOnly bool) (*sql.DB, error) {
 	if path, ok := sqlitePath(dsn); ok {
+		if path == "" || path == ":memory:" {
+			return nil, fmt.Errorf("%w: SQLite %q: the file is what remembers, across a restart, the time each run used; name a file", ErrUsage, path)
+		}
 		db, err := sqlitedb.Open(path, readOnly)
 		if errors.Is(err, fs.ErrNotExist) && readOnly {
 			return nil, fmt.Errorf("%w: SQLite file %s does not exist: nothing has leased from it yet (give -dsn, or -db for another file)", ErrUsage, path)

@@ -45,7 +45,9 @@ func embeddedDSN(path string) (string, error) {
 }
 
 // sqlitePath returns the file that a -dsn of SQLite names, and whether dsn
-// names one: "file:/var/lib/uidgen.db" is /var/lib/uidgen.db.
+// names one: "file:/var/lib/uidgen.db" is /var/lib/uidgen.db. Settings
+// after a "?" are dropped: the command opens every file with the ones its
+// guarantees need (internal/sqlitedb).
 func sqlitePath(dsn string) (string, bool) {
 	path, ok := strings.CutPrefix(dsn, sqlitePrefix)
 	if !ok {

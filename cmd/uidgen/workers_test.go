@@ -97,6 +97,8 @@ func TestWorkersBadCalls(t *testing.T) {
 		{[]string{"gen", "-db", "x.db", "-dsn", "root@tcp(127.0.0.1:1)/test"}, "-db and -dsn both given"},
 		{[]string{"gen", "-dsn", "mysql://root@127.0.0.1:3306/test"}, "want user:password@tcp(host:port)/database for MySQL, postgres://"},
 		{[]string{"gen", "-dsn", "root@127.0.0.1:3306/test"}, "or file:PATH for SQLite"},
+		{[]string{"gen", "-db", ":memory:"}, `SQLite ":memory:": the file is what remembers`},
+		{[]string{"gen", "-dsn", "file::memory:", "-lease"}, `SQLite ":memory:": the file is what remembers`},
 		{[]string{"gen", "-worker", "3", "-worker-ids", "1-5"}, "-worker and -worker-ids both given"},
 		{[]string{"gen", "-worker", "0"}, "-worker 0: a leased worker ID is 1 or more"},
 		{[]string{"gen", "-lease-ttl", "5s", "-dsn", "root@tcp(127.0.0.1:1)/test"}, "-lease-ttl needs -lease"},

@@ -15,6 +15,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	_ "modernc.org/sqlite" // registers "sqlite"
@@ -59,6 +60,11 @@ func DSN(path string, readOnly bool) string {
 func Open(path string, readOnly bool) (*sql.DB, error) {
 	if path == "" {
 		return nil, errors.New("no SQLite file named")
+	}
+	// An in-memory database is gone when the process ends: it would
+	// remember nothing across a restart, which is what the file is for.
+	if path == ":memory:" || strings.HasPrefix(path, "file::memory:") {
+		return nil, fmt.Errorf("SQLite %s: an in-memory database remembers nothing across a restart; name a file", path)
 	}
 	if !readOnly {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
