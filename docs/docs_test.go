@@ -283,11 +283,12 @@ func TestSource(t *testing.T) {
 }
 
 // dsns are the DSNs the docs show, which the runnable blocks' lines get
-// with databases of the test's own in their place.
-var dsns = map[string]string{
-	"root@tcp(127.0.0.1:3306)/test":                    "mysql",
-	"postgres://postgres@127.0.0.1:5432/test":          "postgres",
-	"postgres://postgres@127.0.0.1:5432/test?sslmode=": "postgres",
+// with databases of the test's own in their place; a DSN that another
+// starts with comes after it, so the longer is replaced whole.
+var dsns = []struct{ shown, kind string }{
+	{"root@tcp(127.0.0.1:3306)/test", "mysql"},
+	{"postgres://postgres@127.0.0.1:5432/test?sslmode=disable", "postgres"},
+	{"postgres://postgres@127.0.0.1:5432/test", "postgres"},
 }
 
 // TestShellBlocks runs every ```sh run block, a line at a time, and
@@ -322,8 +323,8 @@ func TestShellBlocks(t *testing.T) {
 				if line == "" || strings.HasPrefix(line, "#") {
 					continue
 				}
-				for shown, kind := range dsns {
-					line = strings.ReplaceAll(line, shown, servers[kind])
+				for _, d := range dsns {
+					line = strings.ReplaceAll(line, d.shown, servers[d.kind])
 				}
 				var want []string
 				for i+1 < len(b.body) && strings.HasPrefix(b.body[i+1], "# ") {

@@ -26,5 +26,5 @@ func (l *Leased) warnDurability(ctx context.Context) {
 	}
 	l.logger.WarnContext(ctx, "worker: the SQLite connection's synchronous setting is below FULL: a machine crash can lose "+
 		"the last reservations, and a later holder of their worker IDs use their seconds again; open the file with "+
-		"_pragma=synchronous(FULL)", "table", l.table, "synchronous", sync, "journal_mode", strings.ToLower(mode))
+		"_pragma=synchronous(FULL) in the DSN, which every connection of the pool runs", "table", l.table, "synchronous", sync, "journal_mode", strings.ToLower(mode))
 }

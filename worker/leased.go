@@ -149,7 +149,8 @@ func (l *Leased) LeaseWorkerID(ctx context.Context, maxWorkerID int64) (uidgen.L
 		return fail(ctx, l.d, op, err)
 	}
 	for {
-		now := l.now() // a lease waited for starts from the time it is taken
+		now := l.now()       // a lease waited for starts from the time it is taken
+		readAt := time.Now() // the read below sees every lease that had expired by then
 		s, again, full, err := l.leaseOnce(ctx, n, now, lo, hi)
 		switch {
 		case err != nil:
@@ -160,9 +161,12 @@ func (l *Leased) LeaseWorkerID(ctx context.Context, maxWorkerID int64) (uidgen.L
 			held, fullSince = nil, time.Time{} // this pass found an ID free, which another process took first
 			continue
 		}
+		if held != nil {
+			full.holders = held.holders // until this pass names them again
+		}
 		held = &full
 		if fullSince.IsZero() {
-			fullSince = time.Now()
+			fullSince = readAt
 		}
 		if reclaimed, err := l.reclaimGone(ctx, n, lo, hi); err != nil {
 			return nil, failed(err)
@@ -175,7 +179,7 @@ func (l *Leased) LeaseWorkerID(ctx context.Context, maxWorkerID int64) (uidgen.L
 			}
 		}
 		what := fmt.Sprintf(" (%d leased, %d disposable%s)", hi-lo+1-held.disposable, held.disposable, held.holders)
-		if err := leasing.FullUntil(ctx, uidgen.ErrNoFreeID, fullSince, l.timing.TTL, lo, hi, what); err != nil {
+		if err := leasing.FullUntil(ctx, uidgen.ErrNoFreeID, fullSince, readAt, l.timing.TTL, lo, hi, what); err != nil {
 			return nil, fmt.Errorf("worker: %s: %w", op, err)
 		}
 		select {

@@ -43,7 +43,8 @@ func TestLocalHolderGone(t *testing.T) {
 		second := newTestLeased(t, db, DefaultTable, pinned)
 		second.poll = 10 * time.Millisecond
 		second.gone = func(int) bool { return false }
-		ctx, cancel := context.WithTimeout(testContext(t), 200*time.Millisecond)
+		// Long enough for a first pass over the table on a loaded machine.
+		ctx, cancel := context.WithTimeout(testContext(t), 2*time.Second)
 		defer cancel()
 		_, err := second.LeaseWorkerID(ctx, 100)
 		checkErr(t, "LeaseWorkerID", err, uidgen.ErrNoFreeID, []string{
@@ -121,7 +122,7 @@ func TestLocalDurabilityWarning(t *testing.T) {
 			mustLease(t, l, 100)
 			warned := strings.Count(logs.String(), "level=WARN")
 			if want := map[bool]int{true: 1, false: 0}[tt.warned]; warned != want ||
-				tt.warned && !strings.Contains(logs.String(), "synchronous(FULL)") {
+				tt.warned && !strings.Contains(logs.String(), "synchronous(FULL) in the DSN") {
 				t.Errorf("synchronous %s: %d warnings, want %d saying the fix:\n%s", tt.synchronous, warned, want, logs.String())
 			}
 		})

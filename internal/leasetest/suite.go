@@ -508,14 +508,18 @@ func testStartBurst(t *testing.T, _ Store, f Fleet) {
 // live holders keep full fails with ErrNoFreeID after the waiter's lease
 // TTL, not never: by then every ID a dead holder left would have expired.
 func testNoFreeIDNoDeadline(t *testing.T, s Store, f Fleet) {
+	const ttl = 2 * time.Second // within every store's limits
 	noFreeID := uidgen.ErrNoFreeID
 	for range 2 {
 		mustLease(t, leased(t, f, Options{TTL: time.Hour}), 2) // held: no renewal is due for an hour
 	}
 	ctx, cancel := context.WithCancel(t.Context()) // no deadline
 	defer cancel()
+	// A LeaseWorkerID that never gives up fails the test, rather than hang
+	// until go test's own timeout.
+	watchdog := time.AfterFunc(ttl+time.Minute, cancel)
+	defer watchdog.Stop()
 	start := time.Now()
-	const ttl = 2 * time.Second // within every store's limits
 	l, err := leased(t, f, Options{TTL: ttl}).LeaseWorkerID(ctx, 2)
 	took := time.Since(start)
 	if l != nil {

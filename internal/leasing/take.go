@@ -61,6 +61,7 @@ func Take[L any](ctx context.Context, r Retry, lo, hi int64, once func(context.C
 	var fullSince time.Time
 	var lastErr error
 	for {
+		readAt := time.Now()
 		lease, err := once(ctx)
 		switch {
 		case lease != nil:
@@ -69,10 +70,10 @@ func Take[L any](ctx context.Context, r Retry, lo, hi int64, once func(context.C
 			return nil, err
 		case errors.Is(err, ErrFull):
 			if !full || fullSince.IsZero() {
-				fullSince = time.Now()
+				fullSince = readAt
 			}
 			full, lastErr = true, nil
-			if err := FullUntil(ctx, r.NoFreeID, fullSince, r.FullFor, lo, hi, ""); err != nil {
+			if err := FullUntil(ctx, r.NoFreeID, fullSince, readAt, r.FullFor, lo, hi, ""); err != nil {
 				return nil, err
 			}
 		case err != nil:
@@ -101,13 +102,16 @@ func Take[L any](ctx context.Context, r Retry, lo, hi int64, once func(context.C
 	}
 }
 
-// FullUntil returns the error of a range found full since since, under a
-// ctx with no deadline, once it has stayed full for fullFor: an error
-// wrapping noFreeID that names the range, what holds it (held, "" or a
-// parenthesis), and the wait. It returns nil while the wait goes on, and
-// always where ctx has a deadline: the caller set its own.
-func FullUntil(ctx context.Context, noFreeID error, since time.Time, fullFor time.Duration, lo, hi int64, held string) error {
-	if _, ok := ctx.Deadline(); ok || fullFor <= 0 || time.Since(since) < fullFor {
+// FullUntil returns the error of a range found full by every read since
+// the one that started at since, under a ctx with no deadline, once the
+// last, which started at last, started fullFor after since: a lease of
+// that TTL that had not expired by since and was not renewed had by last,
+// so what that read found held, live processes hold. The error wraps noFreeID and names the range, what
+// holds it (held, "" or a parenthesis) and the wait. It returns nil while
+// the wait goes on, and always where ctx has a deadline: the caller set its
+// own.
+func FullUntil(ctx context.Context, noFreeID error, since, last time.Time, fullFor time.Duration, lo, hi int64, held string) error {
+	if _, ok := ctx.Deadline(); ok || fullFor <= 0 || last.Sub(since) < fullFor {
 		return nil
 	}
 	return fmt.Errorf("%w: all %d IDs from %d to %d are held%s and none came free within the lease TTL (%v), "+
