@@ -141,7 +141,12 @@ func (l *Leased) LeaseWorkerID(ctx context.Context, maxWorkerID int64) (uidgen.L
 	}
 	var held *heldIDs       // once every ID was found held
 	var fullSince time.Time // since when, without a free ID between
+	var busy error          // the last pass found a SQLite file locked by another process
 	failed := func(err error) error {
+		if busy != nil && ctx.Err() != nil {
+			return fmt.Errorf("worker: %s: %w: another process held the SQLite file's write lock until the context ended (%w): %v",
+				op, ErrUnreachable, ctx.Err(), busy)
+		}
 		if held != nil && ctx.Err() != nil {
 			return fmt.Errorf("worker: %s: %w: all %d IDs from %d to %d are held (%d leased, %d disposable%s) and none came free: %w",
 				op, uidgen.ErrNoFreeID, hi-lo+1, lo, hi, hi-lo+1-held.disposable, held.disposable, held.holders, ctx.Err())
@@ -152,7 +157,21 @@ func (l *Leased) LeaseWorkerID(ctx context.Context, maxWorkerID int64) (uidgen.L
 		now := l.now()       // a lease waited for starts from the time it is taken
 		readAt := time.Now() // the read below sees every lease that had expired by then
 		s, again, full, err := l.leaseOnce(ctx, n, now, lo, hi)
+		if err == nil {
+			busy = nil
+		}
 		switch {
+		case err != nil && ctx.Err() == nil && l.d.Kind(err) == dialect.Busy:
+			// A process stopped while it writes the file (SIGSTOP, a
+			// frozen VM) keeps its lock until it runs again or dies: look
+			// again until ctx ends, as for a full range.
+			busy = err
+			select {
+			case <-ctx.Done():
+				return nil, failed(ctx.Err())
+			case <-time.After(l.poll):
+			}
+			continue
 		case err != nil:
 			return nil, failed(err)
 		case s != nil:

@@ -128,3 +128,54 @@ func TestLocalDurabilityWarning(t *testing.T) {
 		})
 	}
 }
+
+// TestLocalFileLocked: a SQLite file whose write lock another process
+// keeps (one stopped while it writes keeps it until it runs again) makes
+// LeaseWorkerID look again until ctx ends, as a full range does: it takes
+// an ID once the lock is let go, and otherwise fails naming the lock.
+func TestLocalFileLocked(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "uidgen.db")
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=journal_mode(WAL)&_pragma=busy_timeout(50)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	l := newTestLeased(t, db, DefaultTable, Config{})
+	l.poll = 20 * time.Millisecond
+	lock := func() (unlock func()) {
+		locker, err := sql.Open("sqlite", "file:"+path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		conn, err := locker.Conn(t.Context())
+		if err == nil {
+			_, err = conn.ExecContext(t.Context(), "BEGIN IMMEDIATE")
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return func() { conn.ExecContext(context.Background(), "ROLLBACK"); conn.Close(); locker.Close() }
+	}
+
+	t.Run("let go", func(t *testing.T) {
+		unlock := lock()
+		time.AfterFunc(500*time.Millisecond, unlock) // ten busy timeouts
+		ctx, cancel := context.WithTimeout(testContext(t), time.Minute)
+		defer cancel()
+		s, err := l.LeaseWorkerID(ctx, 100)
+		if err != nil {
+			t.Fatalf("LeaseWorkerID after the lock was let go: %v", err)
+		}
+		s.Release(testContext(t), s.First()-1)
+	})
+
+	t.Run("held", func(t *testing.T) {
+		unlock := lock()
+		defer unlock()
+		ctx, cancel := context.WithTimeout(testContext(t), 300*time.Millisecond)
+		defer cancel()
+		_, err := l.LeaseWorkerID(ctx, 100)
+		checkErr(t, "LeaseWorkerID with the file locked", err, ErrUnreachable,
+			[]string{"held the SQLite file's write lock until the context ended", "deadline exceeded", "database is locked"})
+	})
+}

@@ -283,7 +283,7 @@ func TestEmbeddedBadFiles(t *testing.T) {
 		code, _, stderr := runCLI(t, "gen", "-db", path, "-n", "1")
 		took := time.Since(start)
 		lock()
-		if code != 1 || !strings.Contains(stderr, "another connection held the file's lock") {
+		if code != 1 || !strings.Contains(stderr, "held the SQLite file's write lock until the context ended") {
 			t.Errorf("exit %d, stderr %q; want 1 and the lock named", code, stderr)
 		}
 		if took > assignTimeout+5*time.Second {

@@ -38,6 +38,25 @@ func (s sqlStore) Args() []string {
 	return []string{"-lease", "-dsn", s.dsn, "-table", s.table}
 }
 
+// Quiet takes a SQLite file's write lock (fleettest.Quieter); a server's
+// table needs none, and Quiet then does nothing.
+func (s sqlStore) Quiet(t testing.TB) (release func()) {
+	if s.path == "" {
+		return func() {}
+	}
+	conn, err := s.db.Conn(context.Background())
+	if err == nil {
+		_, err = conn.ExecContext(context.Background(), "BEGIN IMMEDIATE")
+	}
+	if err != nil {
+		t.Fatalf("take the write lock of %s: %v", s.path, err)
+	}
+	return func() {
+		conn.ExecContext(context.Background(), "ROLLBACK")
+		conn.Close()
+	}
+}
+
 func (s sqlStore) One(ctx context.Context) (held bool, reservedUntil int64, err error) {
 	rows, err := worker.List(ctx, worker.Config{DB: s.db, Table: s.table})
 	if err != nil {

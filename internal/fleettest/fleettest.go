@@ -62,6 +62,18 @@ type Store interface {
 	One(ctx context.Context) (held bool, reservedUntil int64, err error)
 }
 
+// Quieter is a Store whose holders take a lock of the store itself while
+// they write to it (a SQLite file's write lock), which a holder stopped
+// while writing keeps until it runs again: then no other process can lease
+// at all, whatever the TTL. Quiet takes that lock, so that a holder stopped
+// meanwhile is stopped between writes, and returns the func that lets it
+// go. Pause stops its holder so: what it tests is a holder stopped past its
+// TTL, which a lease survives; a file locked by a stopped process is an
+// outage of the store (docs/leases.md).
+type Quieter interface {
+	Quiet(t testing.TB) (release func())
+}
+
 // NewStore returns a store for t alone: a table, or a key prefix, that no
 // other test or subtest leases from. Each fleet a scenario runs has one of
 // its own, so no fleet starts above the reservations another left.

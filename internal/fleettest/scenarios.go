@@ -180,7 +180,13 @@ func pause(t *testing.T, s Store, generator string, pausedN, before int) {
 		// The ring holds 8 seconds, the pipe about one.
 		f.waitReserved(t, f.Layout.Parse(paused.IDs[len(paused.IDs)-1]).Time.Unix()+16)
 	}
-	if err := paused.Signal(syscall.SIGSTOP); err != nil {
+	release := func() {}
+	if q, ok := s.(Quieter); ok {
+		release = q.Quiet(t)
+	}
+	err := paused.Signal(syscall.SIGSTOP)
+	release()
+	if err != nil {
 		t.Fatal(err)
 	}
 	stopped := time.Now()
