@@ -63,13 +63,13 @@ func NewGeneLayout(timeBits, workerBits, seqBits, geneBits int, epoch time.Time)
 // 2025-01-01, and NewLayout's are NewTickLayout's with a tick of a second.
 // The tick must be at least a millisecond and divide a second (1 ms, 10 ms,
 // 250 ms, 1 s, ...), or the error wraps ErrTick and names it; a bad s is an
-// error wrapping bits.ErrLayout, as from bits.NewSpec. Any epoch is
+// error wrapping bits.ErrLayout, as from bits.New. Any epoch is
 // accepted. Both generators make IDs in it through their Config's Layout.
 func NewTickLayout(s bits.Spec, tick time.Duration, epoch time.Time) (Layout, error) {
 	if tick < time.Millisecond || time.Second%tick != 0 {
 		return Layout{}, fmt.Errorf("%w: %v: must be at least 1ms and divide 1s", ErrTick, tick)
 	}
-	a, err := bits.NewSpec(s)
+	a, err := bits.New(s)
 	if err != nil {
 		return Layout{}, err
 	}
@@ -149,7 +149,7 @@ func (l Layout) ParseUID(uid int64) string {
 		format = millisTimeLayout
 	}
 	tail := ""
-	if l.bits.GeneBits() > 0 {
+	if l.bits.Spec().GeneBits > 0 {
 		tail = fmt.Sprintf(`,"gene":"%d"`, id.Gene)
 	}
 	return id.baidu(format, tail)

@@ -78,7 +78,7 @@ func TestNewLayoutRejects(t *testing.T) {
 
 func TestDefaultLayout(t *testing.T) {
 	l := uidgen.DefaultLayout()
-	if l.Bits().TimeBits() != 30 || l.Bits().WorkerBits() != 20 || l.Bits().SeqBits() != 13 || l.Bits().MaxWorkerID() != 1<<20-1 {
+	if l.Bits().Spec() != (bits.Spec{TimeBits: 30, WorkerBits: 20, SeqBits: 13}) || l.Bits().MaxWorkerID() != 1<<20-1 {
 		t.Errorf("default layout %v, want 30/20/13", l)
 	}
 	if !l.Epoch().Equal(time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)) {
@@ -223,8 +223,8 @@ func TestNamedLayouts(t *testing.T) {
 				t.Fatal(err)
 			}
 			b := l.Bits()
-			if b.TimeBits() != tt.time || b.WorkerBits() != tt.worker || b.SeqBits() != tt.seq || b.GeneBits() != 0 ||
-				b.SeqAboveWorker() != tt.seqAbove || b.NoSignBit() != tt.noSign {
+			want := bits.Spec{TimeBits: tt.time, WorkerBits: tt.worker, SeqBits: tt.seq, SeqAboveWorker: tt.seqAbove, NoSignBit: tt.noSign}
+			if b.Spec() != want {
 				t.Errorf("layout %v, want %d/%d/%d, sequence above %v, no sign bit %v", l, tt.time, tt.worker, tt.seq, tt.seqAbove, tt.noSign)
 			}
 			if l.Tick() != tt.tick || !l.Epoch().Equal(tt.epoch) {

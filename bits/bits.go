@@ -2,7 +2,7 @@
 // it is Baidu's BitsAllocator, bit for bit, so Go and Java services can share
 // one ID space. Programs read IDs with uidgen.Layout, which holds one:
 //
-//	a, err := bits.New(30, 20, 13) // time, worker and sequence bits
+//	a, err := bits.New(bits.Spec{TimeBits: 30, WorkerBits: 20, SeqBits: 13})
 //	uid := a.Allocate(deltaSeconds, workerID, sequence)
 //	deltaSeconds, workerID, sequence = a.Parse(uid)
 //
@@ -18,14 +18,14 @@
 //
 // A layout may also fill fewer than 64 bits, the bits above them zero, so
 // that every ID is below 2^(T+W+S+G) (52 bits keep every ID exact as a
-// JavaScript number), and NewGene adds what Baidu's Java does not: G gene
-// bits below the sequence, copied from a shard key so that
+// JavaScript number), and Spec.GeneBits adds what Baidu's Java does not: G
+// gene bits below the sequence, copied from a shard key so that
 // id % 2^G == key % 2^G:
 //
 //	| 0 ... 0 | delta seconds (T) | worker ID (W) | sequence (S) | gene (G) |
 //
-// Other Snowflakes lay their fields out otherwise, and NewSpec builds their
-// layouts from a Spec: sonyflake puts the sequence above the worker (its
+// Other Snowflakes lay their fields out otherwise, and a Spec says so too:
+// sonyflake puts the sequence above the worker (its
 // machine ID), so the IDs of one tick and one worker are 2^W apart:
 //
 //	| 0 | delta ticks (T) | sequence (S) | worker ID (W) | gene (G) |
@@ -52,23 +52,21 @@ const (
 	SignBits  = 1
 )
 
-// ErrLayout is wrapped by every error New, NewGene and NewSpec return for a
-// bad layout.
+// ErrLayout is wrapped by every error New returns for a bad layout.
 var ErrLayout = errors.New("invalid bit layout")
 
 // Allocator packs (delta seconds, worker ID, sequence, gene) into a UID and
 // unpacks it again. It is immutable and safe for concurrent use.
 type Allocator struct {
-	timeBits, workerBits, seqBits, geneBits int
-	seqAboveWorker, noSignBit               bool
+	spec Spec
 
 	maxDelta, maxWorker, maxSeq, maxGene int64
 	timeShift, workerShift, seqShift     uint
 }
 
-// Spec describes a layout for NewSpec: the widths of its fields, their
-// order and whether it keeps a sign bit. Its zero order and sign are
-// Baidu's: the worker above the sequence, and an always-zero sign bit.
+// Spec describes a layout for New: the widths of its fields, their order
+// and whether it keeps a sign bit. Its zero order and sign are Baidu's: the
+// worker above the sequence, and an always-zero sign bit.
 type Spec struct {
 	// TimeBits, WorkerBits and SeqBits are the widths of the time, worker
 	// (node, machine) and sequence fields, each at least 1; GeneBits is the
@@ -85,28 +83,13 @@ type Spec struct {
 	NoSignBit bool
 }
 
-// New returns the Allocator for timeBits + workerBits + seqBits: NewGene
-// with no gene bits. Baidu's layouts are those that fill all 64 bits.
-func New(timeBits, workerBits, seqBits int) (*Allocator, error) {
-	return NewGene(timeBits, workerBits, seqBits, 0)
-}
-
-// NewGene returns the Allocator of a layout that may end in geneBits gene
-// bits below the sequence and may use fewer than 64 bits: timeBits,
-// workerBits and seqBits must each be at least 1, geneBits at least 0, and
-// with the sign bit they must fit in 64. A bad layout is an error wrapping
-// ErrLayout that names the values and the limit.
-func NewGene(timeBits, workerBits, seqBits, geneBits int) (*Allocator, error) {
-	return NewSpec(Spec{TimeBits: timeBits, WorkerBits: workerBits, SeqBits: seqBits, GeneBits: geneBits})
-}
-
-// NewSpec returns the Allocator of the layout s describes. The time, worker
+// New returns the Allocator of the layout s describes. The time, worker
 // and sequence fields must each be at least 1 bit wide and the gene at least
-// 0; with the sign bit they must fit in 64 bits, and with s.NoSignBit they
-// must fill exactly 64. A bad layout is an error wrapping ErrLayout that
-// names the widths and the limit. NewSpec(Spec{T, W, S, G, false, false})
-// is NewGene(T, W, S, G).
-func NewSpec(s Spec) (*Allocator, error) {
+// 0; with the sign bit they must fit in 64 bits (Baidu's layouts fill all
+// 64; a layout of fewer keeps the bits above it zero), and with s.NoSignBit
+// they must fill exactly 64. A bad layout is an error wrapping ErrLayout
+// that names the widths and the limit.
+func New(s Spec) (*Allocator, error) {
 	if err := checkWidths(s.TimeBits, s.WorkerBits, s.SeqBits, s.GeneBits); err != nil {
 		return nil, err
 	}
@@ -149,19 +132,14 @@ func checkWidths(timeBits, workerBits, seqBits, geneBits int) error {
 // and Parse are the same few shifts whatever the fields' order.
 func newAllocator(s Spec) *Allocator {
 	a := &Allocator{
-		timeBits:       s.TimeBits,
-		workerBits:     s.WorkerBits,
-		seqBits:        s.SeqBits,
-		geneBits:       s.GeneBits,
-		seqAboveWorker: s.SeqAboveWorker,
-		noSignBit:      s.NoSignBit,
-		maxDelta:       ^(-1 << s.TimeBits),
-		maxWorker:      ^(-1 << s.WorkerBits),
-		maxSeq:         ^(-1 << s.SeqBits),
-		maxGene:        ^(-1 << s.GeneBits),
-		timeShift:      uint(s.WorkerBits + s.SeqBits + s.GeneBits),
-		workerShift:    uint(s.SeqBits + s.GeneBits),
-		seqShift:       uint(s.GeneBits),
+		spec:        s,
+		maxDelta:    ^(-1 << s.TimeBits),
+		maxWorker:   ^(-1 << s.WorkerBits),
+		maxSeq:      ^(-1 << s.SeqBits),
+		maxGene:     ^(-1 << s.GeneBits),
+		timeShift:   uint(s.WorkerBits + s.SeqBits + s.GeneBits),
+		workerShift: uint(s.SeqBits + s.GeneBits),
+		seqShift:    uint(s.GeneBits),
 	}
 	if s.SeqAboveWorker {
 		a.workerShift, a.seqShift = uint(s.GeneBits), uint(s.WorkerBits+s.GeneBits)
@@ -172,31 +150,16 @@ func newAllocator(s Spec) *Allocator {
 	return a
 }
 
-// TimeBits returns the width of the delta-seconds field.
-func (a *Allocator) TimeBits() int { return a.timeBits }
-
-// WorkerBits returns the width of the worker-ID field.
-func (a *Allocator) WorkerBits() int { return a.workerBits }
-
-// SeqBits returns the width of the sequence field.
-func (a *Allocator) SeqBits() int { return a.seqBits }
-
-// GeneBits returns the width of the gene field: 0 for Baidu's layouts.
-func (a *Allocator) GeneBits() int { return a.geneBits }
-
-// SeqAboveWorker reports whether the sequence sits above the worker field,
-// as in sonyflake's layouts; false for Baidu's and Twitter's.
-func (a *Allocator) SeqAboveWorker() bool { return a.seqAboveWorker }
-
-// NoSignBit reports whether the fields fill all 64 bits with no sign bit,
-// as in Discord's and Instagram's layouts.
-func (a *Allocator) NoSignBit() bool { return a.noSignBit }
+// Spec returns the layout's widths, order and sign, as given to New.
+func (a *Allocator) Spec() Spec { return a.spec }
 
 // UsedBits returns the bits below the always-zero ones: every UID the
 // Allocator makes is below 2^UsedBits. 63 for Baidu's layouts, 64 for a
 // layout with no sign bit (whose UIDs are below 2^63 all the same, as
 // MaxDelta keeps the top bit 0).
-func (a *Allocator) UsedBits() int { return a.timeBits + a.workerBits + a.seqBits + a.geneBits }
+func (a *Allocator) UsedBits() int {
+	return a.spec.TimeBits + a.spec.WorkerBits + a.spec.SeqBits + a.spec.GeneBits
+}
 
 // MaxDelta returns the largest value of the time field, in ticks since the
 // epoch, that keeps a UID a positive int64: 2^timeBits - 1, or with no sign
@@ -247,24 +210,25 @@ func (a *Allocator) Gene(uid int64) int64 { return uid & a.maxGene }
 // bits (time+worker+sequence)", and for a layout of fewer than 64 bits what
 // its IDs stay below.
 func (a *Allocator) String() string {
-	widths := []int{SignBits, a.timeBits, a.workerBits, a.seqBits, a.geneBits}
+	s := a.spec
+	widths := []int{SignBits, s.TimeBits, s.WorkerBits, s.SeqBits, s.GeneBits}
 	names := []string{"sign", "time", "worker", "sequence", "gene"}
-	if a.seqAboveWorker {
+	if s.SeqAboveWorker {
 		widths[2], widths[3], names[2], names[3] = widths[3], widths[2], names[3], names[2]
 	}
-	if a.geneBits == 0 {
+	if s.GeneBits == 0 {
 		widths, names = widths[:4], names[:4]
 	}
-	if a.noSignBit {
+	if s.NoSignBit {
 		widths, names = widths[1:], names[1:]
 	}
 	nums := make([]string, len(widths))
 	for i, w := range widths {
 		nums[i] = strconv.Itoa(w)
 	}
-	s := fmt.Sprintf("%s bits (%s)", strings.Join(nums, "+"), strings.Join(names, "+"))
+	str := fmt.Sprintf("%s bits (%s)", strings.Join(nums, "+"), strings.Join(names, "+"))
 	if used := a.UsedBits(); used < TotalBits-SignBits {
-		s += fmt.Sprintf(", IDs below 2^%d", used)
+		str += fmt.Sprintf(", IDs below 2^%d", used)
 	}
-	return s
+	return str
 }

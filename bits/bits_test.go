@@ -23,7 +23,7 @@ func TestNewRejectsBadLayouts(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			a, err := bits.New(tt.time, tt.worker, tt.seq)
+			a, err := bits.New(bits.Spec{TimeBits: tt.time, WorkerBits: tt.worker, SeqBits: tt.seq})
 			if !errors.Is(err, bits.ErrLayout) {
 				t.Fatalf("New(%d, %d, %d) = %v, %v; want ErrLayout", tt.time, tt.worker, tt.seq, a, err)
 			}
@@ -47,7 +47,7 @@ func TestMaxima(t *testing.T) {
 		{61, 1, 1, 1<<61 - 1, 1, 1},
 	}
 	for _, tt := range tests {
-		a, err := bits.New(tt.time, tt.worker, tt.seq)
+		a, err := bits.New(bits.Spec{TimeBits: tt.time, WorkerBits: tt.worker, SeqBits: tt.seq})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -55,8 +55,8 @@ func TestMaxima(t *testing.T) {
 			t.Errorf("%v: maxima %d/%d/%d, want %d/%d/%d", a,
 				a.MaxDelta(), a.MaxWorkerID(), a.MaxSequence(), tt.maxDelta, tt.maxWorker, tt.maxSeq)
 		}
-		if a.TimeBits() != tt.time || a.WorkerBits() != tt.worker || a.SeqBits() != tt.seq {
-			t.Errorf("%v: bit counts %d/%d/%d", a, a.TimeBits(), a.WorkerBits(), a.SeqBits())
+		if want := (bits.Spec{TimeBits: tt.time, WorkerBits: tt.worker, SeqBits: tt.seq}); a.Spec() != want {
+			t.Errorf("%v: Spec() = %+v, want %+v", a, a.Spec(), want)
 		}
 		// The largest ID of the layout is MaxInt64: every bit but the sign.
 		if got := a.Allocate(a.MaxDelta(), a.MaxWorkerID(), a.MaxSequence()); got != math.MaxInt64 {
@@ -69,7 +69,7 @@ func TestMaxima(t *testing.T) {
 // Java's shifts, including negative UIDs, where >>> differs from Go's >> on
 // int64.
 func TestParseMatchesJava(t *testing.T) {
-	a, err := bits.New(28, 22, 13) // Baidu's default layout
+	a, err := bits.New(bits.Spec{TimeBits: 28, WorkerBits: 22, SeqBits: 13}) // Baidu's default layout
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func TestParseMatchesJava(t *testing.T) {
 }
 
 func TestAllocateIsBaidus(t *testing.T) {
-	a, err := bits.New(29, 21, 13)
+	a, err := bits.New(bits.Spec{TimeBits: 29, WorkerBits: 21, SeqBits: 13})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +117,7 @@ func FuzzRoundTrip(f *testing.F) {
 		if sb < 1 {
 			return
 		}
-		a, err := bits.New(tb, wb, sb)
+		a, err := bits.New(bits.Spec{TimeBits: tb, WorkerBits: wb, SeqBits: sb})
 		if err != nil {
 			t.Fatalf("New(%d, %d, %d): %v", tb, wb, sb, err)
 		}
@@ -140,72 +140,15 @@ func fold(v, max int64) int64 {
 	return v % (max + 1)
 }
 
-// FuzzGeneRoundTrip checks, for any layout NewGene accepts and any in-range
-// fields, that Parse and Gene invert Allocate with the gene ORed in, that the
-// UID stays below 2^UsedBits, and that uid % 2^G is the gene.
-func FuzzGeneRoundTrip(f *testing.F) {
-	f.Add(uint8(31), uint8(8), uint8(13), uint8(0), int64(5), int64(7), int64(9), int64(0))
-	f.Add(uint8(29), uint8(10), uint8(14), uint8(10), int64(-1), int64(1023), int64(3), int64(-7))
-	f.Add(uint8(1), uint8(1), uint8(1), uint8(60), int64(1), int64(1), int64(1), int64(1<<60-1))
-	f.Fuzz(func(t *testing.T, timeBits, workerBits, seqBits, geneBits uint8, d, w, s, g int64) {
-		tb, wb, sb, gb := int(timeBits%61)+1, int(workerBits%61)+1, int(seqBits%61)+1, int(geneBits%61)
-		a, err := bits.NewGene(tb, wb, sb, gb)
-		if 1+tb+wb+sb+gb > 64 {
-			if !errors.Is(err, bits.ErrLayout) {
-				t.Fatalf("NewGene(%d, %d, %d, %d) = %v, %v; want ErrLayout", tb, wb, sb, gb, a, err)
-			}
-			return
-		}
-		if err != nil {
-			t.Fatalf("NewGene(%d, %d, %d, %d): %v", tb, wb, sb, gb, err)
-		}
-		d, w, s, g = fold(d, a.MaxDelta()), fold(w, a.MaxWorkerID()), fold(s, a.MaxSequence()), fold(g, a.MaxGene())
-		uid := a.Allocate(d, w, s) | g
-		if uid < 0 || a.UsedBits() < 63 && uid >= 1<<a.UsedBits() {
-			t.Fatalf("%v: UID %d is not in [0, 2^%d)", a, uid, a.UsedBits())
-		}
-		if gd, gw, gs := a.Parse(uid); gd != d || gw != w || gs != s || a.Gene(uid) != g {
-			t.Fatalf("%v: Parse(%d) = (%d, %d, %d), gene %d; want (%d, %d, %d), gene %d", a, uid, gd, gw, gs, a.Gene(uid), d, w, s, g)
-		}
-		if gb > 0 && uid%(1<<gb) != g {
-			t.Fatalf("%v: %d %% 2^%d = %d, want the gene %d", a, uid, gb, uid%(1<<gb), g)
-		}
-	})
-}
-
-// TestNewGeneIsNewOnBaiduLayouts: with no gene bits and all 64 used, NewGene
-// packs and parses exactly as Baidu's New.
-func TestNewGeneIsNewOnBaiduLayouts(t *testing.T) {
-	baidu, err := bits.New(28, 22, 13)
-	if err != nil {
-		t.Fatal(err)
-	}
-	gene, err := bits.NewGene(28, 22, 13, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, uid := range []int64{0, 1, -1, math.MinInt64, math.MaxInt64, 8246337208330108984} {
-		bd, bw, bs := baidu.Parse(uid)
-		gd, gw, gs := gene.Parse(uid)
-		if bd != gd || bw != gw || bs != gs || gene.Gene(uid) != 0 {
-			t.Errorf("Parse(%d): New gives (%d, %d, %d), NewGene (%d, %d, %d) gene %d", uid, bd, bw, bs, gd, gw, gs, gene.Gene(uid))
-		}
-	}
-	if baidu.String() != gene.String() || baidu.UsedBits() != 63 {
-		t.Errorf("String: %q and %q, UsedBits %d", baidu, gene, baidu.UsedBits())
-	}
-}
-
-// TestNewTakesFewerBits: a layout of fewer than 64 bits is as
-// good to New as to uidgen.NewLayout, and to NewGene without gene bits.
+// TestNewTakesFewerBits: a layout of fewer than 64 bits is a layout, whose
+// IDs stay below 2^UsedBits.
 func TestNewTakesFewerBits(t *testing.T) {
-	a, err := bits.New(28, 22, 12)
+	a, err := bits.New(bits.Spec{TimeBits: 28, WorkerBits: 22, SeqBits: 12})
 	if err != nil {
-		t.Fatalf("New(28, 22, 12) = %v, want the 63-bit layout of IDs below 2^62", err)
+		t.Fatalf("New(28, 22, 12) = %v, want the layout of IDs below 2^62", err)
 	}
-	g, err := bits.NewGene(28, 22, 12, 0)
-	if err != nil || a.String() != g.String() || a.UsedBits() != 62 {
-		t.Fatalf("New(28, 22, 12) = %v (%d bits used), NewGene(28, 22, 12, 0) = %v, %v; want the same 62 bits", a, a.UsedBits(), g, err)
+	if a.UsedBits() != 62 || a.String() != "1+28+22+12 bits (sign+time+worker+sequence), IDs below 2^62" {
+		t.Fatalf("New(28, 22, 12) = %v, %d bits used; want 62", a, a.UsedBits())
 	}
 }
 
@@ -234,7 +177,7 @@ func TestSpecOrderAndSign(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			a, err := bits.NewSpec(tt.spec)
+			a, err := bits.New(tt.spec)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -244,11 +187,11 @@ func TestSpecOrderAndSign(t *testing.T) {
 			if d, w, s := a.Parse(tt.want); d != tt.d || w != tt.w || s != tt.s {
 				t.Errorf("Parse(%#x) = (%d, %d, %d), want (%d, %d, %d)", tt.want, d, w, s, tt.d, tt.w, tt.s)
 			}
-			if a.MaxDelta() != tt.maxDelta || a.MaxDelta() != tt.maxDelta {
-				t.Errorf("MaxDelta = %d, MaxDeltaSeconds = %d, want %d", a.MaxDelta(), a.MaxDelta(), tt.maxDelta)
+			if a.MaxDelta() != tt.maxDelta {
+				t.Errorf("MaxDelta = %d, want %d", a.MaxDelta(), tt.maxDelta)
 			}
-			if a.String() != tt.str || a.SeqAboveWorker() != tt.spec.SeqAboveWorker || a.NoSignBit() != tt.spec.NoSignBit {
-				t.Errorf("String = %q, SeqAboveWorker %v, NoSignBit %v; want %q", a, a.SeqAboveWorker(), a.NoSignBit(), tt.str)
+			if a.String() != tt.str || a.Spec() != tt.spec {
+				t.Errorf("String = %q, Spec() = %+v; want %q, %+v", a, a.Spec(), tt.str, tt.spec)
 			}
 			top := a.Allocate(a.MaxDelta(), a.MaxWorkerID(), a.MaxSequence()) | a.MaxGene()
 			if top < 0 {
@@ -261,22 +204,7 @@ func TestSpecOrderAndSign(t *testing.T) {
 	}
 }
 
-// TestNewSpecIsNewGene: the zero order and sign are NewGene's layout.
-func TestNewSpecIsNewGene(t *testing.T) {
-	s, err := bits.NewSpec(bits.Spec{TimeBits: 31, WorkerBits: 8, SeqBits: 13, GeneBits: 4})
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := bits.NewGene(31, 8, 13, 4)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if *s != *g {
-		t.Errorf("NewSpec = %+v, NewGene = %+v", *s, *g)
-	}
-}
-
-func TestNewSpecRejects(t *testing.T) {
+func TestNewRejectsBadSpecs(t *testing.T) {
 	for _, tt := range []struct {
 		spec bits.Spec
 		text string
@@ -287,16 +215,17 @@ func TestNewSpecRejects(t *testing.T) {
 		{bits.Spec{TimeBits: 42, WorkerBits: 10, SeqBits: 12, GeneBits: 1, NoSignBit: true}, "+ gene 1 bits = 65, want exactly 64"},
 		{bits.Spec{TimeBits: 63, SeqBits: 1, NoSignBit: true}, "worker 0"},
 	} {
-		a, err := bits.NewSpec(tt.spec)
+		a, err := bits.New(tt.spec)
 		if !errors.Is(err, bits.ErrLayout) || !strings.Contains(err.Error(), tt.text) {
-			t.Errorf("NewSpec(%+v) = %v, %v; want ErrLayout saying %q", tt.spec, a, err, tt.text)
+			t.Errorf("New(%+v) = %v, %v; want ErrLayout saying %q", tt.spec, a, err, tt.text)
 		}
 	}
 }
 
-// FuzzSpecRoundTrip checks, for any layout NewSpec accepts in either order
-// and sign, that Parse and Gene invert Allocate on in-range fields and that
-// the UID is never negative.
+// FuzzSpecRoundTrip checks, for any layout New accepts in either order and
+// sign, with or without gene bits, that Parse and Gene invert Allocate on
+// in-range fields, that the UID stays in [0, 2^UsedBits), and that
+// uid % 2^GeneBits is the gene.
 func FuzzSpecRoundTrip(f *testing.F) {
 	f.Add(uint8(39), uint8(16), uint8(8), uint8(0), true, false, int64(5), int64(7), int64(9), int64(0))
 	f.Add(uint8(42), uint8(10), uint8(12), uint8(0), false, true, int64(-1), int64(-1), int64(-1), int64(0))
@@ -305,23 +234,26 @@ func FuzzSpecRoundTrip(f *testing.F) {
 		spec := bits.Spec{TimeBits: int(timeBits%62) + 1, WorkerBits: int(workerBits%62) + 1, SeqBits: int(seqBits%62) + 1,
 			GeneBits: int(geneBits % 62), SeqAboveWorker: seqAbove, NoSignBit: noSign}
 		sum := spec.TimeBits + spec.WorkerBits + spec.SeqBits + spec.GeneBits
-		a, err := bits.NewSpec(spec)
+		a, err := bits.New(spec)
 		if noSign && sum != 64 || !noSign && sum > 63 {
 			if !errors.Is(err, bits.ErrLayout) {
-				t.Fatalf("NewSpec(%+v) = %v, %v; want ErrLayout", spec, a, err)
+				t.Fatalf("New(%+v) = %v, %v; want ErrLayout", spec, a, err)
 			}
 			return
 		}
 		if err != nil {
-			t.Fatalf("NewSpec(%+v): %v", spec, err)
+			t.Fatalf("New(%+v): %v", spec, err)
 		}
 		d, w, s, g = fold(d, a.MaxDelta()), fold(w, a.MaxWorkerID()), fold(s, a.MaxSequence()), fold(g, a.MaxGene())
 		uid := a.Allocate(d, w, s) | g
-		if uid < 0 {
-			t.Fatalf("%v: UID %d < 0", a, uid)
+		if uid < 0 || a.UsedBits() < 63 && uid >= 1<<a.UsedBits() {
+			t.Fatalf("%v: UID %d is not in [0, 2^%d)", a, uid, a.UsedBits())
 		}
 		if gd, gw, gs := a.Parse(uid); gd != d || gw != w || gs != s || a.Gene(uid) != g {
 			t.Fatalf("%v: Parse(%d) = (%d, %d, %d), gene %d; want (%d, %d, %d), gene %d", a, uid, gd, gw, gs, a.Gene(uid), d, w, s, g)
+		}
+		if gb := spec.GeneBits; gb > 0 && uid%(1<<gb) != g {
+			t.Fatalf("%v: %d %% 2^%d = %d, want the gene %d", a, uid, gb, uid%(1<<gb), g)
 		}
 	})
 }

@@ -7,7 +7,7 @@ import (
 )
 
 func Example() {
-	a, err := bits.New(30, 20, 13)
+	a, err := bits.New(bits.Spec{TimeBits: 30, WorkerBits: 20, SeqBits: 13})
 	if err != nil {
 		panic(err)
 	}
@@ -23,7 +23,7 @@ func Example() {
 }
 
 func ExampleNew_error() {
-	_, err := bits.New(30, 22, 13)
+	_, err := bits.New(bits.Spec{TimeBits: 30, WorkerBits: 22, SeqBits: 13})
 	fmt.Println(err)
 	// Output:
 	// invalid bit layout: 1 sign + time 30 + worker 22 + sequence 13 bits = 66, more than 64
@@ -31,8 +31,8 @@ func ExampleNew_error() {
 
 // sonyflake's layout puts the sequence above the machine ID, so the IDs of
 // one tick and one machine are 2^16 apart.
-func ExampleNewSpec() {
-	a, err := bits.NewSpec(bits.Spec{TimeBits: 39, WorkerBits: 16, SeqBits: 8, SeqAboveWorker: true})
+func ExampleSpec() {
+	a, err := bits.New(bits.Spec{TimeBits: 39, WorkerBits: 16, SeqBits: 8, SeqAboveWorker: true})
 	if err != nil {
 		panic(err)
 	}

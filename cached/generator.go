@@ -257,7 +257,7 @@ func (cfg Config) check() (checked, error) {
 		return checked{}, err
 	}
 	c := checked{s: s, maxAhead: cfg.MaxAhead, maxLag: cmp.Or(cfg.MaxLag, DefaultMaxLag)}
-	boost, seqBits := cmp.Or(cfg.BoostPower, DefaultBoostPower), s.Bits().SeqBits()
+	boost, seqBits := cmp.Or(cfg.BoostPower, DefaultBoostPower), s.Bits().Spec().SeqBits
 	if cfg.BoostPower == 0 && s.Tick() < time.Second {
 		boost = max(boost, minTickRingBits-seqBits)
 	}
@@ -321,7 +321,7 @@ func (g *Generator) NextID() (int64, error) {
 // bits are shifted off. It fails as NextID does, and with an error wrapping
 // uidgen.ErrNoGeneBits on a layout without gene bits.
 func (g *Generator) NextIDFor(key int64) (int64, error) {
-	if g.s.Bits().GeneBits() == 0 {
+	if g.s.Bits().Spec().GeneBits == 0 {
 		return 0, fmt.Errorf("cached: next ID for key %d: %w: set Config.GeneBits", key, uidgen.ErrNoGeneBits)
 	}
 	if g.closed.Load() {

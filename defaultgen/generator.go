@@ -125,7 +125,7 @@ func (g *Generator) NextID() (int64, error) {
 // other, whatever the key. It fails as NextID does, and with an error
 // wrapping uidgen.ErrNoGeneBits on a layout without gene bits.
 func (g *Generator) NextIDFor(key int64) (int64, error) {
-	if g.s.Bits().GeneBits() == 0 {
+	if g.s.Bits().Spec().GeneBits == 0 {
 		return 0, fmt.Errorf("defaultgen: next ID for key %d: %w: set Config.GeneBits", key, uidgen.ErrNoGeneBits)
 	}
 	base, err := g.next()

@@ -79,8 +79,8 @@ func NewSnowflake(pattern string, l uidgen.Layout, loc *time.Location) (*Snowfla
 	fit := func(format string, args ...any) error {
 		return fmt.Errorf("serial: pattern %q, layout %v: %w: %s", pattern, l, ErrFit, fmt.Sprintf(format, args...))
 	}
-	if a.GeneBits() > 0 {
-		return nil, fit("its %d gene bits have no field", a.GeneBits())
+	if g := a.Spec().GeneBits; g > 0 {
+		return nil, fit("its %d gene bits have no field", g)
 	}
 	s := &Snowflake{p: p, tmpl: p.template(), bits: a, tickMs: l.Tick().Milliseconds()}
 	for _, n := range []struct {
@@ -123,7 +123,7 @@ func NewSnowflake(pattern string, l uidgen.Layout, loc *time.Location) (*Snowfla
 		return nil, fit("its tick, %v, is not a whole number of %s's unit, %v", l.Tick(), fieldName(finest), unit)
 	}
 	order := append([]field(nil), s.times...)
-	if a.SeqAboveWorker() {
+	if a.Spec().SeqAboveWorker {
 		order = append(order, s.seq, s.worker)
 	} else {
 		order = append(order, s.worker, s.seq)

@@ -25,8 +25,8 @@ func runLayouts(args []string, stdout, stderr io.Writer, _ leaseStore) error {
 		if err != nil {
 			return err
 		}
-		b := l.Bits()
-		fmt.Fprintf(tw, "%s\t%v\t%d\t%d\t%d\t%s\t%s\t%s\n", name, l.Tick(), b.TimeBits(), b.WorkerBits(), b.SeqBits(),
+		s := l.Bits().Spec()
+		fmt.Fprintf(tw, "%s\t%v\t%d\t%d\t%d\t%s\t%s\t%s\n", name, l.Tick(), s.TimeBits, s.WorkerBits, s.SeqBits,
 			fieldOrder(l), l.Epoch().UTC().Format("2006-01-02 15:04:05.999"), l.RunsOut().UTC().Format("2006-01-02"))
 	}
 	return tw.Flush()
@@ -35,15 +35,15 @@ func runLayouts(args []string, stdout, stderr io.Writer, _ leaseStore) error {
 // fieldOrder names l's fields from the top bit down, as "sign time worker
 // seq": the order is what tells Twitter's layouts from sonyflake's.
 func fieldOrder(l uidgen.Layout) string {
-	b := l.Bits()
+	s := l.Bits().Spec()
 	f := []string{"sign", "time", "worker", "seq"}
-	if b.SeqAboveWorker() {
+	if s.SeqAboveWorker {
 		f[2], f[3] = f[3], f[2]
 	}
-	if b.GeneBits() > 0 {
+	if s.GeneBits > 0 {
 		f = append(f, "gene")
 	}
-	if b.NoSignBit() {
+	if s.NoSignBit {
 		f = f[1:]
 	}
 	return strings.Join(f, " ")

@@ -204,9 +204,10 @@ func makePlan(layout uidgen.Layout, from time.Time, qps, restarts float64) layou
 	if layout.Tick() != time.Second {
 		desc += fmt.Sprintf(" in %v ticks", layout.Tick())
 	}
+	spec := alloc.Spec()
 	p := layoutPlan{
-		GeneBits: alloc.GeneBits(), UsedBits: alloc.UsedBits(),
-		TimeBits: alloc.TimeBits(), WorkerBits: alloc.WorkerBits(), SeqBits: alloc.SeqBits(),
+		GeneBits: spec.GeneBits, UsedBits: alloc.UsedBits(),
+		TimeBits: spec.TimeBits, WorkerBits: spec.WorkerBits, SeqBits: spec.SeqBits,
 		Layout: desc, Epoch: epoch.UTC(), From: from.UTC(),
 		tick: layout.Tick(), spanBits: mathbits.Len64(uint64(alloc.MaxDelta())),
 		IDsPerSecond:   (alloc.MaxSequence() + 1) * perSecond,

@@ -67,7 +67,7 @@ func Check(t testing.TB, p Parser, perGoroutine [][]int64) int {
 	t.Helper()
 	bits := p.Layout().Bits()
 	// A layout of all 64 bits, with no sign bit, keeps its IDs below 2^63.
-	gene, limit := bits.GeneBits(), uint64(1)<<min(bits.UsedBits(), 63)
+	gene, limit := bits.Spec().GeneBits, uint64(1)<<min(bits.UsedBits(), 63)
 	var all []int64
 	for g, ids := range perGoroutine {
 		for i, id := range ids {
@@ -106,7 +106,7 @@ func checkParse(t testing.TB, p Parser, uid int64) {
 	}
 	s := p.Layout().ParseUID(uid)
 	gene := ""
-	if p.Layout().Bits().GeneBits() > 0 {
+	if p.Layout().Bits().Spec().GeneBits > 0 {
 		gene = fmt.Sprintf(`,"gene":"%d"`, id.Gene)
 	}
 	format := "2006-01-02 15:04:05"
@@ -138,7 +138,7 @@ func (p layoutParser) Layout() uidgen.Layout { return p.layout }
 // more, id % 2^GeneBits == key % 2^GeneBits.
 func CheckKeys(t testing.TB, p Parser, perGoroutine [][]int64, key func(g, i int) int64) {
 	t.Helper()
-	geneBits := p.Layout().Bits().GeneBits()
+	geneBits := p.Layout().Bits().Spec().GeneBits
 	mask := int64(1)<<geneBits - 1
 	for g, ids := range perGoroutine {
 		for i, id := range ids {

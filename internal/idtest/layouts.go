@@ -73,7 +73,8 @@ func CheckLayouts(t *testing.T, n int, build func(t *testing.T, layout uidgen.La
 func checkSequenceStep(t *testing.T, g Generator, ids []int64) {
 	t.Helper()
 	b := g.Layout().Bits()
-	step := b.Allocate(0, 0, 1) >> b.GeneBits()
+	gene := b.Spec().GeneBits
+	step := b.Allocate(0, 0, 1) >> gene
 	same := 0
 	for i := 1; i < len(ids); i++ {
 		prev, id := g.Layout().Parse(ids[i-1]), g.Layout().Parse(ids[i])
@@ -81,7 +82,7 @@ func checkSequenceStep(t *testing.T, g Generator, ids []int64) {
 			continue
 		}
 		same++
-		if d := ids[i]>>b.GeneBits() - ids[i-1]>>b.GeneBits(); d != step {
+		if d := ids[i]>>gene - ids[i-1]>>gene; d != step {
 			t.Fatalf("IDs %d and %d, sequences %d and %d of one tick, are %d apart, want %d", ids[i-1], ids[i], prev.Sequence, id.Sequence, d, step)
 		}
 	}

@@ -256,7 +256,7 @@ func (s *Scheme) waitForFirst(ctx context.Context, id, first int64) error {
 func (s *Scheme) checkWorkerID(id int64) error {
 	if max := s.alloc.MaxWorkerID(); id < 0 || id > max {
 		return fmt.Errorf("%w: worker ID %d is not in [0, %d], the range of %d worker bits; a fleet that has used up its worker IDs needs wider WorkerBits or a new worker table with a new epoch",
-			uidgen.ErrWorkerIDRange, id, max, s.alloc.WorkerBits())
+			uidgen.ErrWorkerIDRange, id, max, s.alloc.Spec().WorkerBits)
 	}
 	return nil
 }
@@ -385,7 +385,7 @@ func (s *Scheme) PerSecond() int64 { return int64(time.Second / s.Tick()) }
 func (s *Scheme) CheckDelta(delta int64) error {
 	if max := s.alloc.MaxDelta(); delta > max {
 		return fmt.Errorf("%w: %s since epoch %s is over the maximum %d of %d time bits, which ran out at %s",
-			uidgen.ErrTimeExhausted, s.ticks(delta), FormatTime(s.layout.Epoch()), max, s.alloc.TimeBits(),
+			uidgen.ErrTimeExhausted, s.ticks(delta), FormatTime(s.layout.Epoch()), max, s.alloc.Spec().TimeBits,
 			FormatTime(s.layout.RunsOut()))
 	}
 	return nil
@@ -415,7 +415,7 @@ func (s *Scheme) FirstSequence(delta int64) int64 {
 // base, which is unique, so the gene repeats no more often than chance
 // says. Base itself for a layout without gene bits.
 func (s *Scheme) Spread(base int64) int64 {
-	if s.alloc.GeneBits() == 0 {
+	if s.alloc.Spec().GeneBits == 0 {
 		return base
 	}
 	return base | int64(mix(uint64(base)))&s.alloc.MaxGene()
@@ -429,7 +429,7 @@ func (s *Scheme) Fill(dst []int64, first int64) {
 	// The next sequence's UID is step above: 1 where the sequence is the
 	// low bits, 2^WorkerBits where it sits above the worker (sonyflake).
 	step := s.alloc.Allocate(0, 0, 1)
-	if s.alloc.GeneBits() == 0 {
+	if s.alloc.Spec().GeneBits == 0 {
 		for i := range dst {
 			dst[i] = first
 			first += step
