@@ -11,7 +11,8 @@ import (
 // A Layout reads IDs without a generator, clock or database: here one made
 // by a Java service with Baidu's defaults, whose time bits ran out in 2024.
 func ExampleNewLayout() {
-	l, err := uidgen.NewLayout(28, 22, 13, time.Date(2016, 5, 20, 0, 0, 0, 0, time.UTC))
+	l, err := uidgen.NewLayout(bits.Spec{TimeBits: 28, WorkerBits: 22, SeqBits: 13}, time.Second,
+		time.Date(2016, 5, 20, 0, 0, 0, 0, time.UTC))
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -38,10 +39,10 @@ func ExampleNamedLayout() {
 	// 42+10+12 bits (time+worker+sequence) in 1ms ticks from 2015-01-01 00:00:00 UTC
 }
 
-func ExampleNewTickLayout() {
+func ExampleNewLayout_milliseconds() {
 	// bwmarrin/snowflake's layout: 41 bits of milliseconds since Twitter's
 	// epoch, 10 bits of node, 12 of step.
-	l, err := uidgen.NewTickLayout(bits.Spec{TimeBits: 41, WorkerBits: 10, SeqBits: 12},
+	l, err := uidgen.NewLayout(bits.Spec{TimeBits: 41, WorkerBits: 10, SeqBits: 12},
 		time.Millisecond, time.UnixMilli(1288834974657))
 	if err != nil {
 		fmt.Println(err)

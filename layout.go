@@ -7,19 +7,6 @@ import (
 	"github.com/seed4d941b13/uidgen/bits"
 )
 
-// The default layout: 1 sign + 30 time + 20 worker + 13 sequence bits from
-// DefaultEpoch. 2^30 seconds is 34 years (to January 2059); 2^20-1 worker IDs
-// is a fleet of 1,000 processes each restarting every ten days for 28 years;
-// 2^13 = 8,192 IDs per second per worker. The README shows the arithmetic.
-const (
-	DefaultTimeBits   = 30
-	DefaultWorkerBits = 20
-	DefaultSeqBits    = 13
-)
-
-// DefaultEpoch is the epoch of the default layout: 2025-01-01 00:00:00 UTC.
-var DefaultEpoch = time.Date(2025, time.January, 1, 0, 0, 0, 0, time.UTC)
-
 // Layout is a UID's bit layout, tick and epoch: all that reading an ID
 // needs. Its time field counts ticks (a second in Baidu's layouts, a
 // millisecond in Twitter's) since the epoch. It knows no clock and no
@@ -27,12 +14,12 @@ var DefaultEpoch = time.Date(2025, time.January, 1, 0, 0, 0, 0, time.UTC)
 // as Baidu's defaults (28/22/13 bits from 2016-05-20, spent on 2024-11-20).
 //
 // A Layout is an immutable value, safe for concurrent use. Build one with
-// NewLayout, NewTickLayout, NamedLayout or DefaultLayout; the zero Layout
-// reads nothing meaningful.
+// NewLayout, NamedLayout or DefaultLayout; the zero Layout reads nothing
+// meaningful, and in a generator's Config means DefaultLayout.
 type Layout struct {
 	bits  *bits.Allocator
 	tick  time.Duration // at least a millisecond, and divides a second
-	epoch time.Time     // whole millisecond (whole second from NewLayout)
+	epoch time.Time     // whole millisecond
 	// epochSec and epochNsec are the epoch as Unix seconds and the
 	// nanoseconds after them, and perSecond the ticks in a second, so that
 	// a per-second layout's times are time.Unix(epochSec+delta, 0) exactly,
@@ -40,32 +27,16 @@ type Layout struct {
 	epochSec, epochNsec, perSecond int64
 }
 
-// NewLayout returns the layout of timeBits + workerBits + seqBits in
-// one-second ticks from epoch, truncated to the second. The widths must
-// each be at least 1 and fit, with the sign bit, in 64 bits; Baidu's
-// layouts fill all 64, and a layout of fewer keeps the bits above it zero
-// (see package bits). Otherwise the error wraps bits.ErrLayout and names the
-// widths. Any epoch is accepted: a layout only reads and packs numbers.
-func NewLayout(timeBits, workerBits, seqBits int, epoch time.Time) (Layout, error) {
-	return NewGeneLayout(timeBits, workerBits, seqBits, 0, epoch)
-}
-
-// NewGeneLayout is NewLayout with geneBits gene bits below the sequence: the
-// low bits that a generator's NextIDFor copies from a shard key.
-func NewGeneLayout(timeBits, workerBits, seqBits, geneBits int, epoch time.Time) (Layout, error) {
-	s := bits.Spec{TimeBits: timeBits, WorkerBits: workerBits, SeqBits: seqBits, GeneBits: geneBits}
-	return NewTickLayout(s, time.Second, epoch.Truncate(time.Second))
-}
-
-// NewTickLayout returns the layout s describes, whose time field counts
-// ticks of tick since epoch, truncated to the millisecond: Twitter's
-// layouts count milliseconds from 1288834974657 ms, sonyflake's 10 ms from
-// 2025-01-01, and NewLayout's are NewTickLayout's with a tick of a second.
-// The tick must be at least a millisecond and divide a second (1 ms, 10 ms,
-// 250 ms, 1 s, ...), or the error wraps ErrTick and names it; a bad s is an
-// error wrapping bits.ErrLayout, as from bits.New. Any epoch is
-// accepted. Both generators make IDs in it through their Config's Layout.
-func NewTickLayout(s bits.Spec, tick time.Duration, epoch time.Time) (Layout, error) {
+// NewLayout returns the layout s describes, whose time field counts ticks
+// of tick since epoch, truncated to the millisecond: Baidu's layouts count
+// seconds from a date, Twitter's milliseconds from 1288834974657 ms, and
+// sonyflake's 10 ms from 2025-01-01. The tick must be at least a millisecond
+// and divide a second (1 ms, 10 ms, 250 ms, 1 s, ...), or the error wraps
+// ErrTick and names it; a bad s is an error wrapping bits.ErrLayout that
+// names the widths and the limit, as from bits.New. Any epoch is accepted:
+// a layout only reads and packs numbers. Both generators make IDs in it
+// through their Config's Layout.
+func NewLayout(s bits.Spec, tick time.Duration, epoch time.Time) (Layout, error) {
 	if tick < time.Millisecond || time.Second%tick != 0 {
 		return Layout{}, fmt.Errorf("%w: %v: must be at least 1ms and divide 1s", ErrTick, tick)
 	}
@@ -78,12 +49,20 @@ func NewTickLayout(s bits.Spec, tick time.Duration, epoch time.Time) (Layout, er
 		perSecond: int64(time.Second / tick)}, nil
 }
 
-// DefaultLayout returns the layout of DefaultTimeBits, DefaultWorkerBits and
-// DefaultSeqBits from DefaultEpoch: what a generator's zero Config uses.
+// defaultLayout is DefaultLayout's, and NamedLayout's "uidgen".
+var defaultLayout = namedLayout{bits.Spec{TimeBits: 30, WorkerBits: 20, SeqBits: 13}, time.Second,
+	time.Date(2025, time.January, 1, 0, 0, 0, 0, time.UTC)}
+
+// DefaultLayout returns the layout a generator's zero Config uses, which
+// NamedLayout calls "uidgen": 1 sign + 30 time + 20 worker + 13 sequence
+// bits in seconds from 2025-01-01 00:00:00 UTC. 2^30 seconds is 34 years
+// (to January 2059); 2^20-1 worker IDs is a fleet of 1,000 processes each
+// restarting every ten days for 28 years; 2^13 = 8,192 IDs per second per
+// worker. The README shows the arithmetic.
 func DefaultLayout() Layout {
-	l, err := NewLayout(DefaultTimeBits, DefaultWorkerBits, DefaultSeqBits, DefaultEpoch)
+	l, err := defaultLayout.layout()
 	if err != nil {
-		panic(err) // the defaults are a valid layout; TestDefaultLayout holds them to it
+		panic(err) // the default is a valid layout; TestDefaultLayout holds it to it
 	}
 	return l
 }
@@ -92,12 +71,11 @@ func DefaultLayout() Layout {
 // Allocate and Parse.
 func (l Layout) Bits() *bits.Allocator { return l.bits }
 
-// Tick returns the unit of the time field: a second for NewLayout's
-// layouts.
+// Tick returns the unit of the time field: a second in Baidu's layouts.
 func (l Layout) Tick() time.Duration { return l.tick }
 
-// Epoch returns the instant the time field counts ticks from: to the
-// millisecond, and for NewLayout's layouts to the second.
+// Epoch returns the instant the time field counts ticks from, to the
+// millisecond.
 func (l Layout) Epoch() time.Time { return l.epoch }
 
 // RunsOut returns the first instant whose tick no longer fits the time

@@ -17,6 +17,9 @@ import (
 // baiduEpoch is the epoch of Baidu's defaults, 28/22/13 bits.
 var baiduEpoch = time.Date(2016, 5, 20, 0, 0, 0, 0, time.UTC)
 
+// baidu is the Spec of Baidu's defaults.
+var baidu = bits.Spec{TimeBits: 28, WorkerBits: 22, SeqBits: 13}
+
 // inUTC makes the local zone UTC for the test, as the Java that computed
 // the wanted strings ran with -Duser.timezone=UTC.
 func inUTC(t *testing.T) {
@@ -31,7 +34,7 @@ func inUTC(t *testing.T) {
 // javac 17 in UTC) computed for them.
 func TestParseBaiduDefaults(t *testing.T) {
 	inUTC(t)
-	l, err := uidgen.NewLayout(28, 22, 13, baiduEpoch)
+	l, err := uidgen.NewLayout(baidu, time.Second, baiduEpoch)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,22 +60,6 @@ func TestParseBaiduDefaults(t *testing.T) {
 	// 2016-05-20 + 2^28 s.
 	if got, want := l.RunsOut(), time.Date(2024, 11, 20, 21, 24, 16, 0, time.UTC); !got.Equal(want) {
 		t.Errorf("RunsOut = %v, want %v", got, want)
-	}
-}
-
-func TestNewLayoutRejects(t *testing.T) {
-	for _, tt := range []struct {
-		time, worker, seq int
-		text              string
-	}{
-		{28, 22, 14, "time 28 + worker 22 + sequence 14 bits = 65, more than 64"},
-		{0, 50, 13, "time 0, worker 50, sequence 13, gene 0 bits: each of the first three must be at least 1"},
-		{40, 0, 0, "worker 0"},
-	} {
-		l, err := uidgen.NewLayout(tt.time, tt.worker, tt.seq, baiduEpoch)
-		if !errors.Is(err, bits.ErrLayout) || !strings.Contains(err.Error(), tt.text) {
-			t.Errorf("NewLayout(%d, %d, %d) = %v, %v; want ErrLayout saying %q", tt.time, tt.worker, tt.seq, l, err, tt.text)
-		}
 	}
 }
 
@@ -145,7 +132,8 @@ func TestStatic(t *testing.T) {
 // string; a Baidu layout's string stays byte for byte Baidu's.
 func TestGeneLayout(t *testing.T) {
 	inUTC(t)
-	l, err := uidgen.NewGeneLayout(31, 8, 13, 1, time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC))
+	l, err := uidgen.NewLayout(bits.Spec{TimeBits: 31, WorkerBits: 8, SeqBits: 13, GeneBits: 1}, time.Second,
+		time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -215,7 +203,7 @@ func TestNamedLayouts(t *testing.T) {
 		{"sonyflake-v1", 39, 16, 8, true, false, 10 * time.Millisecond, time.Date(2014, 9, 1, 0, 0, 0, 0, time.UTC),
 			time.UnixMilli(time.Date(2014, 9, 1, 0, 0, 0, 0, time.UTC).UnixMilli() + 10<<39)},
 		{"twitter", 41, 10, 12, false, false, time.Millisecond, twitter, twitter.Add(1 << 41 * time.Millisecond)},
-		{"uidgen", 30, 20, 13, false, false, time.Second, uidgen.DefaultEpoch, time.Date(2059, 1, 10, 13, 37, 4, 0, time.UTC)},
+		{"uidgen", 30, 20, 13, false, false, time.Second, time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(2059, 1, 10, 13, 37, 4, 0, time.UTC)},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			l, err := uidgen.NamedLayout(tt.name)
@@ -253,7 +241,7 @@ func TestNamedLayoutUnknown(t *testing.T) {
 	}
 }
 
-func TestNewTickLayoutRejects(t *testing.T) {
+func TestNewLayoutRejects(t *testing.T) {
 	twitter := bits.Spec{TimeBits: 41, WorkerBits: 10, SeqBits: 12}
 	for _, tt := range []struct {
 		spec bits.Spec
@@ -266,24 +254,25 @@ func TestNewTickLayoutRejects(t *testing.T) {
 		{twitter, 0, uidgen.ErrTick, "0s: must be at least 1ms"},
 		{twitter, -time.Second, uidgen.ErrTick, "-1s: must be at least 1ms"},
 		{twitter, 2 * time.Second, uidgen.ErrTick, "2s: must be at least 1ms and divide 1s"},
-		{bits.Spec{TimeBits: 42, WorkerBits: 10, SeqBits: 12}, time.Millisecond, bits.ErrLayout, "= 65, more than 64"},
+		{bits.Spec{TimeBits: 42, WorkerBits: 10, SeqBits: 12}, time.Millisecond, bits.ErrLayout, "time 42 + worker 10 + sequence 12 bits = 65, more than 64"},
+		{bits.Spec{TimeBits: 0, WorkerBits: 50, SeqBits: 13}, time.Second, bits.ErrLayout, "time 0, worker 50, sequence 13, gene 0 bits: each of the first three must be at least 1"},
+		{bits.Spec{TimeBits: 40}, time.Second, bits.ErrLayout, "worker 0"},
 		{bits.Spec{TimeBits: 41, WorkerBits: 10, SeqBits: 12, NoSignBit: true}, time.Millisecond, bits.ErrLayout, "= 63, want exactly 64"},
 	} {
-		l, err := uidgen.NewTickLayout(tt.spec, tt.tick, time.UnixMilli(1288834974657))
+		l, err := uidgen.NewLayout(tt.spec, tt.tick, time.UnixMilli(1288834974657))
 		if !errors.Is(err, tt.want) || !strings.Contains(err.Error(), tt.text) {
-			t.Errorf("NewTickLayout(%+v, %v) = %v, %v; want %v saying %q", tt.spec, tt.tick, l, err, tt.want, tt.text)
+			t.Errorf("NewLayout(%+v, %v) = %v, %v; want %v saying %q", tt.spec, tt.tick, l, err, tt.want, tt.text)
 		}
 	}
 }
 
 // TestTickLayout: a layout of 10 ms ticks and a millisecond epoch reads the
-// time to the tick, prints it to the millisecond, and NewLayout's layouts
-// keep a tick of a second and Baidu's string.
+// time to the tick and prints it to the millisecond.
 func TestTickLayout(t *testing.T) {
 	inUTC(t)
 	epoch := time.Date(2020, 1, 1, 0, 0, 0, 123e6, time.UTC) // not a whole second, and before 1970 below
 	for _, e := range []time.Time{epoch, time.Date(1969, 12, 31, 23, 59, 59, 123e6, time.UTC)} {
-		l, err := uidgen.NewTickLayout(bits.Spec{TimeBits: 39, WorkerBits: 16, SeqBits: 8, SeqAboveWorker: true}, 10*time.Millisecond, e.Add(456*time.Microsecond))
+		l, err := uidgen.NewLayout(bits.Spec{TimeBits: 39, WorkerBits: 16, SeqBits: 8, SeqAboveWorker: true}, 10*time.Millisecond, e.Add(456*time.Microsecond))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -300,10 +289,6 @@ func TestTickLayout(t *testing.T) {
 			t.Errorf("ParseUID = %s, want %s", got, want)
 		}
 	}
-	l, err := uidgen.NewLayout(28, 22, 13, baiduEpoch.Add(1500*time.Millisecond))
-	if err != nil || l.Tick() != time.Second || !l.Epoch().Equal(baiduEpoch.Add(time.Second)) {
-		t.Errorf("NewLayout = %v (tick %v), %v; want 1s ticks from the epoch truncated to the second", l, l.Tick(), err)
-	}
 }
 
 // TestTickOf: TickOf and TimeOf are each other's inverse to the tick, before
@@ -311,7 +296,7 @@ func TestTickLayout(t *testing.T) {
 func TestTickOf(t *testing.T) {
 	epoch := time.UnixMilli(1288834974657)
 	for _, tick := range []time.Duration{time.Millisecond, 10 * time.Millisecond, time.Second} {
-		l, err := uidgen.NewTickLayout(bits.Spec{TimeBits: 41, WorkerBits: 10, SeqBits: 12}, tick, epoch)
+		l, err := uidgen.NewLayout(bits.Spec{TimeBits: 41, WorkerBits: 10, SeqBits: 12}, tick, epoch)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,13 +10,14 @@ import (
 	"github.com/seed4d941b13/uidgen/bits"
 )
 
-// namedLayout is what NewTickLayout needs to build one of the named
-// layouts.
+// namedLayout is what NewLayout needs to build one of the named layouts.
 type namedLayout struct {
 	spec  bits.Spec
 	tick  time.Duration
 	epoch time.Time
 }
+
+func (n namedLayout) layout() (Layout, error) { return NewLayout(n.spec, n.tick, n.epoch) }
 
 // namedLayouts are the layouts of the Snowflakes whose IDs uidgen reads
 // under their own names, each with where its numbers come from.
@@ -57,7 +58,7 @@ var namedLayouts = map[string]namedLayout{
 	// (2019-12-25 00:00 in UTC+8).
 	"cosid": {bits.Spec{TimeBits: 41, WorkerBits: 10, SeqBits: 12}, time.Millisecond, time.UnixMilli(1577203200000)},
 	// This library's DefaultLayout.
-	"uidgen": {bits.Spec{TimeBits: DefaultTimeBits, WorkerBits: DefaultWorkerBits, SeqBits: DefaultSeqBits}, time.Second, DefaultEpoch},
+	"uidgen": defaultLayout,
 }
 
 // NamedLayout returns the layout of the Snowflake called name, one of
@@ -70,7 +71,7 @@ func NamedLayout(name string) (Layout, error) {
 	if !ok {
 		return Layout{}, fmt.Errorf("%w %q: known are %s", ErrUnknownLayout, name, strings.Join(LayoutNames(), ", "))
 	}
-	return NewTickLayout(n.spec, n.tick, n.epoch)
+	return n.layout()
 }
 
 // LayoutNames returns the names NamedLayout knows, sorted.

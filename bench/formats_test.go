@@ -13,7 +13,7 @@ import (
 	"github.com/seed4d941b13/uidgen/defaultgen"
 )
 
-// The peers' layouts built field by field with uidgen.NewTickLayout, beside
+// The peers' layouts built field by field with uidgen.NewLayout, beside
 // the named ones, so that the order, widths, tick and epoch of both are held
 // to the peers' own decoders.
 var (
@@ -48,7 +48,7 @@ func TestUidgenReadsBwmarrin(t *testing.T) {
 // and reads them with bwmarrin's ParseInt64: the node, step and millisecond
 // come back, so the fields lie where bwmarrin looks for them.
 func TestBwmarrinReadsUidgen(t *testing.T) {
-	built, err := uidgen.NewTickLayout(bwmarrinSpec, time.Millisecond, time.UnixMilli(snowflake.Epoch))
+	built, err := uidgen.NewLayout(bwmarrinSpec, time.Millisecond, time.UnixMilli(snowflake.Epoch))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +104,7 @@ func TestUidgenReadsSonyflake(t *testing.T) {
 // the sequence above the machine, and reads them with sonyflake's Decompose
 // and ToTime; sonyflake's Compose of the same fields is the same ID.
 func TestSonyflakeReadsUidgen(t *testing.T) {
-	built, err := uidgen.NewTickLayout(sonyflakeSpec, 10*time.Millisecond, time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC))
+	built, err := uidgen.NewLayout(sonyflakeSpec, 10*time.Millisecond, time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -88,7 +88,7 @@ func BenchmarkPaddedSlotsParallel(b *testing.B) {
 func BenchmarkDefaultgen(b *testing.B) {
 	b.ReportAllocs()
 	g, err := defaultgen.New(b.Context(), defaultgen.Config{
-		Assigner: uidgen.Static(1), Clock: clocktest.New(uidgen.DefaultEpoch.Add(time.Hour)),
+		Assigner: uidgen.Static(1), Clock: clocktest.New(uidgen.DefaultLayout().Epoch().Add(time.Hour)),
 	})
 	if err != nil {
 		b.Fatal(err)

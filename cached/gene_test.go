@@ -15,7 +15,7 @@ import (
 func geneConfig() Config {
 	return Config{
 		TimeBits: 30, WorkerBits: 10, SeqBits: 13, GeneBits: 10,
-		Clock: clocktest.New(uidgen.DefaultEpoch.Add(time.Hour)),
+		Clock: clocktest.New(uidgen.DefaultLayout().Epoch().Add(time.Hour)),
 	}
 }
 

@@ -92,7 +92,7 @@ type Config struct {
 
 	// Layout, where set, is the IDs' layout in place of the widths,
 	// GeneBits and Epoch, which must then be zero: a peer's layout by name
-	// (uidgen.NamedLayout("twitter")) or any uidgen.NewTickLayout, whose
+	// (uidgen.NamedLayout("twitter")) or any uidgen.NewLayout, whose
 	// tick may be shorter than a second and whose sequence may sit above
 	// the worker. Every other field keeps its meaning in the layout's
 	// ticks: a tick's sequence, a tick borrowed ahead, a lease reserving

@@ -180,7 +180,7 @@ func TestClose(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		const padder = "github.com/seed4d941b13/uidgen/padding.(*Executor).run"
 		before := leaktest.Running(padder)
-		g := newGenerator(t, Config{Clock: clocktest.New(uidgen.DefaultEpoch.Add(time.Hour))})
+		g := newGenerator(t, Config{Clock: clocktest.New(uidgen.DefaultLayout().Epoch().Add(time.Hour))})
 		synctest.Wait() // the goroutine has started and blocks
 		if now := leaktest.Running(padder); now != before+1 {
 			t.Fatalf("%d padding goroutines after New, %d before", now, before)
@@ -212,7 +212,7 @@ func TestClose(t *testing.T) {
 // clock that reads the given second.
 func timeFixture(t *testing.T, second int64) (*Generator, *clocktest.Clock) {
 	schemetest.WholeSeconds(t)
-	clock := clocktest.New(uidgen.DefaultEpoch.Add(time.Duration(second) * time.Second))
+	clock := clocktest.New(uidgen.DefaultLayout().Epoch().Add(time.Duration(second) * time.Second))
 	g := newGenerator(t, Config{TimeBits: 10, WorkerBits: 40, SeqBits: 13, Clock: clock, BoostPower: 1})
 	return g, clock
 }
@@ -309,7 +309,7 @@ func TestAheadInTicks(t *testing.T) {
 func TestStatsAfterNew(t *testing.T) {
 	schemetest.WholeSeconds(t)
 	synctest.Test(t, func(t *testing.T) {
-		g := newGenerator(t, Config{Clock: clocktest.New(uidgen.DefaultEpoch.Add(time.Hour))})
+		g := newGenerator(t, Config{Clock: clocktest.New(uidgen.DefaultLayout().Epoch().Add(time.Hour))})
 		want := Stats{Size: 1 << 16, Available: 1 << 16, PadRuns: 1, Ahead: 7 * time.Second}
 		if s := g.Stats(); s != want {
 			t.Fatalf("Stats = %+v, want %+v", s, want)
@@ -331,7 +331,7 @@ func TestPadderTicks(t *testing.T) {
 	} {
 		t.Run(fmt.Sprint(tt.maxLag), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				g := newGenerator(t, Config{MaxLag: tt.maxLag, Clock: clocktest.New(uidgen.DefaultEpoch.Add(time.Hour))})
+				g := newGenerator(t, Config{MaxLag: tt.maxLag, Clock: clocktest.New(uidgen.DefaultLayout().Epoch().Add(time.Hour))})
 				time.Sleep(10*time.Second + time.Millisecond)
 				synctest.Wait()
 				if s := g.Stats(); s.PadRuns != tt.runs {
@@ -364,7 +364,7 @@ func TestMemory(t *testing.T) {
 // at sequence 0; the padder leaves it out of that second.
 func TestNeverUIDZero(t *testing.T) {
 	schemetest.WholeSeconds(t)
-	g := newGenerator(t, Config{Assigner: uidgen.Static(0), Clock: clocktest.New(uidgen.DefaultEpoch)})
+	g := newGenerator(t, Config{Assigner: uidgen.Static(0), Clock: clocktest.New(uidgen.DefaultLayout().Epoch())})
 	ids := make([]int64, 8192)
 	if _, err := g.NextIDs(ids); err != nil {
 		t.Fatal(err)
@@ -372,7 +372,7 @@ func TestNeverUIDZero(t *testing.T) {
 	if ids[0] != 1 {
 		t.Fatalf("first UID %d, want 1: sequence 0 of second 0 is UID 0", ids[0])
 	}
-	if p := g.Layout().Parse(ids[8191]); p.Sequence != 0 || p.Time.Unix() != uidgen.DefaultEpoch.Unix()+1 {
+	if p := g.Layout().Parse(ids[8191]); p.Sequence != 0 || p.Time.Unix() != g.Layout().Epoch().Unix()+1 {
 		t.Fatalf("8192nd UID %+v, want sequence 0 of the next second", p)
 	}
 	idtest.Check(t, g, [][]int64{ids})

@@ -17,7 +17,7 @@ import (
 )
 
 // leaseStart is the clock's second in the lease tests, as Unix seconds.
-var leaseStart = uidgen.DefaultEpoch.Add(time.Hour)
+var leaseStart = uidgen.DefaultLayout().Epoch().Add(time.Hour)
 
 // unix returns the Unix second of uid's time.
 func unix(g *Generator, uid int64) int64 { return g.Layout().Parse(uid).Time.Unix() }
@@ -226,7 +226,7 @@ func TestLeasedTicks(t *testing.T) {
 	schemetest.WholeSeconds(t)
 	synctest.Test(t, func(t *testing.T) {
 		epoch := time.UnixMilli(1288834974657)
-		layout, err := uidgen.NewTickLayout(bits.Spec{TimeBits: 41, WorkerBits: 10, SeqBits: 2}, time.Millisecond, epoch)
+		layout, err := uidgen.NewLayout(bits.Spec{TimeBits: 41, WorkerBits: 10, SeqBits: 2}, time.Millisecond, epoch)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -19,7 +19,7 @@ const perSecond = 16
 // seconds, worker 5, on a stopped clock that reads the given second.
 func smallFixture(t *testing.T, second int64, boost int) (*Generator, *clocktest.Clock) {
 	schemetest.WholeSeconds(t)
-	clock := clocktest.New(uidgen.DefaultEpoch.Add(time.Duration(second) * time.Second))
+	clock := clocktest.New(uidgen.DefaultLayout().Epoch().Add(time.Duration(second) * time.Second))
 	g := newGenerator(t, Config{TimeBits: 30, WorkerBits: 29, SeqBits: 4, Clock: clock, BoostPower: boost, Assigner: uidgen.Static(5)})
 	return g, clock
 }
@@ -55,7 +55,7 @@ func TestSecondsFromTheClock(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if p := g.Layout().Parse(id); p.Time.Unix()-uidgen.DefaultEpoch.Unix() != 100 || p.Sequence != 0 || p.WorkerID != 5 {
+		if p := g.Layout().Parse(id); p.Time.Unix()-g.Layout().Epoch().Unix() != 100 || p.Sequence != 0 || p.WorkerID != 5 {
 			t.Fatalf("first ID %+v, want second 100, sequence 0, worker 5", p)
 		}
 	})
@@ -101,7 +101,7 @@ func TestClockSteppedBack(t *testing.T) {
 			t.Fatalf("%+v: with the clock an hour back, want over 3600 seconds ahead", s)
 		}
 		clock.Advance(2 * time.Hour)
-		second := func(uid int64) int64 { return g.Layout().Parse(uid).Time.Unix() - uidgen.DefaultEpoch.Unix() }
+		second := func(uid int64) int64 { return g.Layout().Parse(uid).Time.Unix() - g.Layout().Epoch().Unix() }
 		for second(prev) < 5000+3600 {
 			prev = takeIncreasing(t, g, perSecond, prev)
 			synctest.Wait()
@@ -121,7 +121,7 @@ func TestClockSteppedBack(t *testing.T) {
 func TestBurstWastesNoSecond(t *testing.T) {
 	burst := int64(sizetest.Pick(2_000_000, 300_000))
 	synctest.Test(t, func(t *testing.T) {
-		clock := clocktest.New(uidgen.DefaultEpoch.Add(1000 * time.Second))
+		clock := clocktest.New(uidgen.DefaultLayout().Epoch().Add(1000 * time.Second))
 		g := newGenerator(t, Config{Clock: clock})
 		perSecond := g.Layout().Bits().MaxSequence() + 1
 		size := g.Stats().Size

@@ -23,7 +23,7 @@ import (
 
 // start is where the fake clocks start: 0.3 s into a second, a year after
 // the default epoch.
-var start = uidgen.DefaultEpoch.AddDate(1, 0, 0).Add(300 * time.Millisecond)
+var start = uidgen.DefaultLayout().Epoch().AddDate(1, 0, 0).Add(300 * time.Millisecond)
 
 func newGen(t *testing.T, cfg defaultgen.Config) *defaultgen.Generator {
 	t.Helper()
@@ -286,7 +286,7 @@ func TestParseUIDIsBaidusString(t *testing.T) {
 // at sequence 0; that one UID is skipped, in that second only.
 func TestNeverUIDZero(t *testing.T) {
 	schemetest.WholeSeconds(t)
-	clock := clocktest.New(uidgen.DefaultEpoch)
+	clock := clocktest.New(uidgen.DefaultLayout().Epoch())
 	g := newGen(t, defaultgen.Config{Assigner: uidgen.Static(0), Clock: clock, TimeBits: 40, WorkerBits: 15, SeqBits: 8})
 	ids, err := idtest.Collect(1, 255+256, g.NextID)
 	if err != nil {
@@ -295,7 +295,7 @@ func TestNeverUIDZero(t *testing.T) {
 	if ids[0][0] != 1 {
 		t.Fatalf("first UID %d, want 1: sequence 0 of second 0 is UID 0", ids[0][0])
 	}
-	if next := g.Layout().Parse(ids[0][255]); next.Sequence != 0 || next.Time.Unix() != uidgen.DefaultEpoch.Unix()+1 {
+	if next := g.Layout().Parse(ids[0][255]); next.Sequence != 0 || next.Time.Unix() != g.Layout().Epoch().Unix()+1 {
 		t.Fatalf("256th UID %+v, want sequence 0 of the next second", next)
 	}
 	idtest.Check(t, g, ids)

@@ -20,7 +20,7 @@ import (
 )
 
 // start is where the fake clocks start: a year after the default epoch.
-var start = uidgen.DefaultEpoch.AddDate(1, 0, 0)
+var start = uidgen.DefaultLayout().Epoch().AddDate(1, 0, 0)
 
 // gather registers c with a pedantic registry, which checks that what
 // Collect sends matches what Describe promised, and returns each metric's
@@ -101,7 +101,7 @@ func TestCached(t *testing.T) {
 	if got := names(before); !slices.Equal(got, want(everyGenerator, ring)) {
 		t.Fatalf("metrics %v, want %v", got, want(everyGenerator, ring))
 	}
-	runsOut := float64(uidgen.DefaultEpoch.Add(1 << 30 * time.Second).Unix())
+	runsOut := float64(uidgen.DefaultLayout().Epoch().Add(1 << 30 * time.Second).Unix())
 	for name, v := range map[string]float64{
 		"uidgen_ids_total": 0, "uidgen_worker_id": 42, "uidgen_ring_size": 1 << 16, "uidgen_ring_available": 1 << 16,
 		"uidgen_padder_runs_total": 1, "uidgen_ahead_seconds": 7, "uidgen_time_exhausted_timestamp_seconds": runsOut,

@@ -29,7 +29,7 @@
 // Two types, not one with two constructors: one formats values it is given
 // and cannot fail after NewSnowflake; the other owns database state and
 // goroutines, fails as a database does, and must be closed. Snowflake takes
-// its three inputs as arguments, as uidgen.NewTickLayout does, for none has
+// its three inputs as arguments, as uidgen.NewLayout does, for none has
 // a default but the zone; Segment takes a segment.Config as it is, so that
 // its tag table, ranges and logger are configured as segment's are.
 //

@@ -209,15 +209,16 @@ func TestNewSnowflakeErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	twitter := named(t, "twitter")
-	gene, err := uidgen.NewGeneLayout(31, 8, 13, 4, uidgen.DefaultEpoch)
+	epoch := uidgen.DefaultLayout().Epoch()
+	gene, err := uidgen.NewLayout(bits.Spec{TimeBits: 31, WorkerBits: 8, SeqBits: 13, GeneBits: 4}, time.Second, epoch)
 	if err != nil {
 		t.Fatal(err)
 	}
-	quarter, err := uidgen.NewTickLayout(bits.Spec{TimeBits: 41, WorkerBits: 10, SeqBits: 12}, time.Second/16, uidgen.DefaultEpoch)
+	quarter, err := uidgen.NewLayout(bits.Spec{TimeBits: 41, WorkerBits: 10, SeqBits: 12}, time.Second/16, epoch)
 	if err != nil {
 		t.Fatal(err)
 	}
-	long, err := uidgen.NewLayout(41, 10, 12, uidgen.DefaultEpoch) // seconds for 69,000 years
+	long, err := uidgen.NewLayout(bits.Spec{TimeBits: 41, WorkerBits: 10, SeqBits: 12}, time.Second, epoch) // seconds for 69,000 years
 	if err != nil {
 		t.Fatal(err)
 	}

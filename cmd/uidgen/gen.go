@@ -88,7 +88,7 @@ func runGen(args []string, stdout, stderr io.Writer, store leaseStore) error {
 		if err != nil {
 			return fmt.Errorf("%w: -key %q is not a 64-bit integer", ErrUsage, *key)
 		}
-		if cfg.GeneBits == 0 {
+		if cfg.Layout.Bits().Spec().GeneBits == 0 {
 			return fmt.Errorf("%w: -key needs -gene-bits: the key goes in the gene bits", ErrUsage)
 		}
 		next = func() (int64, error) { return g.nextFor(k) }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/seed4d941b13/uidgen"
+	"github.com/seed4d941b13/uidgen/bits"
 	"github.com/seed4d941b13/uidgen/defaultgen"
 )
 
@@ -21,31 +22,25 @@ type layoutFlags struct {
 
 func (l *layoutFlags) register(fs *flag.FlagSet) {
 	l.fs = fs
+	d := uidgen.DefaultLayout()
+	s := d.Bits().Spec()
 	fs.StringVar(&l.name, "layout", "", "a named layout in place of the layout flags below\n(uidgen layouts lists them: twitter, bwmarrin, sonyflake, discord, ...)")
-	fs.IntVar(&l.timeBits, "time-bits", uidgen.DefaultTimeBits, "bits of delta seconds")
-	fs.IntVar(&l.workerBits, "worker-bits", uidgen.DefaultWorkerBits, "bits of worker ID")
-	fs.IntVar(&l.seqBits, "seq-bits", uidgen.DefaultSeqBits, "bits of sequence within a second")
+	fs.IntVar(&l.timeBits, "time-bits", s.TimeBits, "bits of delta seconds")
+	fs.IntVar(&l.workerBits, "worker-bits", s.WorkerBits, "bits of worker ID")
+	fs.IntVar(&l.seqBits, "seq-bits", s.SeqBits, "bits of sequence within a second")
 	fs.IntVar(&l.geneBits, "gene-bits", 0, "bits of gene below the sequence, copied from a shard key (0: Baidu's layout)")
-	fs.StringVar(&l.epoch, "epoch", uidgen.DefaultEpoch.Format(time.DateOnly),
+	fs.StringVar(&l.epoch, "epoch", d.Epoch().Format(time.DateOnly),
 		"epoch, as YYYY-MM-DD (midnight UTC) or RFC 3339")
 }
 
 // config returns the generator config the flags describe, with the worker
-// ID from src: the fields both generators' Configs share. A named layout
-// goes in Config.Layout, the layout flags in the widths and Epoch.
+// ID from src: the fields both generators' Configs share.
 func (l *layoutFlags) config(src idSource) (defaultgen.Config, error) {
-	cfg := defaultgen.Config{Assigner: src.assigner, Leaser: src.leaser}
-	if l.name != "" {
-		layout, err := l.layout()
-		cfg.Layout = layout
-		return cfg, err
-	}
-	epoch, err := parseEpoch(l.epoch)
+	layout, err := l.layout()
 	if err != nil {
 		return defaultgen.Config{}, err
 	}
-	cfg.TimeBits, cfg.WorkerBits, cfg.SeqBits, cfg.GeneBits, cfg.Epoch = l.timeBits, l.workerBits, l.seqBits, l.geneBits, epoch
-	return cfg, nil
+	return defaultgen.Config{Layout: layout, Assigner: src.assigner, Leaser: src.leaser}, nil
 }
 
 // layout returns the layout the flags describe, for reading IDs: no clock,
@@ -66,7 +61,8 @@ func (l *layoutFlags) layout() (uidgen.Layout, error) {
 	if err != nil {
 		return uidgen.Layout{}, err
 	}
-	layout, err := uidgen.NewGeneLayout(l.timeBits, l.workerBits, l.seqBits, l.geneBits, epoch)
+	s := bits.Spec{TimeBits: l.timeBits, WorkerBits: l.workerBits, SeqBits: l.seqBits, GeneBits: l.geneBits}
+	layout, err := uidgen.NewLayout(s, time.Second, epoch)
 	if err != nil {
 		return uidgen.Layout{}, callerError{err}
 	}

@@ -70,9 +70,7 @@ func TestStatusPage(t *testing.T) {
 // two loads at least minRateWindow apart, over the time between them, and
 // the page says which window.
 func TestStatusRate(t *testing.T) {
-	g, err := openContender("cached", defaultgen.Config{
-		TimeBits: uidgen.DefaultTimeBits, WorkerBits: uidgen.DefaultWorkerBits, SeqBits: uidgen.DefaultSeqBits, Assigner: uidgen.Static(3),
-	})
+	g, err := openContender("cached", defaultgen.Config{Assigner: uidgen.Static(3)})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/seed4d941b13/uidgen"
+	"github.com/seed4d941b13/uidgen/bits"
 	"github.com/seed4d941b13/uidgen/defaultgen"
 	"github.com/seed4d941b13/uidgen/internal/dbtest"
 	"github.com/seed4d941b13/uidgen/internal/fleettest"
@@ -339,10 +340,7 @@ func TestServeUniqueUnderLoad(t *testing.T) {
 	requests := sizetest.Pick(300, 50)
 	// 16 sequence bits: 65,536 IDs a second, so that the default generator
 	// hands out the 80,000 or so IDs in about a second.
-	layout, err := uidgen.NewLayout(36, 11, 16, uidgen.DefaultEpoch)
-	if err != nil {
-		t.Fatal(err)
-	}
+	layout := idtest.Layout(t, bits.Spec{TimeBits: 36, WorkerBits: 11, SeqBits: 16})
 	for _, c := range contenders {
 		t.Run(c.name, func(t *testing.T) {
 			s := startServer(t, "-worker", "9", "-generator", c.name, "-time-bits", "36", "-worker-bits", "11", "-seq-bits", "16")
@@ -418,7 +416,7 @@ func TestServeShutdownFinishesInFlight(t *testing.T) {
 			if err != nil || len(ids) != 600 {
 				t.Fatalf("the request in flight got %d IDs (%v), want 600", len(ids), err)
 			}
-			layout, _ := uidgen.NewLayout(40, 15, 8, uidgen.DefaultEpoch)
+			layout := idtest.Layout(t, bits.Spec{TimeBits: 40, WorkerBits: 15, SeqBits: 8})
 			idtest.Check(t, idtest.As(layout, 5), [][]int64{ids})
 			if _, err := s.try("GET", "/id"); err == nil {
 				t.Fatalf("GET /id after exit: answered")
@@ -512,9 +510,7 @@ func (w *discard) WriteHeader(int)             {}
 // size: the work serve adds to a request, beside what a request costs
 // over the network (bench/RESULTS.md).
 func BenchmarkHandlerID(b *testing.B) {
-	g, err := openContender("cached", defaultgen.Config{
-		TimeBits: uidgen.DefaultTimeBits, WorkerBits: uidgen.DefaultWorkerBits, SeqBits: uidgen.DefaultSeqBits, Assigner: uidgen.Static(1),
-	})
+	g, err := openContender("cached", defaultgen.Config{Assigner: uidgen.Static(1)})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/seed4d941b13/uidgen"
+	"github.com/seed4d941b13/uidgen/bits"
 )
 
 // childArgsEnv, when set, makes the test binary act as the command with
@@ -126,7 +127,8 @@ func (l Layout) uid(t testing.TB) uidgen.Layout {
 	if sum := l.TimeBits + l.WorkerBits + l.SeqBits; sum != 63 {
 		t.Fatalf("layout %+v has %d bits, want 63", l, sum)
 	}
-	layout, err := uidgen.NewLayout(l.TimeBits, l.WorkerBits, l.SeqBits, uidgen.DefaultEpoch)
+	s := bits.Spec{TimeBits: l.TimeBits, WorkerBits: l.WorkerBits, SeqBits: l.SeqBits}
+	layout, err := uidgen.NewLayout(s, time.Second, uidgen.DefaultLayout().Epoch())
 	if err != nil {
 		t.Fatal(err)
 	}

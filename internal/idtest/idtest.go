@@ -12,7 +12,27 @@ import (
 	"time"
 
 	"github.com/seed4d941b13/uidgen"
+	"github.com/seed4d941b13/uidgen/bits"
 )
+
+// Layout returns the layout of s in seconds from the default layout's
+// epoch, for a test that cares only for the widths, and fails t if s is
+// not a layout.
+func Layout(t testing.TB, s bits.Spec) uidgen.Layout {
+	t.Helper()
+	return LayoutFrom(t, s, uidgen.DefaultLayout().Epoch())
+}
+
+// LayoutFrom returns the layout of s in seconds from epoch, and fails t if
+// s is not a layout.
+func LayoutFrom(t testing.TB, s bits.Spec, epoch time.Time) uidgen.Layout {
+	t.Helper()
+	l, err := uidgen.NewLayout(s, time.Second, epoch)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l
+}
 
 // Parser is what the checks need of a generator.
 type Parser interface {

@@ -123,13 +123,16 @@ func (p Params) layout() (uidgen.Layout, error) {
 		}
 		return p.Layout, nil
 	}
+	d := uidgen.DefaultLayout()
 	if p.TimeBits == 0 && p.WorkerBits == 0 && p.SeqBits == 0 {
-		p.TimeBits, p.WorkerBits, p.SeqBits = uidgen.DefaultTimeBits, uidgen.DefaultWorkerBits, uidgen.DefaultSeqBits
+		s := d.Bits().Spec()
+		p.TimeBits, p.WorkerBits, p.SeqBits = s.TimeBits, s.WorkerBits, s.SeqBits
 	}
 	if p.Epoch.IsZero() {
-		p.Epoch = uidgen.DefaultEpoch
+		p.Epoch = d.Epoch()
 	}
-	return uidgen.NewGeneLayout(p.TimeBits, p.WorkerBits, p.SeqBits, p.GeneBits, p.Epoch)
+	s := bits.Spec{TimeBits: p.TimeBits, WorkerBits: p.WorkerBits, SeqBits: p.SeqBits, GeneBits: p.GeneBits}
+	return uidgen.NewLayout(s, time.Second, p.Epoch.Truncate(time.Second))
 }
 
 // setAfter makes the first tick the one after the tick of after, an ID of

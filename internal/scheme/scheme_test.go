@@ -38,7 +38,7 @@ func TestRandomFirstSequence(t *testing.T) {
 // stopped at now.
 func tickScheme(t *testing.T, now time.Time, after int64) *Scheme {
 	t.Helper()
-	layout, err := uidgen.NewTickLayout(bits.Spec{TimeBits: 39, WorkerBits: 16, SeqBits: 8, SeqAboveWorker: true},
+	layout, err := uidgen.NewLayout(bits.Spec{TimeBits: 39, WorkerBits: 16, SeqBits: 8, SeqAboveWorker: true},
 		10*time.Millisecond, time.UnixMilli(1288834974657))
 	if err != nil {
 		t.Fatal(err)
