@@ -9,9 +9,11 @@ import (
 	"golang.org/x/sys/cpu"
 
 	"github.com/seed4d941b13/uidgen"
+	"github.com/seed4d941b13/uidgen/bits"
 	"github.com/seed4d941b13/uidgen/defaultgen"
 	"github.com/seed4d941b13/uidgen/internal/benchtest"
 	"github.com/seed4d941b13/uidgen/internal/clocktest"
+	"github.com/seed4d941b13/uidgen/internal/idtest"
 )
 
 // The baselines, from internal/benchtest, called through a func value as the
@@ -115,13 +117,15 @@ func BenchmarkNextID(b *testing.B) { benchSerial(b, benchGenerator(b, Config{}).
 
 func BenchmarkNextIDParallel(b *testing.B) { benchParallel(b, benchGenerator(b, Config{}).NextID) }
 
-// geneLayout is the default layout less 10 worker bits, given to the gene.
-var geneLayout = Config{TimeBits: 30, WorkerBits: 10, SeqBits: 13, GeneBits: 10}
+// benchGeneConfig has the default layout less 10 worker bits, given to the gene.
+func benchGeneConfig(b *testing.B) Config {
+	return Config{Layout: idtest.Layout(b, bits.Spec{TimeBits: 30, WorkerBits: 10, SeqBits: 13, GeneBits: 10})}
+}
 
 // BenchmarkNextIDFor takes IDs for shard keys on a layout with 10 gene bits:
 // NextID's take, and one mask of the key into the gene.
 func BenchmarkNextIDFor(b *testing.B) {
-	g := benchGenerator(b, geneLayout)
+	g := benchGenerator(b, benchGeneConfig(b))
 	var key int64
 	benchSerial(b, func() (int64, error) {
 		key++
@@ -131,7 +135,7 @@ func BenchmarkNextIDFor(b *testing.B) {
 
 // BenchmarkNextIDGene is NextID on the same gene layout: the padder puts
 // the spreading gene in, so a take costs what it costs without one.
-func BenchmarkNextIDGene(b *testing.B) { benchSerial(b, benchGenerator(b, geneLayout).NextID) }
+func BenchmarkNextIDGene(b *testing.B) { benchSerial(b, benchGenerator(b, benchGeneConfig(b)).NextID) }
 
 // BenchmarkNextIDs takes 256 IDs per call; ns/op is per ID.
 func BenchmarkNextIDs(b *testing.B) {

@@ -5,6 +5,8 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/seed4d941b13/uidgen"
+	"github.com/seed4d941b13/uidgen/bits"
 	"github.com/seed4d941b13/uidgen/internal/idtest"
 )
 
@@ -19,7 +21,7 @@ func lag(g *Generator, uid int64) int64 { return time.Now().Unix() - g.Layout().
 func TestFreshWhenIdle(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		start := time.Now()
-		g := newGenerator(t, Config{TimeBits: 30, WorkerBits: 29, SeqBits: 4, Epoch: start.AddDate(0, 0, -1)})
+		g := newGenerator(t, Config{Layout: idtest.LayoutFrom(t, bits.Spec{TimeBits: 30, WorkerBits: 29, SeqBits: 4}, start.AddDate(0, 0, -1))})
 		var ids []int64
 		take := func(every time.Duration, n int) {
 			for range n {
@@ -53,8 +55,8 @@ func TestFreshInBursts(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		start := time.Now()
 		g := newGenerator(t, Config{
-			TimeBits: 30, WorkerBits: 29, SeqBits: 4, BoostPower: 2, Epoch: start.AddDate(0, 0, -1),
-			MaxAhead: 3 * time.Second,
+			Layout:     idtest.LayoutFrom(t, bits.Spec{TimeBits: 30, WorkerBits: 29, SeqBits: 4}, start.AddDate(0, 0, -1)),
+			BoostPower: 2, MaxAhead: 3 * time.Second,
 		})
 		ids, err := idtest.Collect(4, 2000, func() (int64, error) {
 			if n := time.Since(start) / time.Second; n%20 == 19 {
@@ -84,7 +86,7 @@ func TestFreshInBursts(t *testing.T) {
 func TestSpread(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		start := time.Now()
-		g := newGenerator(t, Config{Epoch: start.AddDate(0, 0, -1)})
+		g := newGenerator(t, Config{Layout: idtest.LayoutFrom(t, uidgen.DefaultLayout().Bits().Spec(), start.AddDate(0, 0, -1))})
 		ids := make([]int64, 10_000)
 		for i := range ids {
 			time.Sleep(100 * time.Millisecond)

@@ -69,34 +69,14 @@ var errNextIDClosed = fmt.Errorf("cached: next ID: %w", uidgen.ErrClosed)
 // Config says how to build a Generator. Its zero value, but for Assigner or
 // Leaser, means the defaults.
 type Config struct {
-	// TimeBits, WorkerBits and SeqBits are the widths of the three fields of
-	// a UID; with the sign bit they add up to 64 in Baidu's layouts, and
-	// may add up to less (the bits above stay zero, so every ID is below
-	// 2^(TimeBits+WorkerBits+SeqBits+GeneBits)). All three zero means
-	// uidgen.DefaultTimeBits, DefaultWorkerBits and DefaultSeqBits;
-	// otherwise all three are taken as given.
-	TimeBits, WorkerBits, SeqBits int
-
-	// GeneBits is the width of the gene field below the sequence: the low
-	// bits that NextIDFor copies from a shard key, so that an ID lands on
-	// its key's shard of id % 2^GeneBits. Zero (the default) is Baidu's
-	// layout; with gene bits the widths may add up to less than 64 but not
-	// more, and all four are taken as given.
-	GeneBits int
-
-	// Epoch is the instant that delta seconds count from, truncated to the
-	// second. Zero means uidgen.DefaultEpoch. It must not be in the future,
-	// and the seconds since it must still fit the time bits. Layout, where
-	// set, brings its own.
-	Epoch time.Time
-
-	// Layout, where set, is the IDs' layout in place of the widths,
-	// GeneBits and Epoch, which must then be zero: a peer's layout by name
-	// (uidgen.NamedLayout("twitter")) or any uidgen.NewLayout, whose
-	// tick may be shorter than a second and whose sequence may sit above
-	// the worker. Every other field keeps its meaning in the layout's
-	// ticks: a tick's sequence, a tick borrowed ahead, a lease reserving
-	// the seconds its ticks fall in.
+	// Layout is the IDs' layout. Zero means uidgen.DefaultLayout(),
+	// 1+30+20+13 bits in seconds from 2025-01-01. Set it to a peer's layout
+	// by name (uidgen.NamedLayout("twitter")) or to any uidgen.NewLayout:
+	// other widths, gene bits for NextIDFor, a tick shorter than a second,
+	// the sequence above the worker. Its epoch must not be in the future,
+	// and the ticks since it must still fit its time bits. Every other
+	// field keeps its meaning in the layout's ticks: a tick's sequence, a
+	// tick borrowed ahead, a lease reserving the seconds its ticks fall in.
 	Layout uidgen.Layout
 
 	// After, where above 0, is an ID of an older generator that every ID
@@ -188,13 +168,11 @@ type Generator struct {
 // lease) under ctx, fills the ring, and starts the padding goroutine; Close
 // stops it. Every field is checked before the Assigner or Leaser is asked,
 // so a bad Config costs no worker ID. Errors start "cached: " and wrap:
-//   - bits.ErrLayout: the widths do not make a layout, or Layout is set
-//     together with them or Epoch;
 //   - uidgen.ErrNoAssigner: Assigner and Leaser are both nil;
 //   - uidgen.ErrAssignerAndLeaser: Assigner and Leaser are both set;
-//   - uidgen.ErrEpochInFuture: Epoch is after the clock's now;
-//   - uidgen.ErrTimeExhausted: the ticks since Epoch no longer fit TimeBits,
-//     or After is in the layout's last tick;
+//   - uidgen.ErrEpochInFuture: the layout's epoch is after the clock's now;
+//   - uidgen.ErrTimeExhausted: the ticks since the layout's epoch no longer
+//     fit its time bits, or After is in the layout's last tick;
 //   - uidgen.ErrAfter: After is negative;
 //   - ErrBoostPower: BoostPower is negative or makes the ring too large;
 //   - ringbuffer.ErrPaddingFactor: PaddingFactor is outside (0, 100);
@@ -249,8 +227,7 @@ func (cfg Config) check() (checked, error) {
 		ahead = -1 // Baidu's unbounded borrowing
 	}
 	s, err := scheme.New(scheme.Params{
-		TimeBits: cfg.TimeBits, WorkerBits: cfg.WorkerBits, SeqBits: cfg.SeqBits, GeneBits: cfg.GeneBits,
-		Epoch: cfg.Epoch, Layout: cfg.Layout, After: cfg.After,
+		Layout: cfg.Layout, After: cfg.After,
 		Assigner: cfg.Assigner, Leaser: cfg.Leaser, Clock: cfg.Clock, MaxAhead: ahead,
 	})
 	if err != nil {
@@ -322,7 +299,7 @@ func (g *Generator) NextID() (int64, error) {
 // uidgen.ErrNoGeneBits on a layout without gene bits.
 func (g *Generator) NextIDFor(key int64) (int64, error) {
 	if g.s.Bits().Spec().GeneBits == 0 {
-		return 0, fmt.Errorf("cached: next ID for key %d: %w: set Config.GeneBits", key, uidgen.ErrNoGeneBits)
+		return 0, fmt.Errorf("cached: next ID for key %d: %w: give Config.Layout gene bits", key, uidgen.ErrNoGeneBits)
 	}
 	if g.closed.Load() {
 		return 0, fmt.Errorf("cached: next ID for key %d: %w", key, uidgen.ErrClosed)

@@ -50,6 +50,10 @@ func TestNewRejects(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	baidu, err := uidgen.NamedLayout("baidu")
+	if err != nil {
+		t.Fatal(err)
+	}
 	now := clocktest.New(time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))
 	tests := []struct {
 		name string
@@ -60,15 +64,12 @@ func TestNewRejects(t *testing.T) {
 		{"no assigner or leaser", Config{}, uidgen.ErrNoAssigner, "Config.Assigner (uidgen.Static(id) for one process, a worker.NewDisposable for a fleet) or Config.Leaser"},
 		{"assigner and leaser", Config{Leaser: &leasetest.Leaser{ID: 1}}, uidgen.ErrAssignerAndLeaser,
 			"Config.Assigner *cached.countingAssigner and Config.Leaser *leasetest.Leaser are both set"},
-		{"bad layout", Config{TimeBits: 40, WorkerBits: 20, SeqBits: 13}, bits.ErrLayout, "= 74, more than 64"},
-		{"gene bits past 64", Config{GeneBits: 2}, bits.ErrLayout, "+ gene 2 bits = 66, more than 64"},
-		{"epoch in the future", Config{Epoch: time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC), Clock: now}, uidgen.ErrEpochInFuture, "epoch 2027-01-01"},
-		{"epoch spent", Config{TimeBits: 28, WorkerBits: 22, SeqBits: 13, Epoch: time.Date(2016, 5, 20, 0, 0, 0, 0, time.UTC), Clock: now},
-			uidgen.ErrTimeExhausted, "ran out at 2024-11-20 21:24:16 UTC"},
+		{"epoch in the future", Config{Layout: idtest.LayoutFrom(t, uidgen.DefaultLayout().Bits().Spec(), time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)), Clock: now},
+			uidgen.ErrEpochInFuture, "epoch 2027-01-01"},
+		{"epoch spent", Config{Layout: baidu, Clock: now}, uidgen.ErrTimeExhausted, "ran out at 2024-11-20 21:24:16 UTC"},
 		{"negative boost", Config{BoostPower: -1}, ErrBoostPower, "-1 with 13 sequence bits"},
 		{"ring too large", Config{BoostPower: 12}, ErrBoostPower, "2^25 slots"},
 		{"padding factor 100", Config{PaddingFactor: 100}, ringbuffer.ErrPaddingFactor, "100"},
-		{"layout and widths", Config{Layout: uidgen.DefaultLayout(), SeqBits: 12}, bits.ErrLayout, "Config.Layout is 1+30+20+13 bits"},
 		{"MaxAhead under a tick", Config{Layout: sonyflakeLayout, MaxAhead: 5 * time.Millisecond}, ErrMaxAhead, "5ms is shorter than the layout's tick, 10ms"},
 		{"negative After", Config{After: -5}, uidgen.ErrAfter, "Config.After is -5"},
 		{"After in the last tick", Config{After: math.MaxInt64}, uidgen.ErrTimeExhausted, fmt.Sprintf("After ID %d", int64(math.MaxInt64))},
@@ -213,7 +214,7 @@ func TestClose(t *testing.T) {
 func timeFixture(t *testing.T, second int64) (*Generator, *clocktest.Clock) {
 	schemetest.WholeSeconds(t)
 	clock := clocktest.New(uidgen.DefaultLayout().Epoch().Add(time.Duration(second) * time.Second))
-	g := newGenerator(t, Config{TimeBits: 10, WorkerBits: 40, SeqBits: 13, Clock: clock, BoostPower: 1})
+	g := newGenerator(t, Config{Layout: idtest.Layout(t, bits.Spec{TimeBits: 10, WorkerBits: 40, SeqBits: 13}), Clock: clock, BoostPower: 1})
 	return g, clock
 }
 
@@ -487,7 +488,7 @@ func TestTickRingSize(t *testing.T) {
 		{Config{Layout: sony}, 1 << 16},
 		{Config{Layout: twitter, BoostPower: 1}, 1 << 13},
 		{Config{}, 1 << 16},
-		{Config{TimeBits: 30, WorkerBits: 29, SeqBits: 4}, 1 << 7},
+		{Config{Layout: idtest.Layout(t, bits.Spec{TimeBits: 30, WorkerBits: 29, SeqBits: 4})}, 1 << 7},
 	} {
 		if size := newGenerator(t, tt.cfg).Stats().Size; size != tt.size {
 			t.Errorf("%+v: a ring of %d slots, want %d", tt.cfg, size, tt.size)

@@ -33,7 +33,7 @@ func TestLeasedWorkerID(t *testing.T) {
 		// An earlier holder may have used seconds up to now+99.
 		leaser := &leasetest.Leaser{ID: 3, First: now + 100, Reserved: now + 101}
 		g := newGenerator(t, Config{
-			TimeBits: 30, WorkerBits: 29, SeqBits: 4, BoostPower: 3, Leaser: leaser,
+			Layout: idtest.Layout(t, bits.Spec{TimeBits: 30, WorkerBits: 29, SeqBits: 4}), BoostPower: 3, Leaser: leaser,
 			Clock: clocktest.New(leaseStart), RejectedTake: failAfter(time.Second),
 		})
 		lease, maxWorker := leaser.Lease()
@@ -102,7 +102,7 @@ func TestLeaseLost(t *testing.T) {
 		now := leaseStart.Unix()
 		leaser := &leasetest.Leaser{ID: 3, First: now, Reserved: now + 1}
 		g := newGenerator(t, Config{
-			TimeBits: 30, WorkerBits: 29, SeqBits: 4, BoostPower: 3, Leaser: leaser,
+			Layout: idtest.Layout(t, bits.Spec{TimeBits: 30, WorkerBits: 29, SeqBits: 4}), BoostPower: 3, Leaser: leaser,
 			Clock: clocktest.New(leaseStart), RejectedTake: failAfter(time.Second),
 		})
 		lease, _ := leaser.Lease()
@@ -142,8 +142,8 @@ func TestMaxAhead(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		start := time.Now()
 		g := newGenerator(t, Config{
-			TimeBits: 30, WorkerBits: 29, SeqBits: 4, BoostPower: 2, MaxAhead: 2 * time.Second,
-			Epoch: start.AddDate(0, 0, -1),
+			Layout:     idtest.LayoutFrom(t, bits.Spec{TimeBits: 30, WorkerBits: 29, SeqBits: 4}, start.AddDate(0, 0, -1)),
+			BoostPower: 2, MaxAhead: 2 * time.Second,
 		})
 		var ids []int64
 		settled := 0 // IDs taken in the last 15 s
@@ -183,7 +183,7 @@ func TestMaxAhead(t *testing.T) {
 func TestLeaseStartBeyondMaxAhead(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		now := leaseStart.Unix()
-		cfg := Config{TimeBits: 30, WorkerBits: 29, SeqBits: 4, MaxAhead: 2 * time.Second, Clock: clocktest.New(leaseStart)}
+		cfg := Config{Layout: idtest.Layout(t, bits.Spec{TimeBits: 30, WorkerBits: 29, SeqBits: 4}), MaxAhead: 2 * time.Second, Clock: clocktest.New(leaseStart)}
 
 		leaser := &leasetest.Leaser{ID: 3, First: now + 100, Reserved: now + 200}
 		cfg.Leaser = leaser

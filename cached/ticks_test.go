@@ -6,7 +6,9 @@ import (
 	"time"
 
 	"github.com/seed4d941b13/uidgen"
+	"github.com/seed4d941b13/uidgen/bits"
 	"github.com/seed4d941b13/uidgen/internal/clocktest"
+	"github.com/seed4d941b13/uidgen/internal/idtest"
 	"github.com/seed4d941b13/uidgen/internal/scheme/schemetest"
 	"github.com/seed4d941b13/uidgen/internal/sizetest"
 )
@@ -20,7 +22,7 @@ const perSecond = 16
 func smallFixture(t *testing.T, second int64, boost int) (*Generator, *clocktest.Clock) {
 	schemetest.WholeSeconds(t)
 	clock := clocktest.New(uidgen.DefaultLayout().Epoch().Add(time.Duration(second) * time.Second))
-	g := newGenerator(t, Config{TimeBits: 30, WorkerBits: 29, SeqBits: 4, Clock: clock, BoostPower: boost, Assigner: uidgen.Static(5)})
+	g := newGenerator(t, Config{Layout: idtest.Layout(t, bits.Spec{TimeBits: 30, WorkerBits: 29, SeqBits: 4}), Clock: clock, BoostPower: boost, Assigner: uidgen.Static(5)})
 	return g, clock
 }
 

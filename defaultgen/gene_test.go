@@ -7,6 +7,7 @@ import (
 	"github.com/seed4d941b13/uidgen/internal/scheme/schemetest"
 
 	"github.com/seed4d941b13/uidgen"
+	"github.com/seed4d941b13/uidgen/bits"
 	"github.com/seed4d941b13/uidgen/defaultgen"
 	"github.com/seed4d941b13/uidgen/internal/clocktest"
 	"github.com/seed4d941b13/uidgen/internal/idtest"
@@ -15,7 +16,7 @@ import (
 
 func TestNextIDFor(t *testing.T) {
 	g := newGen(t, defaultgen.Config{
-		TimeBits: 30, WorkerBits: 10, SeqBits: 13, GeneBits: 10, Clock: clocktest.New(start),
+		Layout: idtest.Layout(t, bits.Spec{TimeBits: 30, WorkerBits: 10, SeqBits: 13, GeneBits: 10}), Clock: clocktest.New(start),
 	})
 	idtest.CheckNextIDFor(t, g, sizetest.Pick(1_000_000, 64_000))
 	idtest.CheckNoGeneBits(t, newGen(t, defaultgen.Config{}))
@@ -30,7 +31,7 @@ func TestJavaScriptSafeToTheEnd(t *testing.T) {
 	last := start
 	epoch := last.Add(-(1<<32 - 3) * time.Second) // 3 seconds of IDs left at the clock's second
 	g := newGen(t, defaultgen.Config{
-		TimeBits: 32, WorkerBits: 8, SeqBits: 9, GeneBits: 4, Epoch: epoch,
+		Layout:   idtest.LayoutFrom(t, bits.Spec{TimeBits: 32, WorkerBits: 8, SeqBits: 9, GeneBits: 4}, epoch),
 		Assigner: uidgen.Static(255), Clock: clocktest.New(last),
 	})
 	if ids := idtest.CheckToTheEnd(t, g, 1<<20); len(ids) != 3<<9 {

@@ -65,13 +65,11 @@ type Generator struct {
 // for a lease) under ctx. Every field is checked before the Assigner or
 // Leaser is asked, so a bad Config costs no worker ID. Errors start
 // "defaultgen: " and wrap:
-//   - bits.ErrLayout: the widths do not make a layout;
 //   - uidgen.ErrNoAssigner: Assigner and Leaser are both nil;
 //   - uidgen.ErrAssignerAndLeaser: Assigner and Leaser are both set;
-//   - uidgen.ErrEpochInFuture: Epoch is after the clock's now;
-//   - bits.ErrLayout: Layout is set together with the widths or Epoch;
-//   - uidgen.ErrTimeExhausted: the ticks since Epoch no longer fit TimeBits,
-//     or After is in the layout's last tick;
+//   - uidgen.ErrEpochInFuture: the layout's epoch is after the clock's now;
+//   - uidgen.ErrTimeExhausted: the ticks since the layout's epoch no longer
+//     fit its time bits, or After is in the layout's last tick;
 //   - uidgen.ErrClockBackwards: After's next tick is more than MaxClockWait
 //     ahead of the clock;
 //   - uidgen.ErrAfter: After is negative;
@@ -126,7 +124,7 @@ func (g *Generator) NextID() (int64, error) {
 // wrapping uidgen.ErrNoGeneBits on a layout without gene bits.
 func (g *Generator) NextIDFor(key int64) (int64, error) {
 	if g.s.Bits().Spec().GeneBits == 0 {
-		return 0, fmt.Errorf("defaultgen: next ID for key %d: %w: set Config.GeneBits", key, uidgen.ErrNoGeneBits)
+		return 0, fmt.Errorf("defaultgen: next ID for key %d: %w: give Config.Layout gene bits", key, uidgen.ErrNoGeneBits)
 	}
 	base, err := g.next()
 	if err != nil {

@@ -45,7 +45,7 @@ func newGen(t *testing.T, cfg defaultgen.Config) *defaultgen.Generator {
 func TestBaiduDefaultUidGenerator(t *testing.T) {
 	n := sizetest.Pick(100_000, 10_000)
 	configs := map[string]defaultgen.Config{
-		"system clock, 20 sequence bits": {TimeBits: 30, WorkerBits: 13, SeqBits: 20},
+		"system clock, 20 sequence bits": {Layout: idtest.Layout(t, bits.Spec{TimeBits: 30, WorkerBits: 13, SeqBits: 20})},
 		"fake clock, default layout":     {Clock: clocktest.New(start)},
 	}
 	for name, cfg := range configs {
@@ -74,7 +74,7 @@ func TestBaiduDefaultUidGenerator(t *testing.T) {
 func TestSpentSequenceSleepsToTheNextSecond(t *testing.T) {
 	schemetest.WholeSeconds(t)
 	clock := clocktest.New(start)
-	g := newGen(t, defaultgen.Config{TimeBits: 40, WorkerBits: 15, SeqBits: 8, Clock: clock})
+	g := newGen(t, defaultgen.Config{Layout: idtest.Layout(t, bits.Spec{TimeBits: 40, WorkerBits: 15, SeqBits: 8}), Clock: clock})
 	var last int64
 	for i := range 256 {
 		id, err := g.NextID()
@@ -109,7 +109,7 @@ func TestSpentSequenceSleepsToTheNextSecond(t *testing.T) {
 func TestClockSteppedBackAFewSeconds(t *testing.T) {
 	schemetest.WholeSeconds(t)
 	clock := clocktest.New(start)
-	g := newGen(t, defaultgen.Config{TimeBits: 40, WorkerBits: 15, SeqBits: 8, Clock: clock})
+	g := newGen(t, defaultgen.Config{Layout: idtest.Layout(t, bits.Spec{TimeBits: 40, WorkerBits: 15, SeqBits: 8}), Clock: clock})
 	next := func() (int64, error) {
 		// Step back 3 s a third of the way through; later calls see the
 		// clock only move by the generator's own sleeps.
@@ -132,7 +132,7 @@ func TestClockSteppedBackAFewSeconds(t *testing.T) {
 func TestClockSteppedBackAnHour(t *testing.T) {
 	schemetest.WholeSeconds(t)
 	clock := clocktest.New(start)
-	g := newGen(t, defaultgen.Config{TimeBits: 40, WorkerBits: 15, SeqBits: 8, Clock: clock})
+	g := newGen(t, defaultgen.Config{Layout: idtest.Layout(t, bits.Spec{TimeBits: 40, WorkerBits: 15, SeqBits: 8}), Clock: clock})
 	first, err := g.NextID()
 	if err != nil {
 		t.Fatal(err)
@@ -167,7 +167,7 @@ func TestTimeBitsExhaustedNeverWraps(t *testing.T) {
 	// 8 time bits: 255 seconds after the epoch is the last.
 	epoch := start.Truncate(time.Second).Add(-255 * time.Second)
 	clock := clocktest.New(start)
-	g := newGen(t, defaultgen.Config{TimeBits: 8, WorkerBits: 47, SeqBits: 8, Epoch: epoch, Clock: clock})
+	g := newGen(t, defaultgen.Config{Layout: idtest.LayoutFrom(t, bits.Spec{TimeBits: 8, WorkerBits: 47, SeqBits: 8}, epoch), Clock: clock})
 	var ids []int64
 	var err error
 	for err == nil {
@@ -207,20 +207,16 @@ func TestNewRejectsBadConfig(t *testing.T) {
 		want    error
 		message []string
 	}{
-		{"bad layout", nil, defaultgen.Config{TimeBits: 28, WorkerBits: 22, SeqBits: 14, Assigner: uidgen.Static(1)},
-			bits.ErrLayout, []string{"time 28", "= 65, more than 64"}},
-		{"gene bits past 64", nil, defaultgen.Config{GeneBits: 1, Assigner: uidgen.Static(1)},
-			bits.ErrLayout, []string{"+ gene 1 bits = 65"}},
-		{"partial layout", nil, defaultgen.Config{TimeBits: 40, Assigner: uidgen.Static(1)},
-			bits.ErrLayout, []string{"worker 0"}},
 		{"no assigner", nil, defaultgen.Config{},
 			uidgen.ErrNoAssigner, []string{"Config.Assigner (uidgen.Static(id)", "or Config.Leaser (a worker.NewLeased)"}},
 		{"assigner and leaser", nil, defaultgen.Config{Assigner: uidgen.Static(1), Leaser: &leasetest.Leaser{ID: 1}},
 			uidgen.ErrAssignerAndLeaser, []string{"defaultgen: ", "Config.Assigner uidgen.static and Config.Leaser *leasetest.Leaser are both set"}},
-		{"epoch in the future", nil, defaultgen.Config{Epoch: time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC), Assigner: uidgen.Static(1), Clock: now},
+		{"epoch in the future", nil, defaultgen.Config{Layout: idtest.LayoutFrom(t, uidgen.DefaultLayout().Bits().Spec(), time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)),
+			Assigner: uidgen.Static(1), Clock: now},
 			uidgen.ErrEpochInFuture, []string{"epoch 2027-01-01 00:00:00 UTC", "now 2026-11-22 12:00:00 UTC"}},
-		{"Baidu's exhausted default", nil, defaultgen.Config{TimeBits: 28, WorkerBits: 22, SeqBits: 13,
-			Epoch: time.Date(2016, 5, 20, 0, 0, 0, 0, time.UTC), Assigner: uidgen.Static(1), Clock: now},
+		{"Baidu's exhausted default", nil, defaultgen.Config{
+			Layout:   idtest.LayoutFrom(t, bits.Spec{TimeBits: 28, WorkerBits: 22, SeqBits: 13}, time.Date(2016, 5, 20, 0, 0, 0, 0, time.UTC)),
+			Assigner: uidgen.Static(1), Clock: now},
 			uidgen.ErrTimeExhausted, []string{"epoch 2016-05-20", "maximum 268435455 of 28 time bits", "ran out at 2024-11-20"}},
 		{"worker ID over the maximum", nil, defaultgen.Config{Assigner: uidgen.Static(1 << 20), Clock: now},
 			uidgen.ErrWorkerIDRange, []string{"worker ID 1048576 is not in [0, 1048575]", "20 worker bits"}},
@@ -287,7 +283,7 @@ func TestParseUIDIsBaidusString(t *testing.T) {
 func TestNeverUIDZero(t *testing.T) {
 	schemetest.WholeSeconds(t)
 	clock := clocktest.New(uidgen.DefaultLayout().Epoch())
-	g := newGen(t, defaultgen.Config{Assigner: uidgen.Static(0), Clock: clock, TimeBits: 40, WorkerBits: 15, SeqBits: 8})
+	g := newGen(t, defaultgen.Config{Assigner: uidgen.Static(0), Clock: clock, Layout: idtest.Layout(t, bits.Spec{TimeBits: 40, WorkerBits: 15, SeqBits: 8})})
 	ids, err := idtest.Collect(1, 255+256, g.NextID)
 	if err != nil {
 		t.Fatal(err)

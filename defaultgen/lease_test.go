@@ -11,8 +11,10 @@ import (
 	"github.com/seed4d941b13/uidgen/internal/scheme/schemetest"
 
 	"github.com/seed4d941b13/uidgen"
+	"github.com/seed4d941b13/uidgen/bits"
 	"github.com/seed4d941b13/uidgen/defaultgen"
 	"github.com/seed4d941b13/uidgen/internal/clocktest"
+	"github.com/seed4d941b13/uidgen/internal/idtest"
 	"github.com/seed4d941b13/uidgen/internal/leasetest"
 )
 
@@ -28,7 +30,7 @@ func TestLeasedWorkerID(t *testing.T) {
 		// An earlier holder may have used seconds up to now+2; this clock is
 		// behind that.
 		leaser := &leasetest.Leaser{ID: 9, First: now + 3, Reserved: now + 3}
-		g := newGen(t, defaultgen.Config{TimeBits: 40, WorkerBits: 15, SeqBits: 8, Leaser: leaser, Clock: clock})
+		g := newGen(t, defaultgen.Config{Layout: idtest.Layout(t, bits.Spec{TimeBits: 40, WorkerBits: 15, SeqBits: 8}), Leaser: leaser, Clock: clock})
 		lease, max := leaser.Lease()
 		if g.WorkerID() != 9 || max != 1<<15-1 {
 			t.Fatalf("worker %d leased with maximum %d, want 9 and %d", g.WorkerID(), max, 1<<15-1)
@@ -81,7 +83,7 @@ func TestLeaseStartBeyondClockWait(t *testing.T) {
 		leaser := &leasetest.Leaser{ID: 9, First: now + 100, Reserved: now + 200}
 		ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 		defer cancel()
-		g, err := defaultgen.New(ctx, defaultgen.Config{TimeBits: 40, WorkerBits: 15, SeqBits: 8, Leaser: leaser, Clock: clocktest.New(start)})
+		g, err := defaultgen.New(ctx, defaultgen.Config{Layout: idtest.Layout(t, bits.Spec{TimeBits: 40, WorkerBits: 15, SeqBits: 8}), Leaser: leaser, Clock: clocktest.New(start)})
 		if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "more than 5s ahead of the clock") {
 			t.Fatalf("New with the lease's start 100 s ahead = %v, %v; want it to wait and fail with the context", g, err)
 		}

@@ -12,9 +12,11 @@ import (
 	dto "github.com/prometheus/client_model/go"
 
 	"github.com/seed4d941b13/uidgen"
+	"github.com/seed4d941b13/uidgen/bits"
 	"github.com/seed4d941b13/uidgen/cached"
 	"github.com/seed4d941b13/uidgen/defaultgen"
 	"github.com/seed4d941b13/uidgen/internal/clocktest"
+	"github.com/seed4d941b13/uidgen/internal/idtest"
 	"github.com/seed4d941b13/uidgen/internal/leasetest"
 	"github.com/seed4d941b13/uidgen/internal/scheme/schemetest"
 )
@@ -89,7 +91,7 @@ func TestCached(t *testing.T) {
 	// MaxLag -1 leaves the padder no tick, so a slow machine cannot add a
 	// pad run between New and the first gather.
 	g, err := cached.New(context.Background(), cached.Config{
-		TimeBits: 30, WorkerBits: 20, SeqBits: 13, Assigner: uidgen.Static(42), Clock: clocktest.New(start), MaxLag: -1,
+		Layout: idtest.Layout(t, bits.Spec{TimeBits: 30, WorkerBits: 20, SeqBits: 13}), Assigner: uidgen.Static(42), Clock: clocktest.New(start), MaxLag: -1,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -129,7 +131,7 @@ func TestCached(t *testing.T) {
 // once the second's sequence is spent.
 func TestDefault(t *testing.T) {
 	g, err := defaultgen.New(context.Background(), defaultgen.Config{
-		TimeBits: 40, WorkerBits: 15, SeqBits: 8, Assigner: uidgen.Static(3), Clock: clocktest.New(start),
+		Layout: idtest.Layout(t, bits.Spec{TimeBits: 40, WorkerBits: 15, SeqBits: 8}), Assigner: uidgen.Static(3), Clock: clocktest.New(start),
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -54,8 +54,7 @@ type benchee struct {
 var contenders = []contender{
 	{"cached", func(ctx context.Context, cfg defaultgen.Config) (benchee, error) {
 		g, err := cached.New(ctx, cached.Config{
-			TimeBits: cfg.TimeBits, WorkerBits: cfg.WorkerBits, SeqBits: cfg.SeqBits, GeneBits: cfg.GeneBits,
-			Epoch: cfg.Epoch, Layout: cfg.Layout, After: cfg.After,
+			Layout: cfg.Layout, After: cfg.After,
 			Assigner: cfg.Assigner, Leaser: cfg.Leaser, Clock: cfg.Clock,
 		})
 		if err != nil {
@@ -309,10 +308,7 @@ func printBench(w io.Writer, rows []benchRow, goroutines int, cfg defaultgen.Con
 		goroutines, plural, benchSampleEvery)
 	fmt.Fprintln(w, "×atomic is ns/ID over the bare atomic counter's in this run: the ratio means the same on any machine, IDs/s do not.")
 	if slices.ContainsFunc(rows, func(r benchRow) bool { return r.name == "default" }) {
-		perTick, tick := int64(1)<<cfg.SeqBits, time.Second // the layout flags always set all three widths
-		if cfg.Layout.Bits() != nil {
-			perTick, tick = cfg.Layout.Bits().MaxSequence()+1, cfg.Layout.Tick()
-		}
+		perTick, tick := cfg.Layout.Bits().MaxSequence()+1, cfg.Layout.Tick() // the layout flags always set Layout
 		fmt.Fprintf(w, "default makes at most %s IDs a second (its sequence bits); past that, callers sleep to the next tick.\n",
 			group(perTick*int64(time.Second/tick)))
 	}

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seed4d941b13/uidgen"
+	"github.com/seed4d941b13/uidgen/bits"
 	"github.com/seed4d941b13/uidgen/cached"
 	"github.com/seed4d941b13/uidgen/internal/fleettest"
 	"github.com/seed4d941b13/uidgen/internal/idtest"
@@ -504,8 +506,14 @@ func startEarly(ctx context.Context, cfg redisworker.Config, limit time.Duration
 		}
 		ctx, cancel := context.WithTimeout(ctx, limit)
 		defer cancel()
-		bits := fleettest.SevenWorkers
-		e.g, e.err = cached.New(ctx, cached.Config{Leaser: l, TimeBits: bits.TimeBits, WorkerBits: bits.WorkerBits, SeqBits: bits.SeqBits})
+		w := fleettest.SevenWorkers
+		layout, err := uidgen.NewLayout(bits.Spec{TimeBits: w.TimeBits, WorkerBits: w.WorkerBits, SeqBits: w.SeqBits},
+			time.Second, uidgen.DefaultLayout().Epoch())
+		if err != nil {
+			e.err = err
+			return
+		}
+		e.g, e.err = cached.New(ctx, cached.Config{Leaser: l, Layout: layout})
 		e.took = time.Since(start)
 	}()
 	return e

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/seed4d941b13/uidgen"
+	"github.com/seed4d941b13/uidgen/bits"
 	"github.com/seed4d941b13/uidgen/cached"
 	"github.com/seed4d941b13/uidgen/internal/dbtest"
 	"github.com/seed4d941b13/uidgen/internal/idtest"
@@ -50,7 +51,7 @@ func testLeaseDatabaseDown(t *testing.T, kind string) {
 		t.Fatal(err)
 	}
 	leaser := &leasetest.Watched{Leaser: l}
-	g := newCached(t, cached.Config{TimeBits: 40, WorkerBits: 3, SeqBits: 8, Leaser: leaser})
+	g := newCached(t, cached.Config{Layout: idtest.Layout(t, bits.Spec{TimeBits: 40, WorkerBits: 3, SeqBits: 8}), Leaser: leaser})
 	lease := leaser.Last()
 
 	var ids []int64

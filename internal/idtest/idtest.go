@@ -85,14 +85,14 @@ func CollectFor(goroutines, n int, nextFor func(key int64) (int64, error), key f
 // It returns the number of IDs checked.
 func Check(t testing.TB, p Parser, perGoroutine [][]int64) int {
 	t.Helper()
-	bits := p.Layout().Bits()
+	alloc := p.Layout().Bits()
 	// A layout of all 64 bits, with no sign bit, keeps its IDs below 2^63.
-	gene, limit := bits.Spec().GeneBits, uint64(1)<<min(bits.UsedBits(), 63)
+	gene, limit := alloc.Spec().GeneBits, uint64(1)<<min(alloc.UsedBits(), 63)
 	var all []int64
 	for g, ids := range perGoroutine {
 		for i, id := range ids {
 			if id <= 0 || uint64(id) >= limit {
-				t.Fatalf("goroutine %d, ID %d: %d is not in [1, 2^%d)", g, i, id, min(bits.UsedBits(), 63))
+				t.Fatalf("goroutine %d, ID %d: %d is not in [1, 2^%d)", g, i, id, min(alloc.UsedBits(), 63))
 			}
 			if i > 0 && id>>gene <= ids[i-1]>>gene {
 				t.Fatalf("goroutine %d: ID %d (%d) is not above ID %d (%d) with %d gene bits shifted off", g, i, id, i-1, ids[i-1], gene)

@@ -24,11 +24,7 @@ const dateLayout = "2006-01-02 15:04:05.999 MST"
 // Params are the fields both generators' Configs share, as the user set
 // them: zero means the default.
 type Params struct {
-	TimeBits, WorkerBits, SeqBits int
-	GeneBits                      int
-	Epoch                         time.Time
-	// Layout, where set, is the layout in place of the widths and Epoch,
-	// which must then be zero.
+	// Layout is the IDs' layout; zero means uidgen.DefaultLayout().
 	Layout   uidgen.Layout
 	Assigner uidgen.Assigner
 	Leaser   uidgen.Leaser
@@ -70,7 +66,6 @@ type Scheme struct {
 // New checks p without I/O and returns the Scheme it describes, with no
 // worker ID yet. Its errors carry no package prefix; the generator adds its
 // own. It fails on:
-//   - a bad layout (wraps bits.ErrLayout);
 //   - neither an Assigner nor a Leaser (uidgen.ErrNoAssigner);
 //   - both (uidgen.ErrAssignerAndLeaser);
 //   - an epoch after now (uidgen.ErrEpochInFuture);
@@ -78,9 +73,9 @@ type Scheme struct {
 //     layout's last tick (uidgen.ErrTimeExhausted);
 //   - a negative After (uidgen.ErrAfter).
 func New(p Params) (*Scheme, error) {
-	layout, err := p.layout()
-	if err != nil {
-		return nil, err
+	layout := p.Layout
+	if layout.Bits() == nil {
+		layout = uidgen.DefaultLayout()
 	}
 	if p.Assigner == nil && p.Leaser == nil {
 		return nil, fmt.Errorf("%w: set Config.Assigner (uidgen.Static(id) for one process, a worker.NewDisposable for a fleet) or Config.Leaser (a worker.NewLeased)", uidgen.ErrNoAssigner)
@@ -111,28 +106,6 @@ func New(p Params) (*Scheme, error) {
 		return nil, err
 	}
 	return s, nil
-}
-
-// layout returns the layout p describes: p.Layout, or the one of the
-// widths and epoch, with the defaults for those left zero.
-func (p Params) layout() (uidgen.Layout, error) {
-	if p.Layout.Bits() != nil {
-		if p.TimeBits != 0 || p.WorkerBits != 0 || p.SeqBits != 0 || p.GeneBits != 0 || !p.Epoch.IsZero() {
-			return uidgen.Layout{}, fmt.Errorf("%w: Config.Layout is %v, and the widths or Epoch are set too (time %d, worker %d, sequence %d, gene %d bits, epoch %v); set one or the other",
-				bits.ErrLayout, p.Layout, p.TimeBits, p.WorkerBits, p.SeqBits, p.GeneBits, p.Epoch)
-		}
-		return p.Layout, nil
-	}
-	d := uidgen.DefaultLayout()
-	if p.TimeBits == 0 && p.WorkerBits == 0 && p.SeqBits == 0 {
-		s := d.Bits().Spec()
-		p.TimeBits, p.WorkerBits, p.SeqBits = s.TimeBits, s.WorkerBits, s.SeqBits
-	}
-	if p.Epoch.IsZero() {
-		p.Epoch = d.Epoch()
-	}
-	s := bits.Spec{TimeBits: p.TimeBits, WorkerBits: p.WorkerBits, SeqBits: p.SeqBits, GeneBits: p.GeneBits}
-	return uidgen.NewLayout(s, time.Second, p.Epoch.Truncate(time.Second))
 }
 
 // setAfter makes the first tick the one after the tick of after, an ID of

@@ -16,7 +16,11 @@ import (
 // rate is measured (a sample read while the counters move can come out
 // negative or above a second's IDs), and never makes UID 0.
 func TestRandomFirstSequence(t *testing.T) {
-	s, err := New(Params{TimeBits: 40, WorkerBits: 19, SeqBits: 4, Assigner: uidgen.Static(0), Epoch: time.Now().Add(-time.Hour)})
+	layout, err := uidgen.NewLayout(bits.Spec{TimeBits: 40, WorkerBits: 19, SeqBits: 4}, time.Second, time.Now().Add(-time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(Params{Layout: layout, Assigner: uidgen.Static(0)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,16 +108,5 @@ func TestAfter(t *testing.T) {
 	_, err := New(Params{Layout: s.Layout(), Assigner: uidgen.Static(3), Clock: clocktest.New(now), After: end})
 	if !errors.Is(err, uidgen.ErrTimeExhausted) || !strings.Contains(err.Error(), strconv.FormatInt(end, 10)) {
 		t.Fatalf("After in the layout's last tick: %v, want %v naming %d", err, uidgen.ErrTimeExhausted, end)
-	}
-}
-
-// TestLayoutAndWidths: a Layout and widths or an epoch together are one
-// error naming both.
-func TestLayoutAndWidths(t *testing.T) {
-	for _, p := range []Params{{TimeBits: 41}, {GeneBits: 2}, {Epoch: time.Now().Add(-time.Hour)}} {
-		p.Layout, p.Assigner = uidgen.DefaultLayout(), uidgen.Static(1)
-		if _, err := New(p); !errors.Is(err, bits.ErrLayout) || !strings.Contains(err.Error(), "Config.Layout") {
-			t.Errorf("New(%+v): %v, want %v naming Config.Layout", p, err, bits.ErrLayout)
-		}
 	}
 }
