@@ -2,7 +2,6 @@ package etcdworker
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -40,24 +39,6 @@ const (
 // freePoll is how often LeaseWorkerID looks again when every ID is held: a
 // released ID is free at once, an abandoned one after its TTL.
 const freePoll = time.Second
-
-// Errors, tested with errors.Is. Every error this package returns starts
-// "etcdworker: ", names the operation and the value at fault, and wraps the
-// etcd client's own error where there is one. Where the contract is
-// package worker's, so is the sentinel, so a program that moves its fleet
-// from the SQL table to etcd matches the same errors.
-var (
-	// ErrNilClient: Config.Client is nil.
-	ErrNilClient = errors.New("no etcd client")
-
-	// ErrPrefix: Config.Prefix holds a character other than a printable
-	// ASCII one.
-	ErrPrefix = errors.New("bad key prefix")
-
-	// ErrBadKey: a key under the prefix does not hold what this package
-	// writes there: another program writes under the fleet's prefix.
-	ErrBadKey = errors.New("unexpected key or value under the prefix")
-)
 
 // Config says which etcd cluster and which fleet in it. NewLeased and List
 // take one; each reads the fields that concern it. Its zero value, but for
@@ -103,17 +84,17 @@ type Config struct {
 	Logger *slog.Logger
 }
 
-// check returns cfg with its defaults filled in, without I/O. It fails,
-// with an error that names the value, on a nil Client (ErrNilClient) and a
-// prefix that is not printable ASCII (ErrPrefix).
+// check returns cfg with its defaults filled in, without I/O. It fails, with an
+// error that names the value, on a nil Client (uidgen.ErrNilClient) and a
+// prefix that is not printable ASCII (uidgen.ErrKeyPrefix).
 func (cfg Config) check() (Config, error) {
 	if cfg.Client == nil {
-		return cfg, fmt.Errorf("etcdworker: %w: Config.Client is nil", ErrNilClient)
+		return cfg, fmt.Errorf("etcdworker: %w: Config.Client is nil", uidgen.ErrNilClient)
 	}
 	cfg.Prefix = cmp.Or(cfg.Prefix, DefaultPrefix)
 	for _, r := range cfg.Prefix {
 		if r < ' ' || r > '~' {
-			return cfg, fmt.Errorf("etcdworker: %w: %q holds %q, want printable ASCII", ErrPrefix, cfg.Prefix, r)
+			return cfg, fmt.Errorf("etcdworker: %w: %q holds %q, want printable ASCII", uidgen.ErrKeyPrefix, cfg.Prefix, r)
 		}
 	}
 	if !strings.HasSuffix(cfg.Prefix, "/") {

@@ -11,6 +11,7 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
+	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/internal/leasing"
 )
 
@@ -57,7 +58,7 @@ func readFleet(ctx context.Context, c *clientv3.Client, prefix string) ([]idStat
 		}
 		sec, err := strconv.ParseInt(string(kv.Value), 10, 64)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %s holds %q, want a Unix second", ErrBadKey, kv.Key, kv.Value)
+			return nil, fmt.Errorf("%w: %s holds %q, want a Unix second", uidgen.ErrBadKey, kv.Key, kv.Value)
 		}
 		s := state(id)
 		s.reserved, s.modRev = sec, kv.ModRevision
@@ -70,7 +71,7 @@ func readFleet(ctx context.Context, c *clientv3.Client, prefix string) ([]idStat
 		s := state(id)
 		s.held, s.lease = true, clientv3.LeaseID(kv.Lease)
 		if err := json.Unmarshal(kv.Value, &s.holder); err != nil {
-			return nil, fmt.Errorf("%w: %s holds %q: %v", ErrBadKey, kv.Key, kv.Value, err)
+			return nil, fmt.Errorf("%w: %s holds %q: %v", uidgen.ErrBadKey, kv.Key, kv.Value, err)
 		}
 	}
 	states := make([]idState, 0, len(byID))
@@ -85,7 +86,7 @@ func readFleet(ctx context.Context, c *clientv3.Client, prefix string) ([]idStat
 func keyID(key, dir string) (int64, error) {
 	id, err := strconv.ParseInt(strings.TrimPrefix(key, dir), 10, 64)
 	if err != nil || id < 1 {
-		return 0, fmt.Errorf("%w: key %s, want %sN for a worker ID N of 1 or more", ErrBadKey, key, dir)
+		return 0, fmt.Errorf("%w: key %s, want %sN for a worker ID N of 1 or more", uidgen.ErrBadKey, key, dir)
 	}
 	return id, nil
 }
@@ -136,10 +137,10 @@ type Row struct {
 }
 
 // List returns the worker IDs of cfg's fleet, by ID, and for each held one
-// asks the cluster how long its lease has left. It fails with an error
-// wrapping ErrNilClient or ErrPrefix before sending anything, with one
-// wrapping ErrBadKey when a key under the prefix is not this package's, and
-// otherwise with the client's error.
+// asks the cluster how long its lease has left. It fails with an error wrapping
+// uidgen.ErrNilClient or uidgen.ErrKeyPrefix before sending anything, with one
+// wrapping uidgen.ErrBadKey when a key under the prefix is not this package's,
+// and otherwise with the client's error.
 func List(ctx context.Context, cfg Config) ([]Row, error) {
 	c, err := cfg.check()
 	if err != nil {

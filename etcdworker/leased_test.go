@@ -92,8 +92,8 @@ func TestConfigErrors(t *testing.T) {
 		want error
 		text string
 	}{
-		{Config{}, ErrNilClient, "Config.Client is nil"},
-		{Config{Client: c, Prefix: "/fleet\n"}, ErrPrefix, `"/fleet\n" holds '\n'`},
+		{Config{}, uidgen.ErrNilClient, "Config.Client is nil"},
+		{Config{Client: c, Prefix: "/fleet\n"}, uidgen.ErrKeyPrefix, `"/fleet\n" holds '\n'`},
 		{Config{Client: c, LeaseTTL: time.Second}, uidgen.ErrLeaseTTL, "1s, want 2s to 1h0m0s"},
 		{Config{Client: c, LeaseTTL: 2 * time.Hour}, uidgen.ErrLeaseTTL, "2h0m0s, want 2s to 1h0m0s"},
 		{Config{Client: c, LeaseHorizon: -time.Second}, uidgen.ErrLeaseHorizon, "-1s, want 1s to 24h0m0s"},
@@ -103,8 +103,8 @@ func TestConfigErrors(t *testing.T) {
 			t.Errorf("NewLeased(%+v): %v, want %q naming %q", tt.cfg, err, tt.want, tt.text)
 		}
 	}
-	if _, err := List(t.Context(), Config{}); !errors.Is(err, ErrNilClient) {
-		t.Errorf("List without a client: %v, want %q", err, ErrNilClient)
+	if _, err := List(t.Context(), Config{}); !errors.Is(err, uidgen.ErrNilClient) {
+		t.Errorf("List without a client: %v, want %q", err, uidgen.ErrNilClient)
 	}
 	if _, err := NewClient(nil, nil); err == nil {
 		t.Error("NewClient with no endpoints: no error")
@@ -223,8 +223,8 @@ func TestList(t *testing.T) {
 		t.Errorf("free row %+v; want ID 2, free, reserved to %d", free, b.First())
 	}
 	f.put(t, f.prefix+"held/x", "{}")
-	if _, err := List(ctx, Config{Client: f.c, Prefix: f.prefix}); !errors.Is(err, ErrBadKey) || !strings.Contains(err.Error(), "held/x") {
-		t.Errorf("List with a stray key: %v, want %q naming it", err, ErrBadKey)
+	if _, err := List(ctx, Config{Client: f.c, Prefix: f.prefix}); !errors.Is(err, uidgen.ErrBadKey) || !strings.Contains(err.Error(), "held/x") {
+		t.Errorf("List with a stray key: %v, want %q naming it", err, uidgen.ErrBadKey)
 	}
 }
 

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/seed4d941b13/uidgen"
 )
 
 // holder is the value of a held key: who holds the ID, for a person reading
@@ -35,30 +37,30 @@ func readFleet(ctx context.Context, c redis.UniversalClient, prefix string) ([]i
 	res, err := fleetScript.Run(ctx, c, []string{idsKey(prefix)}, prefix).Slice()
 	if redis.HasErrorPrefix(err, "WRONGTYPE") {
 		// A key of the fleet is not of the type this package writes there.
-		return nil, fmt.Errorf("%w: read the fleet: %w", ErrBadKey, err)
+		return nil, fmt.Errorf("%w: read the fleet: %w", uidgen.ErrBadKey, err)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read the fleet: %w", err)
 	}
 	if len(res)%4 != 0 {
-		return nil, fmt.Errorf("%w: reading the fleet returned %d values, want 4 an ID", ErrBadKey, len(res))
+		return nil, fmt.Errorf("%w: reading the fleet returned %d values, want 4 an ID", uidgen.ErrBadKey, len(res))
 	}
 	states := make([]idState, 0, len(res)/4)
 	for i := 0; i < len(res); i += 4 {
 		idText, _ := res[i].(string)
 		id, err := strconv.ParseInt(idText, 10, 64)
 		if err != nil || id < 1 {
-			return nil, fmt.Errorf("%w: %s holds member %q, want a worker ID of 1 or more", ErrBadKey, idsKey(prefix), res[i])
+			return nil, fmt.Errorf("%w: %s holds member %q, want a worker ID of 1 or more", uidgen.ErrBadKey, idsKey(prefix), res[i])
 		}
 		s := idState{id: id}
 		reserved, _ := res[i+1].(string)
 		if s.reserved, err = strconv.ParseInt(reserved, 10, 64); err != nil {
-			return nil, fmt.Errorf("%w: %s holds %q, want a Unix second", ErrBadKey, reservedKey(prefix, id), reserved)
+			return nil, fmt.Errorf("%w: %s holds %q, want a Unix second", uidgen.ErrBadKey, reservedKey(prefix, id), reserved)
 		}
 		if value, _ := res[i+2].(string); value != "" {
 			s.held = true
 			if err := json.Unmarshal([]byte(value), &s.holder); err != nil {
-				return nil, fmt.Errorf("%w: %s holds %q: %v", ErrBadKey, heldKey(prefix, id), value, err)
+				return nil, fmt.Errorf("%w: %s holds %q: %v", uidgen.ErrBadKey, heldKey(prefix, id), value, err)
 			}
 			ms, _ := res[i+3].(int64)
 			s.left = time.Duration(ms) * time.Millisecond
@@ -94,10 +96,10 @@ type Row struct {
 	ReservedAhead time.Duration
 }
 
-// List returns the worker IDs of cfg's fleet, by ID, read in one step. It
-// fails with an error wrapping ErrNilClient or ErrPrefix before sending
-// anything, with one wrapping ErrBadKey when a key of the fleet is not this
-// package's, and otherwise with the client's error.
+// List returns the worker IDs of cfg's fleet, by ID, read in one step. It fails
+// with an error wrapping uidgen.ErrNilClient or uidgen.ErrKeyPrefix before
+// sending anything, with one wrapping uidgen.ErrBadKey when a key of the fleet
+// is not this package's, and otherwise with the client's error.
 func List(ctx context.Context, cfg Config) ([]Row, error) {
 	c, err := cfg.check()
 	if err != nil {

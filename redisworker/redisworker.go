@@ -49,17 +49,16 @@ const freePoll = time.Second
 
 // Errors, tested with errors.Is. Every error this package returns starts
 // "redisworker: ", names the operation and the value at fault, and wraps the
-// Redis client's own error where there is one. Where the contract is
-// package worker's, so is the sentinel, so a program that moves its fleet
-// between stores matches the same errors.
+// Redis client's own error where there is one. The sentinels it shares with
+// the other stores are defined once in the root package: a nil Config.Client
+// wraps uidgen.ErrNilClient; a Config.Prefix with a character other than a
+// printable ASCII one, or a hash tag that is not the prefix's only one, wraps
+// uidgen.ErrKeyPrefix; a key under the prefix that does not hold what this
+// package writes there (another program writes under the fleet's prefix)
+// wraps uidgen.ErrBadKey. Where the contract is package worker's, so is the
+// sentinel (uidgen.ErrLeaseTTL, uidgen.ErrNoFreeID, ...), so a program that
+// moves its fleet between stores matches the same errors.
 var (
-	// ErrNilClient: Config.Client is nil.
-	ErrNilClient = errors.New("no Redis client")
-
-	// ErrPrefix: Config.Prefix holds a character other than a printable
-	// ASCII one, or a hash tag that is not the prefix's only one.
-	ErrPrefix = errors.New("bad key prefix")
-
 	// ErrReplicas: Config.Replicas is negative, or asks for replicas of a
 	// Ring, whose WAIT this package cannot send to the shard that ran the
 	// script; Config.ReplicaTimeout is below a
@@ -67,10 +66,6 @@ var (
 	// fewer replicas than Config.Replicas acknowledged a reservation within
 	// Config.ReplicaTimeout.
 	ErrReplicas = errors.New("replicas did not acknowledge")
-
-	// ErrBadKey: a key under the prefix does not hold what this package
-	// writes there: another program writes under the fleet's prefix.
-	ErrBadKey = errors.New("unexpected key or value under the prefix")
 )
 
 // Config says which Redis deployment and which fleet in it. NewLeased and
@@ -135,12 +130,12 @@ type Config struct {
 
 // check returns cfg with its defaults filled in and its prefix tagged,
 // without I/O. It fails, with an error that names the value, on a nil
-// Client (ErrNilClient), a prefix that is not printable ASCII or holds a
-// brace outside one hash tag (ErrPrefix), and a negative Replicas, one
-// asked of a Ring, or a ReplicaTimeout out of its range (ErrReplicas).
+// Client (uidgen.ErrNilClient), a prefix that is not printable ASCII or holds a
+// brace outside one hash tag (uidgen.ErrKeyPrefix), and a negative Replicas,
+// one asked of a Ring, or a ReplicaTimeout out of its range (ErrReplicas).
 func (cfg Config) check() (Config, error) {
 	if cfg.Client == nil {
-		return cfg, fmt.Errorf("redisworker: %w: Config.Client is nil", ErrNilClient)
+		return cfg, fmt.Errorf("redisworker: %w: Config.Client is nil", uidgen.ErrNilClient)
 	}
 	prefix, err := tagged(cmp.Or(cfg.Prefix, DefaultPrefix))
 	if err != nil {
@@ -173,7 +168,7 @@ func (cfg Config) check() (Config, error) {
 func tagged(prefix string) (string, error) {
 	for _, r := range prefix {
 		if r < ' ' || r > '~' {
-			return "", fmt.Errorf("%w: %q holds %q, want printable ASCII", ErrPrefix, prefix, r)
+			return "", fmt.Errorf("%w: %q holds %q, want printable ASCII", uidgen.ErrKeyPrefix, prefix, r)
 		}
 	}
 	open, close := strings.Count(prefix, "{"), strings.Count(prefix, "}")
@@ -183,7 +178,7 @@ func tagged(prefix string) (string, error) {
 	case open == 1 && close == 1 && strings.Index(prefix, "{")+1 < strings.Index(prefix, "}"):
 		return prefix, nil
 	}
-	return "", fmt.Errorf("%w: %q, want one hash tag {...} around a non-empty tag, or no brace at all", ErrPrefix, prefix)
+	return "", fmt.Errorf("%w: %q, want one hash tag {...} around a non-empty tag, or no brace at all", uidgen.ErrKeyPrefix, prefix)
 }
 
 // The keys of a fleet under its tagged prefix.

@@ -259,7 +259,7 @@ func testLeaseOutage(t *testing.T, kind string) {
 		fail, recover func()
 		want          error
 	}{
-		{"crash", srv.Kill, srv.Restart, ErrUnreachable},
+		{"crash", srv.Kill, srv.Restart, uidgen.ErrUnreachable},
 		{"no answer", srv.Pause, srv.Resume, context.DeadlineExceeded},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

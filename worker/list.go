@@ -35,10 +35,10 @@ type Row struct {
 // table, so a table that Baidu's Java assigner has filled for years is a
 // long answer.
 //
-// It fails with an error wrapping ErrNilDB or ErrBadTable before sending
-// anything, and otherwise as LeaseWorkerID does (ctx.Err(), ErrUnreachable,
-// ErrAccessDenied, ErrNoTable, ErrNoLeaseColumns), with the operation named
-// "list the rows of".
+// It fails with an error wrapping uidgen.ErrNilDB or uidgen.ErrBadTable before
+// sending anything, and otherwise as LeaseWorkerID does (ctx.Err(),
+// uidgen.ErrUnreachable, uidgen.ErrAccessDenied, uidgen.ErrNoTable,
+// ErrNoLeaseColumns), with the operation named "list the rows of".
 func List(ctx context.Context, cfg Config) ([]Row, error) {
 	c, err := cfg.check()
 	if err != nil {
