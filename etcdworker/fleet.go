@@ -13,6 +13,7 @@ import (
 
 	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/internal/leasing"
+	"github.com/seed4d941b13/uidgen/worker"
 )
 
 // holder is the value of a held/ID key: who holds the ID, for a person
@@ -110,38 +111,14 @@ func choose(states []idState, now time.Time, lo, hi int64) (idState, bool) {
 	return idState{id: id}, true
 }
 
-// Row is one worker ID of a fleet, as a person looking at it wants to see
-// it.
-type Row struct {
-	ID int64
-
-	// Held says a process holds the ID: its held/ID key, whose etcd lease
-	// has not expired, exists.
-	Held bool
-	// Host, PID and Since describe the holder, while Held.
-	Host  string
-	PID   int
-	Since time.Time
-	// LeaseLeft is how long the holder's etcd lease has left by the
-	// cluster's clock, while Held.
-	LeaseLeft time.Duration
-
-	// LastReserved is the last Unix second reserved for the ID's holders,
-	// which they may still use.
-	LastReserved int64
-	// ReservedAhead is how far LastReserved runs ahead of this process's
-	// clock, never below 0: for a held ID, how long its holder goes on
-	// without etcd while it uses one second a second; for a free one, how
-	// long the ID stays reserved ahead.
-	ReservedAhead time.Duration
-}
-
 // List returns the worker IDs of cfg's fleet, by ID, and for each held one
-// asks the cluster how long its lease has left. It fails with an error wrapping
+// asks the cluster how long its lease has left: a worker.Row each, whose
+// Host, PID and Since name the holder while Held, and whose ReservedAhead is
+// by this process's clock. It fails with an error wrapping
 // uidgen.ErrNilClient or uidgen.ErrKeyPrefix before sending anything, with one
 // wrapping uidgen.ErrBadKey when a key under the prefix is not this package's,
 // and otherwise with the client's error.
-func List(ctx context.Context, cfg Config) ([]Row, error) {
+func List(ctx context.Context, cfg Config) ([]worker.Row, error) {
 	c, err := cfg.check()
 	if err != nil {
 		return nil, err
@@ -152,9 +129,9 @@ func List(ctx context.Context, cfg Config) ([]Row, error) {
 		return nil, fail(err)
 	}
 	now := time.Now()
-	rows := make([]Row, 0, len(states))
+	rows := make([]worker.Row, 0, len(states))
 	for _, s := range states {
-		r := Row{ID: s.id, Held: s.held, LastReserved: s.reserved,
+		r := worker.Row{ID: s.id, Leased: true, Held: s.held, LastReserved: s.reserved,
 			ReservedAhead: time.Duration(max(s.reserved-now.Unix(), 0)) * time.Second}
 		if s.held {
 			r.Host, r.PID, r.Since = s.holder.Host, s.holder.PID, s.holder.Since

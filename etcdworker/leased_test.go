@@ -215,12 +215,12 @@ func TestList(t *testing.T) {
 		t.Fatalf("List: %+v, want IDs 1 and 2", rows)
 	}
 	held, free := rows[0], rows[1]
-	if held.ID != 1 || !held.Held || held.PID == 0 || held.LeaseLeft <= 0 || held.LeaseLeft > 30*time.Second ||
+	if held.ID != 1 || !held.Leased || !held.Held || held.PID == 0 || held.LeaseLeft <= 0 || held.LeaseLeft > 30*time.Second ||
 		held.LastReserved != a.Reserved() || held.ReservedAhead <= 0 {
-		t.Errorf("held row %+v; want ID 1, held, with its holder, lease left and reservation %d", held, a.Reserved())
+		t.Errorf("held row %+v; want ID 1, leased, held, with its holder, lease left and reservation %d", held, a.Reserved())
 	}
-	if free.ID != 2 || free.Held || free.PID != 0 || free.LeaseLeft != 0 || free.LastReserved != b.First() {
-		t.Errorf("free row %+v; want ID 2, free, reserved to %d", free, b.First())
+	if free.ID != 2 || !free.Leased || free.Held || free.PID != 0 || free.LeaseLeft != 0 || free.LastReserved != b.First() {
+		t.Errorf("free row %+v; want ID 2, leased, free, reserved to %d", free, b.First())
 	}
 	f.put(t, f.prefix+"held/x", "{}")
 	if _, err := List(ctx, Config{Client: f.c, Prefix: f.prefix}); !errors.Is(err, uidgen.ErrBadKey) || !strings.Contains(err.Error(), "held/x") {
