@@ -51,13 +51,12 @@ var (
 	// ErrUnknownLayout: NamedLayout was given a name it does not know.
 	ErrUnknownLayout = errors.New("unknown layout name")
 
-	// ErrLeaseTTL: a leaser's Config.LeaseTTL is outside its package's
-	// limits (worker.MinLeaseTTL to worker.MaxLeaseTTL, and the same names
-	// in etcdworker and redisworker).
+	// ErrLeaseTTL: a leaser's Config.LeaseTTL is outside worker.MinLeaseTTL
+	// (etcdworker.MinLeaseTTL for etcd) to worker.MaxLeaseTTL.
 	ErrLeaseTTL = errors.New("lease TTL out of range")
 
-	// ErrLeaseHorizon: a leaser's Config.LeaseHorizon is outside its
-	// package's limits (MinLeaseHorizon to MaxLeaseHorizon).
+	// ErrLeaseHorizon: a leaser's Config.LeaseHorizon is outside
+	// worker.MinLeaseHorizon to worker.MaxLeaseHorizon.
 	ErrLeaseHorizon = errors.New("lease horizon out of range")
 
 	// ErrMaxWorkerID: LeaseWorkerID was given a largest worker ID below 1.

@@ -16,25 +16,12 @@ import (
 // DefaultPrefix is the key prefix of a fleet whose Config names none.
 const DefaultPrefix = "/uidgen/"
 
-// The lease TTL's default and limits. etcd grants TTLs in whole seconds and
-// raises any TTL below its own minimum (one and a half election timeouts,
-// 1.5 s at etcd's defaults) to that minimum, so a TTL below 2 s would not
-// be the TTL the cluster keeps. Above an hour a dead holder keeps its ID
-// from the fleet for longer than any deployment waits.
-const (
-	DefaultLeaseTTL = worker.DefaultLeaseTTL
-	MinLeaseTTL     = 2 * time.Second
-	MaxLeaseTTL     = worker.MaxLeaseTTL
-)
-
-// The lease horizon's default and limits: package worker's. An etcd cluster
-// that has lost its quorum needs a member back, which takes minutes when a
-// machine must be replaced: ten minutes rides it out.
-const (
-	DefaultLeaseHorizon = worker.DefaultLeaseHorizon
-	MinLeaseHorizon     = worker.MinLeaseHorizon
-	MaxLeaseHorizon     = worker.MaxLeaseHorizon
-)
+// MinLeaseTTL is the shortest Config.LeaseTTL. etcd grants TTLs in whole
+// seconds and raises any TTL below its own minimum (one and a half election
+// timeouts, 1.5 s at etcd's defaults) to that minimum, so a TTL below 2 s
+// would not be the TTL the cluster keeps. The TTL's default and longest, and
+// the horizon's default and limits, are package worker's.
+const MinLeaseTTL = 2 * time.Second
 
 // freePoll is how often LeaseWorkerID looks again when every ID is held: a
 // released ID is free at once, an abandoned one after its TTL.
@@ -56,8 +43,8 @@ type Config struct {
 	Prefix string
 
 	// LeaseTTL is how long a lease lasts without renewal, in [MinLeaseTTL,
-	// MaxLeaseTTL], rounded up to whole seconds; zero means
-	// DefaultLeaseTTL. The holder renews every third of it, and a holder
+	// worker.MaxLeaseTTL], rounded up to whole seconds; zero means
+	// worker.DefaultLeaseTTL. The holder renews every third of it, and a holder
 	// that died, or that is cut off from the cluster's majority, keeps its
 	// ID from the fleet for at most about this long. Only NewLeased reads
 	// it.
@@ -65,11 +52,12 @@ type Config struct {
 
 	// LeaseHorizon is how long a holder can go on without etcd: every
 	// renewal reserves the seconds it will use over the horizon and a
-	// third of the TTL at its current pace. In [MinLeaseHorizon,
-	// MaxLeaseHorizon]; zero means DefaultLeaseHorizon. A crashed holder's
-	// ID stays reserved up to a horizon ahead; LeaseWorkerID takes an ID
-	// whose reservation has passed whenever one is free. Only NewLeased
-	// reads it.
+	// third of the TTL at its current pace. In [worker.MinLeaseHorizon,
+	// worker.MaxLeaseHorizon]; zero means worker.DefaultLeaseHorizon, ten
+	// minutes: an etcd cluster that has lost its quorum needs a member back,
+	// which takes minutes when a machine must be replaced. A crashed holder's
+	// ID stays reserved up to a horizon ahead; LeaseWorkerID takes an ID whose
+	// reservation has passed whenever one is free. Only NewLeased reads it.
 	LeaseHorizon time.Duration
 
 	// WorkerIDs is the worker IDs a lease may take; the zero range means
@@ -100,8 +88,8 @@ func (cfg Config) check() (Config, error) {
 	if !strings.HasSuffix(cfg.Prefix, "/") {
 		cfg.Prefix += "/"
 	}
-	cfg.LeaseTTL = cmp.Or(cfg.LeaseTTL, DefaultLeaseTTL)
-	cfg.LeaseHorizon = cmp.Or(cfg.LeaseHorizon, DefaultLeaseHorizon)
+	cfg.LeaseTTL = cmp.Or(cfg.LeaseTTL, worker.DefaultLeaseTTL)
+	cfg.LeaseHorizon = cmp.Or(cfg.LeaseHorizon, worker.DefaultLeaseHorizon)
 	return cfg, nil
 }
 

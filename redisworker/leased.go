@@ -18,6 +18,7 @@ import (
 
 	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/internal/leasing"
+	"github.com/seed4d941b13/uidgen/worker"
 )
 
 // Leased is a uidgen.Leaser that keeps its leases in Redis, under one
@@ -50,17 +51,17 @@ type Leased struct {
 // NewLeased returns a Leased that keeps its leases in cfg's fleet. It sends
 // nothing yet. It fails, with an error that names the value, on a nil Client
 // (uidgen.ErrNilClient), a bad Prefix (uidgen.ErrKeyPrefix), a bad Replicas
-// (ErrReplicas), a LeaseTTL outside [MinLeaseTTL, MaxLeaseTTL]
-// (uidgen.ErrLeaseTTL) and a LeaseHorizon outside [MinLeaseHorizon,
-// MaxLeaseHorizon] (uidgen.ErrLeaseHorizon), and WorkerIDs that start below 1 or
-// are empty (uidgen.ErrWorkerIDs).
+// (ErrReplicas), a LeaseTTL outside [worker.MinLeaseTTL, worker.MaxLeaseTTL]
+// (uidgen.ErrLeaseTTL) and a LeaseHorizon outside [worker.MinLeaseHorizon,
+// worker.MaxLeaseHorizon] (uidgen.ErrLeaseHorizon), and WorkerIDs that start
+// below 1 or are empty (uidgen.ErrWorkerIDs).
 func NewLeased(cfg Config) (*Leased, error) {
 	c, err := cfg.check()
 	if err != nil {
 		return nil, err
 	}
-	if err := cmp.Or(leasing.CheckRange(uidgen.ErrLeaseTTL, c.LeaseTTL, MinLeaseTTL, MaxLeaseTTL),
-		leasing.CheckRange(uidgen.ErrLeaseHorizon, c.LeaseHorizon, MinLeaseHorizon, MaxLeaseHorizon),
+	if err := cmp.Or(leasing.CheckRange(uidgen.ErrLeaseTTL, c.LeaseTTL, worker.MinLeaseTTL, worker.MaxLeaseTTL),
+		leasing.CheckRange(uidgen.ErrLeaseHorizon, c.LeaseHorizon, worker.MinLeaseHorizon, worker.MaxLeaseHorizon),
 		leasing.CheckIDs(c.WorkerIDs)); err != nil {
 		return nil, fmt.Errorf("redisworker: %w", err)
 	}

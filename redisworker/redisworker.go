@@ -19,24 +19,6 @@ import (
 // slot, as a script that touches two of them needs.
 const DefaultPrefix = "{uidgen}:"
 
-// The lease TTL's default and limits: package worker's. Redis keeps key
-// TTLs to the millisecond, so any TTL from a second up is the one the
-// server keeps.
-const (
-	DefaultLeaseTTL = worker.DefaultLeaseTTL
-	MinLeaseTTL     = worker.MinLeaseTTL
-	MaxLeaseTTL     = worker.MaxLeaseTTL
-)
-
-// The lease horizon's default and limits: package worker's. A Sentinel
-// failover takes seconds to a minute; a server rebuilt from its AOF after
-// its machine died takes minutes, which ten minutes rides out.
-const (
-	DefaultLeaseHorizon = worker.DefaultLeaseHorizon
-	MinLeaseHorizon     = worker.MinLeaseHorizon
-	MaxLeaseHorizon     = worker.MaxLeaseHorizon
-)
-
 // DefaultReplicaTimeout is how long a reservation write waits for
 // Config.Replicas to acknowledge it, where the Config names no time and
 // the lease's TTL is 6 s or more; under a shorter TTL the default is a
@@ -84,8 +66,10 @@ type Config struct {
 	// keys share a slot: "orders:" becomes "{orders:}".
 	Prefix string
 
-	// LeaseTTL is how long a lease lasts without renewal, in [MinLeaseTTL,
-	// MaxLeaseTTL]; zero means DefaultLeaseTTL. The holder renews every
+	// LeaseTTL is how long a lease lasts without renewal, in
+	// [worker.MinLeaseTTL, worker.MaxLeaseTTL]: Redis keeps key TTLs to the
+	// millisecond, so any TTL from a second up is the one the server keeps.
+	// Zero means worker.DefaultLeaseTTL. The holder renews every
 	// third of it, and a holder that died, or that is cut off from Redis,
 	// keeps its ID from the fleet for at most about this long. Only
 	// NewLeased reads it.
@@ -93,9 +77,11 @@ type Config struct {
 
 	// LeaseHorizon is how long a holder can go on without Redis: every
 	// renewal reserves the seconds it will use over the horizon and a
-	// third of the TTL at its current pace. In [MinLeaseHorizon,
-	// MaxLeaseHorizon]; zero means DefaultLeaseHorizon. Only NewLeased
-	// reads it.
+	// third of the TTL at its current pace. In [worker.MinLeaseHorizon,
+	// worker.MaxLeaseHorizon]; zero means worker.DefaultLeaseHorizon, ten
+	// minutes: a Sentinel failover takes seconds to a minute, a server
+	// rebuilt from its AOF after its machine died takes minutes. Only
+	// NewLeased reads it.
 	LeaseHorizon time.Duration
 
 	// Replicas is how many replicas must acknowledge each reservation
@@ -149,11 +135,11 @@ func (cfg Config) check() (Config, error) {
 		return cfg, fmt.Errorf("redisworker: %w: Config.Replicas is %d on a Redis Ring, want 0: "+
 			"WAIT must reach the shard that ran the script, which a ring client does not route it to", ErrReplicas, cfg.Replicas)
 	}
-	cfg.LeaseTTL = cmp.Or(cfg.LeaseTTL, DefaultLeaseTTL)
-	cfg.LeaseHorizon = cmp.Or(cfg.LeaseHorizon, DefaultLeaseHorizon)
+	cfg.LeaseTTL = cmp.Or(cfg.LeaseTTL, worker.DefaultLeaseTTL)
+	cfg.LeaseHorizon = cmp.Or(cfg.LeaseHorizon, worker.DefaultLeaseHorizon)
 	// A LeaseTTL out of its range is NewLeased's uidgen.ErrLeaseTTL, and sizes no
 	// ReplicaTimeout.
-	if cfg.LeaseTTL >= MinLeaseTTL {
+	if cfg.LeaseTTL >= worker.MinLeaseTTL {
 		cfg.ReplicaTimeout = cmp.Or(cfg.ReplicaTimeout, min(DefaultReplicaTimeout, cfg.LeaseTTL/6))
 		if cfg.ReplicaTimeout < time.Millisecond || cfg.ReplicaTimeout >= cfg.LeaseTTL/3 {
 			return cfg, fmt.Errorf("redisworker: %w: Config.ReplicaTimeout is %v, want 1ms to under a third of LeaseTTL (%v)",
