@@ -309,9 +309,6 @@ func (g *Generator) NextIDs(dst []int64) (int, error) {
 	return n, nil
 }
 
-// Tag returns the generator's tag.
-func (g *Generator) Tag() string { return g.src.tag }
-
 // Close stops the padding and claiming goroutines and gives back what the
 // generator took and did not hand out: through max_id when no other process
 // has claimed since its last claim, and otherwise to the returned table,
