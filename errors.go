@@ -2,8 +2,11 @@ package uidgen
 
 import "errors"
 
-// The errors the generators and layouts share, tested with errors.Is. Each is wrapped
-// with the values at fault and the limit they broke.
+// The errors the generators, the layouts and the stores share, tested with
+// errors.Is. Each is wrapped with the values at fault and the limit they
+// broke. An error that one package alone returns is that package's; one that
+// several return is defined here once, so that errors.Is(err,
+// uidgen.ErrUnreachable) holds whichever of them failed.
 var (
 	// ErrNoAssigner: a generator's Config has neither an Assigner nor a
 	// Leaser.
@@ -48,13 +51,12 @@ var (
 	// ErrUnknownLayout: NamedLayout was given a name it does not know.
 	ErrUnknownLayout = errors.New("unknown layout name")
 
-	// ErrLeaseTTL: a leaser's Config.LeaseTTL is outside its package's
-	// limits (worker.MinLeaseTTL to worker.MaxLeaseTTL, and the same names
-	// in etcdworker and redisworker).
+	// ErrLeaseTTL: a leaser's Config.LeaseTTL is outside worker.MinLeaseTTL
+	// (etcdworker.MinLeaseTTL for etcd) to worker.MaxLeaseTTL.
 	ErrLeaseTTL = errors.New("lease TTL out of range")
 
-	// ErrLeaseHorizon: a leaser's Config.LeaseHorizon is outside its
-	// package's limits (MinLeaseHorizon to MaxLeaseHorizon).
+	// ErrLeaseHorizon: a leaser's Config.LeaseHorizon is outside
+	// worker.MinLeaseHorizon to worker.MaxLeaseHorizon.
 	ErrLeaseHorizon = errors.New("lease horizon out of range")
 
 	// ErrMaxWorkerID: LeaseWorkerID was given a largest worker ID below 1.
@@ -85,4 +87,44 @@ var (
 	// or a negative one, which no generator makes; a UID's MarshalText,
 	// MarshalJSON and Value refuse a negative UID with it too.
 	ErrIDRange = errors.New("ID out of range")
+
+	// ErrNilDB: a store's Config.DB is nil (worker, segment).
+	ErrNilDB = errors.New("nil *sql.DB")
+
+	// ErrBadTable: a store's Config.Table, or the table given to a Schema
+	// function, is not a plain SQL identifier (worker, segment).
+	ErrBadTable = errors.New("bad table name")
+
+	// ErrDialect: a *sql.DB was opened with a driver other than
+	// go-sql-driver/mysql, pgx's stdlib and modernc.org/sqlite, or a
+	// Config.Dialect or a Schema function names a dialect other than
+	// "mysql", "postgres" and "sqlite" (worker, segment).
+	ErrDialect = errors.New("unsupported SQL dialect")
+
+	// ErrUnreachable: the database server could not be reached over the
+	// network, or a SQLite file stayed locked by another process (worker,
+	// segment).
+	ErrUnreachable = errors.New("database server unreachable")
+
+	// ErrAccessDenied: the database server refused the user, its password
+	// or its right to use the database or a table (worker, segment).
+	ErrAccessDenied = errors.New("database access denied")
+
+	// ErrNoTable: a store's table does not exist; the package's
+	// EnsureSchema creates it, or run the DDL that `uidgen schema` prints
+	// (worker, segment).
+	ErrNoTable = errors.New("table missing")
+
+	// ErrNilClient: a store's Config.Client is nil, or NewClient was given
+	// no endpoints (etcdworker, redisworker).
+	ErrNilClient = errors.New("no client")
+
+	// ErrKeyPrefix: a store's Config.Prefix is not a key prefix the store
+	// can use (etcdworker, redisworker; each says which it takes).
+	ErrKeyPrefix = errors.New("bad key prefix")
+
+	// ErrBadKey: a key under a fleet's prefix does not hold what the store
+	// writes there: another program writes under the fleet's prefix
+	// (etcdworker, redisworker).
+	ErrBadKey = errors.New("unexpected key or value under the prefix")
 )

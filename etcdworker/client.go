@@ -10,6 +10,8 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
+
+	"github.com/seed4d941b13/uidgen"
 )
 
 // The client's keepalive probes of an idle connection: a member that stops
@@ -28,7 +30,7 @@ const (
 // under that request's context. Close it after the last Lease is released.
 func NewClient(endpoints []string, logger *slog.Logger) (*clientv3.Client, error) {
 	if len(endpoints) == 0 {
-		return nil, fmt.Errorf("etcdworker: %w: no endpoints", ErrNilClient)
+		return nil, fmt.Errorf("etcdworker: %w: no endpoints", uidgen.ErrNilClient)
 	}
 	zl := zap.NewNop()
 	if logger != nil {

@@ -2,7 +2,6 @@ package etcdworker
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -17,47 +16,16 @@ import (
 // DefaultPrefix is the key prefix of a fleet whose Config names none.
 const DefaultPrefix = "/uidgen/"
 
-// The lease TTL's default and limits. etcd grants TTLs in whole seconds and
-// raises any TTL below its own minimum (one and a half election timeouts,
-// 1.5 s at etcd's defaults) to that minimum, so a TTL below 2 s would not
-// be the TTL the cluster keeps. Above an hour a dead holder keeps its ID
-// from the fleet for longer than any deployment waits.
-const (
-	DefaultLeaseTTL = worker.DefaultLeaseTTL
-	MinLeaseTTL     = 2 * time.Second
-	MaxLeaseTTL     = worker.MaxLeaseTTL
-)
-
-// The lease horizon's default and limits: package worker's. An etcd cluster
-// that has lost its quorum needs a member back, which takes minutes when a
-// machine must be replaced: ten minutes rides it out.
-const (
-	DefaultLeaseHorizon = worker.DefaultLeaseHorizon
-	MinLeaseHorizon     = worker.MinLeaseHorizon
-	MaxLeaseHorizon     = worker.MaxLeaseHorizon
-)
+// MinLeaseTTL is the shortest Config.LeaseTTL. etcd grants TTLs in whole
+// seconds and raises any TTL below its own minimum (one and a half election
+// timeouts, 1.5 s at etcd's defaults) to that minimum, so a TTL below 2 s
+// would not be the TTL the cluster keeps. The TTL's default and longest, and
+// the horizon's default and limits, are package worker's.
+const MinLeaseTTL = 2 * time.Second
 
 // freePoll is how often LeaseWorkerID looks again when every ID is held: a
 // released ID is free at once, an abandoned one after its TTL.
 const freePoll = time.Second
-
-// Errors, tested with errors.Is. Every error this package returns starts
-// "etcdworker: ", names the operation and the value at fault, and wraps the
-// etcd client's own error where there is one. Where the contract is
-// package worker's, so is the sentinel, so a program that moves its fleet
-// from the SQL table to etcd matches the same errors.
-var (
-	// ErrNilClient: Config.Client is nil.
-	ErrNilClient = errors.New("no etcd client")
-
-	// ErrPrefix: Config.Prefix holds a character other than a printable
-	// ASCII one.
-	ErrPrefix = errors.New("bad key prefix")
-
-	// ErrBadKey: a key under the prefix does not hold what this package
-	// writes there: another program writes under the fleet's prefix.
-	ErrBadKey = errors.New("unexpected key or value under the prefix")
-)
 
 // Config says which etcd cluster and which fleet in it. NewLeased and List
 // take one; each reads the fields that concern it. Its zero value, but for
@@ -75,8 +43,8 @@ type Config struct {
 	Prefix string
 
 	// LeaseTTL is how long a lease lasts without renewal, in [MinLeaseTTL,
-	// MaxLeaseTTL], rounded up to whole seconds; zero means
-	// DefaultLeaseTTL. The holder renews every third of it, and a holder
+	// worker.MaxLeaseTTL], rounded up to whole seconds; zero means
+	// worker.DefaultLeaseTTL. The holder renews every third of it, and a holder
 	// that died, or that is cut off from the cluster's majority, keeps its
 	// ID from the fleet for at most about this long. Only NewLeased reads
 	// it.
@@ -84,11 +52,12 @@ type Config struct {
 
 	// LeaseHorizon is how long a holder can go on without etcd: every
 	// renewal reserves the seconds it will use over the horizon and a
-	// third of the TTL at its current pace. In [MinLeaseHorizon,
-	// MaxLeaseHorizon]; zero means DefaultLeaseHorizon. A crashed holder's
-	// ID stays reserved up to a horizon ahead; LeaseWorkerID takes an ID
-	// whose reservation has passed whenever one is free. Only NewLeased
-	// reads it.
+	// third of the TTL at its current pace. In [worker.MinLeaseHorizon,
+	// worker.MaxLeaseHorizon]; zero means worker.DefaultLeaseHorizon, ten
+	// minutes: an etcd cluster that has lost its quorum needs a member back,
+	// which takes minutes when a machine must be replaced. A crashed holder's
+	// ID stays reserved up to a horizon ahead; LeaseWorkerID takes an ID whose
+	// reservation has passed whenever one is free. Only NewLeased reads it.
 	LeaseHorizon time.Duration
 
 	// WorkerIDs is the worker IDs a lease may take; the zero range means
@@ -103,24 +72,24 @@ type Config struct {
 	Logger *slog.Logger
 }
 
-// check returns cfg with its defaults filled in, without I/O. It fails,
-// with an error that names the value, on a nil Client (ErrNilClient) and a
-// prefix that is not printable ASCII (ErrPrefix).
+// check returns cfg with its defaults filled in, without I/O. It fails, with an
+// error that names the value, on a nil Client (uidgen.ErrNilClient) and a
+// prefix that is not printable ASCII (uidgen.ErrKeyPrefix).
 func (cfg Config) check() (Config, error) {
 	if cfg.Client == nil {
-		return cfg, fmt.Errorf("etcdworker: %w: Config.Client is nil", ErrNilClient)
+		return cfg, fmt.Errorf("etcdworker: %w: Config.Client is nil", uidgen.ErrNilClient)
 	}
 	cfg.Prefix = cmp.Or(cfg.Prefix, DefaultPrefix)
 	for _, r := range cfg.Prefix {
 		if r < ' ' || r > '~' {
-			return cfg, fmt.Errorf("etcdworker: %w: %q holds %q, want printable ASCII", ErrPrefix, cfg.Prefix, r)
+			return cfg, fmt.Errorf("etcdworker: %w: %q holds %q, want printable ASCII", uidgen.ErrKeyPrefix, cfg.Prefix, r)
 		}
 	}
 	if !strings.HasSuffix(cfg.Prefix, "/") {
 		cfg.Prefix += "/"
 	}
-	cfg.LeaseTTL = cmp.Or(cfg.LeaseTTL, DefaultLeaseTTL)
-	cfg.LeaseHorizon = cmp.Or(cfg.LeaseHorizon, DefaultLeaseHorizon)
+	cfg.LeaseTTL = cmp.Or(cfg.LeaseTTL, worker.DefaultLeaseTTL)
+	cfg.LeaseHorizon = cmp.Or(cfg.LeaseHorizon, worker.DefaultLeaseHorizon)
 	return cfg, nil
 }
 

@@ -11,7 +11,9 @@ import (
 
 	clientv3 "go.etcd.io/etcd/client/v3"
 
+	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/internal/leasing"
+	"github.com/seed4d941b13/uidgen/worker"
 )
 
 // holder is the value of a held/ID key: who holds the ID, for a person
@@ -57,7 +59,7 @@ func readFleet(ctx context.Context, c *clientv3.Client, prefix string) ([]idStat
 		}
 		sec, err := strconv.ParseInt(string(kv.Value), 10, 64)
 		if err != nil {
-			return nil, fmt.Errorf("%w: %s holds %q, want a Unix second", ErrBadKey, kv.Key, kv.Value)
+			return nil, fmt.Errorf("%w: %s holds %q, want a Unix second", uidgen.ErrBadKey, kv.Key, kv.Value)
 		}
 		s := state(id)
 		s.reserved, s.modRev = sec, kv.ModRevision
@@ -70,7 +72,7 @@ func readFleet(ctx context.Context, c *clientv3.Client, prefix string) ([]idStat
 		s := state(id)
 		s.held, s.lease = true, clientv3.LeaseID(kv.Lease)
 		if err := json.Unmarshal(kv.Value, &s.holder); err != nil {
-			return nil, fmt.Errorf("%w: %s holds %q: %v", ErrBadKey, kv.Key, kv.Value, err)
+			return nil, fmt.Errorf("%w: %s holds %q: %v", uidgen.ErrBadKey, kv.Key, kv.Value, err)
 		}
 	}
 	states := make([]idState, 0, len(byID))
@@ -85,7 +87,7 @@ func readFleet(ctx context.Context, c *clientv3.Client, prefix string) ([]idStat
 func keyID(key, dir string) (int64, error) {
 	id, err := strconv.ParseInt(strings.TrimPrefix(key, dir), 10, 64)
 	if err != nil || id < 1 {
-		return 0, fmt.Errorf("%w: key %s, want %sN for a worker ID N of 1 or more", ErrBadKey, key, dir)
+		return 0, fmt.Errorf("%w: key %s, want %sN for a worker ID N of 1 or more", uidgen.ErrBadKey, key, dir)
 	}
 	return id, nil
 }
@@ -109,38 +111,14 @@ func choose(states []idState, now time.Time, lo, hi int64) (idState, bool) {
 	return idState{id: id}, true
 }
 
-// Row is one worker ID of a fleet, as a person looking at it wants to see
-// it.
-type Row struct {
-	ID int64
-
-	// Held says a process holds the ID: its held/ID key, whose etcd lease
-	// has not expired, exists.
-	Held bool
-	// Host, PID and Since describe the holder, while Held.
-	Host  string
-	PID   int
-	Since time.Time
-	// LeaseLeft is how long the holder's etcd lease has left by the
-	// cluster's clock, while Held.
-	LeaseLeft time.Duration
-
-	// LastReserved is the last Unix second reserved for the ID's holders,
-	// which they may still use.
-	LastReserved int64
-	// ReservedAhead is how far LastReserved runs ahead of this process's
-	// clock, never below 0: for a held ID, how long its holder goes on
-	// without etcd while it uses one second a second; for a free one, how
-	// long the ID stays reserved ahead.
-	ReservedAhead time.Duration
-}
-
 // List returns the worker IDs of cfg's fleet, by ID, and for each held one
-// asks the cluster how long its lease has left. It fails with an error
-// wrapping ErrNilClient or ErrPrefix before sending anything, with one
-// wrapping ErrBadKey when a key under the prefix is not this package's, and
-// otherwise with the client's error.
-func List(ctx context.Context, cfg Config) ([]Row, error) {
+// asks the cluster how long its lease has left: a worker.Row each, whose
+// Host, PID and Since name the holder while Held, and whose ReservedAhead is
+// by this process's clock. It fails with an error wrapping
+// uidgen.ErrNilClient or uidgen.ErrKeyPrefix before sending anything, with one
+// wrapping uidgen.ErrBadKey when a key under the prefix is not this package's,
+// and otherwise with the client's error.
+func List(ctx context.Context, cfg Config) ([]worker.Row, error) {
 	c, err := cfg.check()
 	if err != nil {
 		return nil, err
@@ -151,9 +129,9 @@ func List(ctx context.Context, cfg Config) ([]Row, error) {
 		return nil, fail(err)
 	}
 	now := time.Now()
-	rows := make([]Row, 0, len(states))
+	rows := make([]worker.Row, 0, len(states))
 	for _, s := range states {
-		r := Row{ID: s.id, Held: s.held, LastReserved: s.reserved,
+		r := worker.Row{ID: s.id, Leased: true, Held: s.held, LastReserved: s.reserved,
 			ReservedAhead: time.Duration(max(s.reserved-now.Unix(), 0)) * time.Second}
 		if s.held {
 			r.Host, r.PID, r.Since = s.holder.Host, s.holder.PID, s.holder.Since

@@ -18,6 +18,7 @@ import (
 
 	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/internal/leasing"
+	"github.com/seed4d941b13/uidgen/worker"
 )
 
 // releaseTimeout bounds giving an etcd lease back after a failed take, which
@@ -46,18 +47,19 @@ type Leased struct {
 }
 
 // NewLeased returns a Leased that keeps its leases in cfg's fleet. It sends
-// nothing yet. It fails, with an error that names the value, on a nil
-// Client (ErrNilClient), a bad Prefix (ErrPrefix), a LeaseTTL outside
-// [MinLeaseTTL, MaxLeaseTTL] (uidgen.ErrLeaseTTL) and a LeaseHorizon outside
-// [MinLeaseHorizon, MaxLeaseHorizon] (uidgen.ErrLeaseHorizon), and WorkerIDs that
-// start below 1 or are empty (uidgen.ErrWorkerIDs).
+// nothing yet. It fails, with an error that names the value, on a nil Client
+// (uidgen.ErrNilClient), a bad Prefix (uidgen.ErrKeyPrefix), a LeaseTTL outside
+// [MinLeaseTTL, worker.MaxLeaseTTL] (uidgen.ErrLeaseTTL) and a LeaseHorizon
+// outside [worker.MinLeaseHorizon, worker.MaxLeaseHorizon]
+// (uidgen.ErrLeaseHorizon), and WorkerIDs that start below 1 or are empty
+// (uidgen.ErrWorkerIDs).
 func NewLeased(cfg Config) (*Leased, error) {
 	c, err := cfg.check()
 	if err != nil {
 		return nil, err
 	}
-	if err := cmp.Or(leasing.CheckRange(uidgen.ErrLeaseTTL, c.LeaseTTL, MinLeaseTTL, MaxLeaseTTL),
-		leasing.CheckRange(uidgen.ErrLeaseHorizon, c.LeaseHorizon, MinLeaseHorizon, MaxLeaseHorizon),
+	if err := cmp.Or(leasing.CheckRange(uidgen.ErrLeaseTTL, c.LeaseTTL, MinLeaseTTL, worker.MaxLeaseTTL),
+		leasing.CheckRange(uidgen.ErrLeaseHorizon, c.LeaseHorizon, worker.MinLeaseHorizon, worker.MaxLeaseHorizon),
 		leasing.CheckIDs(c.WorkerIDs)); err != nil {
 		return nil, fmt.Errorf("etcdworker: %w", err)
 	}
@@ -78,13 +80,14 @@ var _ uidgen.Leaser = (*Leased)(nil)
 // starts the goroutine that renews it, which runs until Release.
 //
 // When every ID of the range is held it looks again every second until one
-// comes free or ctx ends; then it fails with an error wrapping uidgen.ErrNoFreeID
-// and ctx.Err() that names the range (under a ctx with no deadline, after
-// one lease TTL, with uidgen.ErrNoFreeID alone). Give ctx a deadline: an unreachable
-// cluster fails with the client's error only when ctx ends. It fails with
-// uidgen.ErrMaxWorkerID for a maxWorkerID below 1 and with uidgen.ErrWorkerIDs for a range
-// that ends above it, both before it sends anything, and with ErrBadKey when
-// a key under the prefix is not this package's.
+// comes free or ctx ends; then it fails with an error wrapping
+// uidgen.ErrNoFreeID and ctx.Err() that names the range (under a ctx with no
+// deadline, after one lease TTL, with uidgen.ErrNoFreeID alone). Give ctx a
+// deadline: an unreachable cluster fails with the client's error only when ctx
+// ends. It fails with uidgen.ErrMaxWorkerID for a maxWorkerID below 1 and with
+// uidgen.ErrWorkerIDs for a range that ends above it, both before it sends
+// anything, and with uidgen.ErrBadKey when a key under the prefix is not this
+// package's.
 func (l *Leased) LeaseWorkerID(ctx context.Context, maxWorkerID int64) (uidgen.Lease, error) {
 	op := "lease a worker ID under " + l.prefix
 	if maxWorkerID < 1 {
@@ -149,7 +152,7 @@ func (l *Leased) leaseID(ctx context.Context, g *granter, lo, hi int64) (*lease,
 		Poll:     l.poll,
 		NoFreeID: uidgen.ErrNoFreeID,
 		FullFor:  l.timing.TTL,
-		Fatal:    func(err error) bool { return errors.Is(err, ErrBadKey) },
+		Fatal:    func(err error) bool { return errors.Is(err, uidgen.ErrBadKey) },
 		Failed:   g.revoke,
 		Unanswered: func(last, ctxErr error) error {
 			if leasing.Cut(last) {

@@ -92,8 +92,8 @@ func TestConfigErrors(t *testing.T) {
 		want error
 		text string
 	}{
-		{Config{}, ErrNilClient, "Config.Client is nil"},
-		{Config{Client: c, Prefix: "/fleet\n"}, ErrPrefix, `"/fleet\n" holds '\n'`},
+		{Config{}, uidgen.ErrNilClient, "Config.Client is nil"},
+		{Config{Client: c, Prefix: "/fleet\n"}, uidgen.ErrKeyPrefix, `"/fleet\n" holds '\n'`},
 		{Config{Client: c, LeaseTTL: time.Second}, uidgen.ErrLeaseTTL, "1s, want 2s to 1h0m0s"},
 		{Config{Client: c, LeaseTTL: 2 * time.Hour}, uidgen.ErrLeaseTTL, "2h0m0s, want 2s to 1h0m0s"},
 		{Config{Client: c, LeaseHorizon: -time.Second}, uidgen.ErrLeaseHorizon, "-1s, want 1s to 24h0m0s"},
@@ -103,8 +103,8 @@ func TestConfigErrors(t *testing.T) {
 			t.Errorf("NewLeased(%+v): %v, want %q naming %q", tt.cfg, err, tt.want, tt.text)
 		}
 	}
-	if _, err := List(t.Context(), Config{}); !errors.Is(err, ErrNilClient) {
-		t.Errorf("List without a client: %v, want %q", err, ErrNilClient)
+	if _, err := List(t.Context(), Config{}); !errors.Is(err, uidgen.ErrNilClient) {
+		t.Errorf("List without a client: %v, want %q", err, uidgen.ErrNilClient)
 	}
 	if _, err := NewClient(nil, nil); err == nil {
 		t.Error("NewClient with no endpoints: no error")
@@ -215,16 +215,16 @@ func TestList(t *testing.T) {
 		t.Fatalf("List: %+v, want IDs 1 and 2", rows)
 	}
 	held, free := rows[0], rows[1]
-	if held.ID != 1 || !held.Held || held.PID == 0 || held.LeaseLeft <= 0 || held.LeaseLeft > 30*time.Second ||
+	if held.ID != 1 || !held.Leased || !held.Held || held.PID == 0 || held.LeaseLeft <= 0 || held.LeaseLeft > 30*time.Second ||
 		held.LastReserved != a.Reserved() || held.ReservedAhead <= 0 {
-		t.Errorf("held row %+v; want ID 1, held, with its holder, lease left and reservation %d", held, a.Reserved())
+		t.Errorf("held row %+v; want ID 1, leased, held, with its holder, lease left and reservation %d", held, a.Reserved())
 	}
-	if free.ID != 2 || free.Held || free.PID != 0 || free.LeaseLeft != 0 || free.LastReserved != b.First() {
-		t.Errorf("free row %+v; want ID 2, free, reserved to %d", free, b.First())
+	if free.ID != 2 || !free.Leased || free.Held || free.PID != 0 || free.LeaseLeft != 0 || free.LastReserved != b.First() {
+		t.Errorf("free row %+v; want ID 2, leased, free, reserved to %d", free, b.First())
 	}
 	f.put(t, f.prefix+"held/x", "{}")
-	if _, err := List(ctx, Config{Client: f.c, Prefix: f.prefix}); !errors.Is(err, ErrBadKey) || !strings.Contains(err.Error(), "held/x") {
-		t.Errorf("List with a stray key: %v, want %q naming it", err, ErrBadKey)
+	if _, err := List(ctx, Config{Client: f.c, Prefix: f.prefix}); !errors.Is(err, uidgen.ErrBadKey) || !strings.Contains(err.Error(), "held/x") {
+		t.Errorf("List with a stray key: %v, want %q naming it", err, uidgen.ErrBadKey)
 	}
 }
 

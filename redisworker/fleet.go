@@ -8,6 +8,9 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/seed4d941b13/uidgen"
+	"github.com/seed4d941b13/uidgen/worker"
 )
 
 // holder is the value of a held key: who holds the ID, for a person reading
@@ -35,30 +38,30 @@ func readFleet(ctx context.Context, c redis.UniversalClient, prefix string) ([]i
 	res, err := fleetScript.Run(ctx, c, []string{idsKey(prefix)}, prefix).Slice()
 	if redis.HasErrorPrefix(err, "WRONGTYPE") {
 		// A key of the fleet is not of the type this package writes there.
-		return nil, fmt.Errorf("%w: read the fleet: %w", ErrBadKey, err)
+		return nil, fmt.Errorf("%w: read the fleet: %w", uidgen.ErrBadKey, err)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("read the fleet: %w", err)
 	}
 	if len(res)%4 != 0 {
-		return nil, fmt.Errorf("%w: reading the fleet returned %d values, want 4 an ID", ErrBadKey, len(res))
+		return nil, fmt.Errorf("%w: reading the fleet returned %d values, want 4 an ID", uidgen.ErrBadKey, len(res))
 	}
 	states := make([]idState, 0, len(res)/4)
 	for i := 0; i < len(res); i += 4 {
 		idText, _ := res[i].(string)
 		id, err := strconv.ParseInt(idText, 10, 64)
 		if err != nil || id < 1 {
-			return nil, fmt.Errorf("%w: %s holds member %q, want a worker ID of 1 or more", ErrBadKey, idsKey(prefix), res[i])
+			return nil, fmt.Errorf("%w: %s holds member %q, want a worker ID of 1 or more", uidgen.ErrBadKey, idsKey(prefix), res[i])
 		}
 		s := idState{id: id}
 		reserved, _ := res[i+1].(string)
 		if s.reserved, err = strconv.ParseInt(reserved, 10, 64); err != nil {
-			return nil, fmt.Errorf("%w: %s holds %q, want a Unix second", ErrBadKey, reservedKey(prefix, id), reserved)
+			return nil, fmt.Errorf("%w: %s holds %q, want a Unix second", uidgen.ErrBadKey, reservedKey(prefix, id), reserved)
 		}
 		if value, _ := res[i+2].(string); value != "" {
 			s.held = true
 			if err := json.Unmarshal([]byte(value), &s.holder); err != nil {
-				return nil, fmt.Errorf("%w: %s holds %q: %v", ErrBadKey, heldKey(prefix, id), value, err)
+				return nil, fmt.Errorf("%w: %s holds %q: %v", uidgen.ErrBadKey, heldKey(prefix, id), value, err)
 			}
 			ms, _ := res[i+3].(int64)
 			s.left = time.Duration(ms) * time.Millisecond
@@ -68,37 +71,13 @@ func readFleet(ctx context.Context, c redis.UniversalClient, prefix string) ([]i
 	return states, nil
 }
 
-// Row is one worker ID of a fleet, as a person looking at it wants to see
-// it.
-type Row struct {
-	ID int64
-
-	// Held says a process holds the ID: its held key, whose TTL has not
-	// run out, exists.
-	Held bool
-	// Host, PID and Since describe the holder, while Held.
-	Host  string
-	PID   int
-	Since time.Time
-	// LeaseLeft is how long the held key has left by the server's clock,
-	// while Held.
-	LeaseLeft time.Duration
-
-	// LastReserved is the last Unix second reserved for the ID's holders,
-	// which they may still use.
-	LastReserved int64
-	// ReservedAhead is how far LastReserved runs ahead of this process's
-	// clock, never below 0: for a held ID, how long its holder goes on
-	// without Redis while it uses one second a second; for a free one, how
-	// long the ID stays reserved ahead.
-	ReservedAhead time.Duration
-}
-
-// List returns the worker IDs of cfg's fleet, by ID, read in one step. It
-// fails with an error wrapping ErrNilClient or ErrPrefix before sending
-// anything, with one wrapping ErrBadKey when a key of the fleet is not this
+// List returns the worker IDs of cfg's fleet, by ID, read in one step: a
+// worker.Row each, whose Host, PID and Since name the holder while Held, and
+// whose ReservedAhead is by this process's clock. It fails with an error
+// wrapping uidgen.ErrNilClient or uidgen.ErrKeyPrefix before sending anything,
+// with one wrapping uidgen.ErrBadKey when a key of the fleet is not this
 // package's, and otherwise with the client's error.
-func List(ctx context.Context, cfg Config) ([]Row, error) {
+func List(ctx context.Context, cfg Config) ([]worker.Row, error) {
 	c, err := cfg.check()
 	if err != nil {
 		return nil, err
@@ -108,9 +87,9 @@ func List(ctx context.Context, cfg Config) ([]Row, error) {
 		return nil, fmt.Errorf("redisworker: list the fleet under %s: %w", c.Prefix, err)
 	}
 	now := time.Now()
-	rows := make([]Row, 0, len(states))
+	rows := make([]worker.Row, 0, len(states))
 	for _, s := range states {
-		r := Row{ID: s.id, Held: s.held, LastReserved: s.reserved,
+		r := worker.Row{ID: s.id, Leased: true, Held: s.held, LastReserved: s.reserved,
 			ReservedAhead: time.Duration(max(s.reserved-now.Unix(), 0)) * time.Second}
 		if s.held {
 			r.Host, r.PID, r.Since, r.LeaseLeft = s.holder.Host, s.holder.PID, s.holder.Since, s.left

@@ -28,12 +28,12 @@ func TestList(t *testing.T) {
 		t.Fatalf("List: %+v, want IDs 1 and 2", rows)
 	}
 	held, free := rows[0], rows[1]
-	if held.ID != 1 || !held.Held || held.Host == "" || held.PID == 0 || held.Since.IsZero() ||
+	if held.ID != 1 || !held.Leased || !held.Held || held.Host == "" || held.PID == 0 || held.Since.IsZero() ||
 		held.LeaseLeft <= 0 || held.LeaseLeft > ttl || held.LastReserved != a.Reserved() || held.ReservedAhead <= 0 {
-		t.Errorf("held row %+v; want ID 1, held, with its holder, lease left and reservation %d", held, a.Reserved())
+		t.Errorf("held row %+v; want ID 1, leased, held, with its holder, lease left and reservation %d", held, a.Reserved())
 	}
-	if free.ID != 2 || free.Held || free.Host != "" || free.PID != 0 || free.LeaseLeft != 0 || free.LastReserved != b.First() {
-		t.Errorf("free row %+v; want ID 2, free, reserved to %d", free, b.First())
+	if free.ID != 2 || !free.Leased || free.Held || free.Host != "" || free.PID != 0 || free.LeaseLeft != 0 || free.LastReserved != b.First() {
+		t.Errorf("free row %+v; want ID 2, leased, free, reserved to %d", free, b.First())
 	}
 
 	f.s.Kill()

@@ -18,6 +18,7 @@ import (
 
 	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/internal/leasing"
+	"github.com/seed4d941b13/uidgen/worker"
 )
 
 // Leased is a uidgen.Leaser that keeps its leases in Redis, under one
@@ -48,19 +49,19 @@ type Leased struct {
 }
 
 // NewLeased returns a Leased that keeps its leases in cfg's fleet. It sends
-// nothing yet. It fails, with an error that names the value, on a nil
-// Client (ErrNilClient), a bad Prefix (ErrPrefix), a bad Replicas
-// (ErrReplicas), a LeaseTTL outside [MinLeaseTTL, MaxLeaseTTL]
-// (uidgen.ErrLeaseTTL) and a LeaseHorizon outside [MinLeaseHorizon,
-// MaxLeaseHorizon] (uidgen.ErrLeaseHorizon), and WorkerIDs that start below 1 or
-// are empty (uidgen.ErrWorkerIDs).
+// nothing yet. It fails, with an error that names the value, on a nil Client
+// (uidgen.ErrNilClient), a bad Prefix (uidgen.ErrKeyPrefix), a bad Replicas
+// (ErrReplicas), a LeaseTTL outside [worker.MinLeaseTTL, worker.MaxLeaseTTL]
+// (uidgen.ErrLeaseTTL) and a LeaseHorizon outside [worker.MinLeaseHorizon,
+// worker.MaxLeaseHorizon] (uidgen.ErrLeaseHorizon), and WorkerIDs that start
+// below 1 or are empty (uidgen.ErrWorkerIDs).
 func NewLeased(cfg Config) (*Leased, error) {
 	c, err := cfg.check()
 	if err != nil {
 		return nil, err
 	}
-	if err := cmp.Or(leasing.CheckRange(uidgen.ErrLeaseTTL, c.LeaseTTL, MinLeaseTTL, MaxLeaseTTL),
-		leasing.CheckRange(uidgen.ErrLeaseHorizon, c.LeaseHorizon, MinLeaseHorizon, MaxLeaseHorizon),
+	if err := cmp.Or(leasing.CheckRange(uidgen.ErrLeaseTTL, c.LeaseTTL, worker.MinLeaseTTL, worker.MaxLeaseTTL),
+		leasing.CheckRange(uidgen.ErrLeaseHorizon, c.LeaseHorizon, worker.MinLeaseHorizon, worker.MaxLeaseHorizon),
 		leasing.CheckIDs(c.WorkerIDs)); err != nil {
 		return nil, fmt.Errorf("redisworker: %w", err)
 	}
@@ -80,16 +81,16 @@ var _ uidgen.Leaser = (*Leased)(nil)
 // starts the goroutine that renews it, which runs until Release.
 //
 // When every ID of the range is held it looks again every second until one
-// comes free or ctx ends; then it fails with an error wrapping uidgen.ErrNoFreeID
-// and ctx.Err() that names the range (under a ctx with no deadline, after
-// one lease TTL, with uidgen.ErrNoFreeID alone). A Redis that does not answer is asked
-// again every second until ctx ends, and the error names its last failure.
-// It fails with uidgen.ErrMaxWorkerID for a maxWorkerID below 1 and with
-// uidgen.ErrWorkerIDs for a range that ends above it, both before it sends
-// anything, with ErrBadKey when a key of the fleet is not this package's,
-// and with an error wrapping ErrReplicas and ctx.Err() when no take the
-// replicas acknowledged landed before ctx ended: a failover that leaves
-// fewer replicas than Config.Replicas stops new leases until enough
+// comes free or ctx ends; then it fails with an error wrapping
+// uidgen.ErrNoFreeID and ctx.Err() that names the range (under a ctx with no
+// deadline, after one lease TTL, with uidgen.ErrNoFreeID alone). A Redis that
+// does not answer is asked again every second until ctx ends, and the error
+// names its last failure. It fails with uidgen.ErrMaxWorkerID for a maxWorkerID
+// below 1 and with uidgen.ErrWorkerIDs for a range that ends above it, both
+// before it sends anything, with uidgen.ErrBadKey when a key of the fleet is
+// not this package's, and with an error wrapping ErrReplicas and ctx.Err() when
+// no take the replicas acknowledged landed before ctx ended: a failover that
+// leaves fewer replicas than Config.Replicas stops new leases until enough
 // replicas are back.
 func (l *Leased) LeaseWorkerID(ctx context.Context, maxWorkerID int64) (uidgen.Lease, error) {
 	op := "lease a worker ID under " + l.prefix
@@ -119,7 +120,7 @@ func (l *Leased) leaseID(ctx context.Context, lo, hi int64) (*lease, error) {
 		Poll:     l.poll,
 		NoFreeID: uidgen.ErrNoFreeID,
 		FullFor:  l.timing.TTL,
-		Fatal:    func(err error) bool { return errors.Is(err, ErrBadKey) },
+		Fatal:    func(err error) bool { return errors.Is(err, uidgen.ErrBadKey) },
 		Unanswered: func(last, ctxErr error) error {
 			switch {
 			case errors.Is(last, ErrReplicas):
@@ -180,7 +181,7 @@ func (l *Leased) take(ctx context.Context, id int64, now time.Time) (*lease, err
 		reserved, _ = pair[1].(int64)
 	}
 	if !ok || reserved < first {
-		return nil, fmt.Errorf("%w: taking worker ID %d returned %v, want {first, reserved}", ErrBadKey, id, res)
+		return nil, fmt.Errorf("%w: taking worker ID %d returned %v, want {first, reserved}", uidgen.ErrBadKey, id, res)
 	}
 	if err != nil {
 		if err := s.acknowledge(ctx, reserved, err); err != nil {

@@ -20,6 +20,7 @@ import (
 	"github.com/seed4d941b13/uidgen/internal/leasetest"
 	"github.com/seed4d941b13/uidgen/internal/leasing"
 	"github.com/seed4d941b13/uidgen/internal/redistest"
+	"github.com/seed4d941b13/uidgen/worker"
 )
 
 // testContext returns a context that ends with the test or after a
@@ -159,14 +160,14 @@ func TestConfigErrors(t *testing.T) {
 		want error
 		text string
 	}{
-		{"nil client", Config{}, ErrNilClient, "Config.Client is nil"},
-		{"non-ASCII", Config{Client: c, Prefix: "{bestellungen}:ä"}, ErrPrefix, `"{bestellungen}:ä" holds 'ä'`},
-		{"control character", Config{Client: c, Prefix: "{orders}\n"}, ErrPrefix, `"{orders}\n" holds '\n'`},
-		{"two hash tags", Config{Client: c, Prefix: "{eu}{orders}:"}, ErrPrefix, `"{eu}{orders}:", want one hash tag`},
-		{"empty hash tag", Config{Client: c, Prefix: "{}:"}, ErrPrefix, `"{}:", want one hash tag`},
-		{"open brace alone", Config{Client: c, Prefix: "{orders:"}, ErrPrefix, `"{orders:", want one hash tag`},
-		{"close brace alone", Config{Client: c, Prefix: "orders}:"}, ErrPrefix, `"orders}:", want one hash tag`},
-		{"braces reversed", Config{Client: c, Prefix: "}orders{:"}, ErrPrefix, `"}orders{:", want one hash tag`},
+		{"nil client", Config{}, uidgen.ErrNilClient, "Config.Client is nil"},
+		{"non-ASCII", Config{Client: c, Prefix: "{bestellungen}:ä"}, uidgen.ErrKeyPrefix, `"{bestellungen}:ä" holds 'ä'`},
+		{"control character", Config{Client: c, Prefix: "{orders}\n"}, uidgen.ErrKeyPrefix, `"{orders}\n" holds '\n'`},
+		{"two hash tags", Config{Client: c, Prefix: "{eu}{orders}:"}, uidgen.ErrKeyPrefix, `"{eu}{orders}:", want one hash tag`},
+		{"empty hash tag", Config{Client: c, Prefix: "{}:"}, uidgen.ErrKeyPrefix, `"{}:", want one hash tag`},
+		{"open brace alone", Config{Client: c, Prefix: "{orders:"}, uidgen.ErrKeyPrefix, `"{orders:", want one hash tag`},
+		{"close brace alone", Config{Client: c, Prefix: "orders}:"}, uidgen.ErrKeyPrefix, `"orders}:", want one hash tag`},
+		{"braces reversed", Config{Client: c, Prefix: "}orders{:"}, uidgen.ErrKeyPrefix, `"}orders{:", want one hash tag`},
 		{"TTL too short", Config{Client: c, LeaseTTL: time.Millisecond}, uidgen.ErrLeaseTTL, "1ms, want 1s to 1h0m0s"},
 		{"TTL too long", Config{Client: c, LeaseTTL: 2 * time.Hour}, uidgen.ErrLeaseTTL, "2h0m0s, want 1s to 1h0m0s"},
 		{"negative TTL", Config{Client: c, LeaseTTL: -time.Second}, uidgen.ErrLeaseTTL, "-1s, want 1s to 1h0m0s"},
@@ -281,8 +282,8 @@ func TestKeys(t *testing.T) {
 	if token, err := hex.DecodeString(h.Token); err != nil || len(token) != 16 {
 		t.Errorf("held:2 holds token %q (%v), want 16 random bytes in hex", h.Token, err)
 	}
-	if ttl, err := f.c.PTTL(ctx, heldKey(f.prefix, 2)).Result(); err != nil || ttl <= 0 || ttl > DefaultLeaseTTL {
-		t.Errorf("held:2 expires in %v (%v), want within the lease TTL, %v", ttl, err, DefaultLeaseTTL)
+	if ttl, err := f.c.PTTL(ctx, heldKey(f.prefix, 2)).Result(); err != nil || ttl <= 0 || ttl > worker.DefaultLeaseTTL {
+		t.Errorf("held:2 expires in %v (%v), want within the lease TTL, %v", ttl, err, worker.DefaultLeaseTTL)
 	}
 	if got := f.reserved(t, 2); got != s.Reserved() {
 		t.Errorf("reserved:2 holds %d, want the lease's Reserved() %d", got, s.Reserved())
@@ -357,8 +358,8 @@ func (j jitter) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	}
 }
 
-// TestBadKey: a value under the prefix that this package does not write
-// fails LeaseWorkerID and List with ErrBadKey naming the key, at once: no
+// TestBadKey: a value under the prefix that this package does not write fails
+// LeaseWorkerID and List with uidgen.ErrBadKey naming the key, at once: no
 // retry makes it right.
 func TestBadKey(t *testing.T) {
 	f := newFleet(t)
@@ -398,11 +399,11 @@ func TestBadKey(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, err := f.leased(t, Config{}).LeaseWorkerID(ctx, 7)
-			if !errors.Is(err, ErrBadKey) || !strings.Contains(err.Error(), tt.text) {
-				t.Errorf("LeaseWorkerID: %v, want %q naming %q", err, ErrBadKey, tt.text)
+			if !errors.Is(err, uidgen.ErrBadKey) || !strings.Contains(err.Error(), tt.text) {
+				t.Errorf("LeaseWorkerID: %v, want %q naming %q", err, uidgen.ErrBadKey, tt.text)
 			}
-			if _, err := List(ctx, Config{Client: f.c, Prefix: f.prefix}); !errors.Is(err, ErrBadKey) || !strings.Contains(err.Error(), tt.text) {
-				t.Errorf("List: %v, want %q naming %q", err, ErrBadKey, tt.text)
+			if _, err := List(ctx, Config{Client: f.c, Prefix: f.prefix}); !errors.Is(err, uidgen.ErrBadKey) || !strings.Contains(err.Error(), tt.text) {
+				t.Errorf("List: %v, want %q naming %q", err, uidgen.ErrBadKey, tt.text)
 			}
 		})
 	}

@@ -19,24 +19,6 @@ import (
 // slot, as a script that touches two of them needs.
 const DefaultPrefix = "{uidgen}:"
 
-// The lease TTL's default and limits: package worker's. Redis keeps key
-// TTLs to the millisecond, so any TTL from a second up is the one the
-// server keeps.
-const (
-	DefaultLeaseTTL = worker.DefaultLeaseTTL
-	MinLeaseTTL     = worker.MinLeaseTTL
-	MaxLeaseTTL     = worker.MaxLeaseTTL
-)
-
-// The lease horizon's default and limits: package worker's. A Sentinel
-// failover takes seconds to a minute; a server rebuilt from its AOF after
-// its machine died takes minutes, which ten minutes rides out.
-const (
-	DefaultLeaseHorizon = worker.DefaultLeaseHorizon
-	MinLeaseHorizon     = worker.MinLeaseHorizon
-	MaxLeaseHorizon     = worker.MaxLeaseHorizon
-)
-
 // DefaultReplicaTimeout is how long a reservation write waits for
 // Config.Replicas to acknowledge it, where the Config names no time and
 // the lease's TTL is 6 s or more; under a shorter TTL the default is a
@@ -49,17 +31,16 @@ const freePoll = time.Second
 
 // Errors, tested with errors.Is. Every error this package returns starts
 // "redisworker: ", names the operation and the value at fault, and wraps the
-// Redis client's own error where there is one. Where the contract is
-// package worker's, so is the sentinel, so a program that moves its fleet
-// between stores matches the same errors.
+// Redis client's own error where there is one. The sentinels it shares with
+// the other stores are defined once in the root package: a nil Config.Client
+// wraps uidgen.ErrNilClient; a Config.Prefix with a character other than a
+// printable ASCII one, or a hash tag that is not the prefix's only one, wraps
+// uidgen.ErrKeyPrefix; a key under the prefix that does not hold what this
+// package writes there (another program writes under the fleet's prefix)
+// wraps uidgen.ErrBadKey. Where the contract is package worker's, so is the
+// sentinel (uidgen.ErrLeaseTTL, uidgen.ErrNoFreeID, ...), so a program that
+// moves its fleet between stores matches the same errors.
 var (
-	// ErrNilClient: Config.Client is nil.
-	ErrNilClient = errors.New("no Redis client")
-
-	// ErrPrefix: Config.Prefix holds a character other than a printable
-	// ASCII one, or a hash tag that is not the prefix's only one.
-	ErrPrefix = errors.New("bad key prefix")
-
 	// ErrReplicas: Config.Replicas is negative, or asks for replicas of a
 	// Ring, whose WAIT this package cannot send to the shard that ran the
 	// script; Config.ReplicaTimeout is below a
@@ -67,10 +48,6 @@ var (
 	// fewer replicas than Config.Replicas acknowledged a reservation within
 	// Config.ReplicaTimeout.
 	ErrReplicas = errors.New("replicas did not acknowledge")
-
-	// ErrBadKey: a key under the prefix does not hold what this package
-	// writes there: another program writes under the fleet's prefix.
-	ErrBadKey = errors.New("unexpected key or value under the prefix")
 )
 
 // Config says which Redis deployment and which fleet in it. NewLeased and
@@ -89,8 +66,10 @@ type Config struct {
 	// keys share a slot: "orders:" becomes "{orders:}".
 	Prefix string
 
-	// LeaseTTL is how long a lease lasts without renewal, in [MinLeaseTTL,
-	// MaxLeaseTTL]; zero means DefaultLeaseTTL. The holder renews every
+	// LeaseTTL is how long a lease lasts without renewal, in
+	// [worker.MinLeaseTTL, worker.MaxLeaseTTL]: Redis keeps key TTLs to the
+	// millisecond, so any TTL from a second up is the one the server keeps.
+	// Zero means worker.DefaultLeaseTTL. The holder renews every
 	// third of it, and a holder that died, or that is cut off from Redis,
 	// keeps its ID from the fleet for at most about this long. Only
 	// NewLeased reads it.
@@ -98,9 +77,11 @@ type Config struct {
 
 	// LeaseHorizon is how long a holder can go on without Redis: every
 	// renewal reserves the seconds it will use over the horizon and a
-	// third of the TTL at its current pace. In [MinLeaseHorizon,
-	// MaxLeaseHorizon]; zero means DefaultLeaseHorizon. Only NewLeased
-	// reads it.
+	// third of the TTL at its current pace. In [worker.MinLeaseHorizon,
+	// worker.MaxLeaseHorizon]; zero means worker.DefaultLeaseHorizon, ten
+	// minutes: a Sentinel failover takes seconds to a minute, a server
+	// rebuilt from its AOF after its machine died takes minutes. Only
+	// NewLeased reads it.
 	LeaseHorizon time.Duration
 
 	// Replicas is how many replicas must acknowledge each reservation
@@ -135,12 +116,12 @@ type Config struct {
 
 // check returns cfg with its defaults filled in and its prefix tagged,
 // without I/O. It fails, with an error that names the value, on a nil
-// Client (ErrNilClient), a prefix that is not printable ASCII or holds a
-// brace outside one hash tag (ErrPrefix), and a negative Replicas, one
-// asked of a Ring, or a ReplicaTimeout out of its range (ErrReplicas).
+// Client (uidgen.ErrNilClient), a prefix that is not printable ASCII or holds a
+// brace outside one hash tag (uidgen.ErrKeyPrefix), and a negative Replicas,
+// one asked of a Ring, or a ReplicaTimeout out of its range (ErrReplicas).
 func (cfg Config) check() (Config, error) {
 	if cfg.Client == nil {
-		return cfg, fmt.Errorf("redisworker: %w: Config.Client is nil", ErrNilClient)
+		return cfg, fmt.Errorf("redisworker: %w: Config.Client is nil", uidgen.ErrNilClient)
 	}
 	prefix, err := tagged(cmp.Or(cfg.Prefix, DefaultPrefix))
 	if err != nil {
@@ -154,11 +135,11 @@ func (cfg Config) check() (Config, error) {
 		return cfg, fmt.Errorf("redisworker: %w: Config.Replicas is %d on a Redis Ring, want 0: "+
 			"WAIT must reach the shard that ran the script, which a ring client does not route it to", ErrReplicas, cfg.Replicas)
 	}
-	cfg.LeaseTTL = cmp.Or(cfg.LeaseTTL, DefaultLeaseTTL)
-	cfg.LeaseHorizon = cmp.Or(cfg.LeaseHorizon, DefaultLeaseHorizon)
+	cfg.LeaseTTL = cmp.Or(cfg.LeaseTTL, worker.DefaultLeaseTTL)
+	cfg.LeaseHorizon = cmp.Or(cfg.LeaseHorizon, worker.DefaultLeaseHorizon)
 	// A LeaseTTL out of its range is NewLeased's uidgen.ErrLeaseTTL, and sizes no
 	// ReplicaTimeout.
-	if cfg.LeaseTTL >= MinLeaseTTL {
+	if cfg.LeaseTTL >= worker.MinLeaseTTL {
 		cfg.ReplicaTimeout = cmp.Or(cfg.ReplicaTimeout, min(DefaultReplicaTimeout, cfg.LeaseTTL/6))
 		if cfg.ReplicaTimeout < time.Millisecond || cfg.ReplicaTimeout >= cfg.LeaseTTL/3 {
 			return cfg, fmt.Errorf("redisworker: %w: Config.ReplicaTimeout is %v, want 1ms to under a third of LeaseTTL (%v)",
@@ -173,7 +154,7 @@ func (cfg Config) check() (Config, error) {
 func tagged(prefix string) (string, error) {
 	for _, r := range prefix {
 		if r < ' ' || r > '~' {
-			return "", fmt.Errorf("%w: %q holds %q, want printable ASCII", ErrPrefix, prefix, r)
+			return "", fmt.Errorf("%w: %q holds %q, want printable ASCII", uidgen.ErrKeyPrefix, prefix, r)
 		}
 	}
 	open, close := strings.Count(prefix, "{"), strings.Count(prefix, "}")
@@ -183,7 +164,7 @@ func tagged(prefix string) (string, error) {
 	case open == 1 && close == 1 && strings.Index(prefix, "{")+1 < strings.Index(prefix, "}"):
 		return prefix, nil
 	}
-	return "", fmt.Errorf("%w: %q, want one hash tag {...} around a non-empty tag, or no brace at all", ErrPrefix, prefix)
+	return "", fmt.Errorf("%w: %q, want one hash tag {...} around a non-empty tag, or no brace at all", uidgen.ErrKeyPrefix, prefix)
 }
 
 // The keys of a fleet under its tagged prefix.

@@ -31,8 +31,8 @@
 // a take at a steady rate never waits on the database while it is up. When
 // the database is down, takes go on from what was claimed; once that runs
 // out they wait, as the take policy says, and then fail with the database's
-// error, wrapping ErrUnreachable where the server can not be reached; the
-// claimer keeps trying, and the generator recovers by itself when the
+// error, wrapping uidgen.ErrUnreachable where the server can not be reached;
+// the claimer keeps trying, and the generator recovers by itself when the
 // database answers.
 //
 // # The table

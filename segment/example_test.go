@@ -48,9 +48,7 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println("tag", g.Tag())
 	fmt.Println("dense:", next[0] == first+1 && next[1] == first+2 && next[2] == first+3)
 	// Output:
-	// tag order
 	// dense: true
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/internal/dbtest"
 	"github.com/seed4d941b13/uidgen/ringbuffer"
 )
@@ -141,8 +142,8 @@ func testDatabaseDown(t *testing.T, kind string) {
 		// without an answer both say the server is unreachable.
 		why error
 	}{
-		{"crash", srv.Kill, srv.Restart, true, ErrUnreachable},
-		{"no answer", srv.Pause, srv.Resume, false, ErrUnreachable},
+		{"crash", srv.Kill, srv.Restart, true, uidgen.ErrUnreachable},
+		{"no answer", srv.Pause, srv.Resume, false, uidgen.ErrUnreachable},
 	} {
 		// A subtest that fails leaves the generator in a state the next
 		// one does not expect: stop there.

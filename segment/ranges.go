@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/internal/dialect"
 	"github.com/seed4d941b13/uidgen/padding"
 	"github.com/seed4d941b13/uidgen/ringbuffer"
@@ -169,7 +170,7 @@ func (r *ranges) obtain(ctx context.Context, size int64) (s span, fresh bool, er
 	if !r.noReturned {
 		s, ok, err := r.reuse(ctx)
 		switch {
-		case errors.Is(err, ErrNoTable):
+		case errors.Is(err, uidgen.ErrNoTable):
 			r.noReturned = true
 		case err != nil:
 			return span{}, false, err
@@ -303,7 +304,7 @@ func (r *ranges) Next(room int) ([]int64, error) {
 			return nil, nil
 		case age >= unanswered:
 			return nil, &padding.Pause{Retry: failedWait,
-				Why: fmt.Errorf("%w: a claim of the next range has had no answer for %v", ErrUnreachable, age.Round(time.Millisecond))}
+				Why: fmt.Errorf("%w: a claim of the next range has had no answer for %v", uidgen.ErrUnreachable, age.Round(time.Millisecond))}
 		default:
 			// Ask again soon, and less often the longer the claim takes.
 			return nil, &padding.Pause{Retry: min(max(claimWait, age/10), failedWait), Why: errClaiming}
@@ -391,7 +392,7 @@ func (r *ranges) judge(s span, err error) error {
 	}
 	if errors.Is(err, context.DeadlineExceeded) {
 		// The claim's own timeout: a server that does not answer.
-		return fmt.Errorf("%w: no answer in %v: %w", ErrUnreachable, claimTimeout, err)
+		return fmt.Errorf("%w: no answer in %v: %w", uidgen.ErrUnreachable, claimTimeout, err)
 	}
 	return err
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/internal/dialect"
 )
 
@@ -64,11 +65,11 @@ const returnedSQL = "CREATE TABLE leaf_alloc_returned (\n" +
 func returnedTable(table string) string { return table + "_returned" }
 
 // Schema returns the DDL of the tag table for dialect, "mysql" or
-// "postgres" (ErrDialect for another), then that of its table of numbers
+// "postgres" (uidgen.ErrDialect for another), then that of its table of numbers
 // given back, table_returned: for MySQL and DefaultTable (or ""), Leaf's
 // leaf_alloc exactly, then leaf_alloc_returned; for another table name,
 // the same text with that name. The name must be a plain identifier
-// (ErrBadTable), as for worker.Schema, and so must table_returned.
+// (uidgen.ErrBadTable), as for worker.Schema, and so must table_returned.
 func Schema(dialectName, table string) (string, error) {
 	if table == "" {
 		table = DefaultTable
@@ -102,9 +103,9 @@ func schemaFor(d *dialect.Dialect, table string) (tags, returned string) {
 // Table. A table Leaf's server made gets the second table and keeps
 // serving Leaf. The server's "table exists" answer counts as success, so
 // many processes may call it at once. It fails as New does before sending
-// anything (ErrNilDB, ErrDialect, ErrBadTable), and otherwise with the
-// server's error, wrapping ErrUnreachable or ErrAccessDenied where it says
-// so.
+// anything (uidgen.ErrNilDB, uidgen.ErrDialect, uidgen.ErrBadTable), and
+// otherwise with the server's error, wrapping uidgen.ErrUnreachable or
+// uidgen.ErrAccessDenied where it says so.
 func EnsureSchema(ctx context.Context, cfg Config) error {
 	t, err := cfg.checkTable()
 	if err != nil {
@@ -127,7 +128,7 @@ func cause(ctx context.Context, d *dialect.Dialect, err error) error {
 
 // hints are the failures of the tag table that this package names.
 var hints = map[dialect.Kind]dialect.Hint{
-	dialect.NoTable: {Err: ErrNoTable, Fix: "create it with segment.EnsureSchema or the DDL that `uidgen schema -segment [-dialect postgres]` prints"},
+	dialect.NoTable: {Err: uidgen.ErrNoTable, Fix: "create it with segment.EnsureSchema or the DDL that `uidgen schema -segment [-dialect postgres]` prints"},
 }
 
 // maxTag is the width of biz_tag.
@@ -161,7 +162,7 @@ type Row struct {
 }
 
 // List returns the tags of cfg.Table in cfg.DB, by tag; it reads only DB,
-// Dialect and Table. It fails as EnsureSchema does, and with ErrNoTable
+// Dialect and Table. It fails as EnsureSchema does, and with uidgen.ErrNoTable
 // when the table is missing.
 func List(ctx context.Context, cfg Config) ([]Row, error) {
 	t, err := cfg.checkTable()
@@ -201,7 +202,7 @@ func countReturned(ctx context.Context, t config, list []Row) error {
 	rows, err := t.DB.QueryContext(ctx, "SELECT biz_tag, SUM(end_id - start_id), COUNT(*) FROM "+returned+" GROUP BY biz_tag")
 	if err != nil {
 		err = cause(ctx, t.d, err)
-		if errors.Is(err, ErrNoTable) {
+		if errors.Is(err, uidgen.ErrNoTable) {
 			return nil
 		}
 		return err

@@ -47,17 +47,15 @@ const (
 )
 
 // Errors, tested with errors.Is. Every error this package returns starts
-// "segment: " and names the value at fault.
+// "segment: " and names the value at fault. The errors package worker
+// returns too are the root package's: uidgen.ErrNilDB (Config.DB is nil),
+// uidgen.ErrBadTable (Config.Table is not a plain identifier),
+// uidgen.ErrDialect (the DB's driver is not MySQL's, pgx's or SQLite's),
+// uidgen.ErrUnreachable (the database server could not be reached),
+// uidgen.ErrAccessDenied (the server refused the user or a statement) and
+// uidgen.ErrNoTable (the tag table does not exist; EnsureSchema creates it).
+// Those below are this package's alone.
 var (
-	ErrNilDB        = dialect.ErrNilDB        // Config.DB is nil
-	ErrBadTable     = dialect.ErrBadTable     // Config.Table is not a plain identifier
-	ErrDialect      = dialect.ErrDialect      // the DB's driver is not MySQL's, pgx's or SQLite's
-	ErrUnreachable  = dialect.ErrUnreachable  // the database server could not be reached
-	ErrAccessDenied = dialect.ErrAccessDenied // the server refused the user or a statement
-
-	// ErrNoTable: the tag table does not exist; EnsureSchema creates it.
-	ErrNoTable = errors.New("segment table missing")
-
 	// ErrNoTag: Lookup found no row for Config.Tag; New would create it.
 	ErrNoTag = errors.New("no such tag")
 
@@ -179,11 +177,11 @@ var errNextIDClosed = fmt.Errorf("segment: next ID: %w", uidgen.ErrClosed)
 
 // New checks cfg, creates the tag if it is missing, claims the first range
 // under ctx, fills the ring and starts the padding and claiming goroutines.
-// Every field is checked before anything is written. Errors start
-// "segment: " and wrap ErrNilDB, ErrDialect, ErrBadTable, ErrBadTag,
-// ErrStep, ErrStart or ErrRingSize for a bad Config, ErrNoTable when the
-// table is missing, and otherwise the database's error (ErrUnreachable,
-// ErrAccessDenied, ctx.Err()).
+// Every field is checked before anything is written. Errors start "segment: "
+// and wrap uidgen.ErrNilDB, uidgen.ErrDialect, uidgen.ErrBadTable, ErrBadTag,
+// ErrStep, ErrStart or ErrRingSize for a bad Config, uidgen.ErrNoTable when the
+// table is missing, and otherwise the database's error (uidgen.ErrUnreachable,
+// uidgen.ErrAccessDenied, ctx.Err()).
 func New(ctx context.Context, cfg Config) (*Generator, error) { return newGenerator(ctx, cfg, true) }
 
 // Lookup is New for a tag that must exist already: a service that hands out
@@ -284,7 +282,7 @@ func check(cfg Config) (config, error) {
 // empty ring with whatever the RejectedTake policy returns: by default, once
 // the padder has put nothing for a second, an error wrapping
 // ringbuffer.ErrEmpty and why the padder had nothing, such as the
-// database's error (ErrUnreachable). It never returns a number twice.
+// database's error (uidgen.ErrUnreachable). It never returns a number twice.
 func (g *Generator) NextID() (int64, error) {
 	if g.closed.Load() {
 		return 0, errNextIDClosed
@@ -310,9 +308,6 @@ func (g *Generator) NextIDs(dst []int64) (int, error) {
 	}
 	return n, nil
 }
-
-// Tag returns the generator's tag.
-func (g *Generator) Tag() string { return g.src.tag }
 
 // Close stops the padding and claiming goroutines and gives back what the
 // generator took and did not hand out: through max_id when no other process

@@ -395,14 +395,14 @@ func TestWrappedDriver(t *testing.T) {
 	each(t, func(t *testing.T, s dbtest.Server, _ *sql.DB, table string) {
 		db := s.Wrapped(t)
 		ctx := testContext(t)
-		if _, err := New(ctx, Config{DB: db, Table: table, Tag: "wrapped"}); !errors.Is(err, ErrDialect) {
-			t.Fatalf("New on a wrapped driver: %v, want an error wrapping %q", err, ErrDialect)
+		if _, err := New(ctx, Config{DB: db, Table: table, Tag: "wrapped"}); !errors.Is(err, uidgen.ErrDialect) {
+			t.Fatalf("New on a wrapped driver: %v, want an error wrapping %q", err, uidgen.ErrDialect)
 		}
-		if err := EnsureSchema(ctx, Config{DB: db, Table: table}); !errors.Is(err, ErrDialect) {
-			t.Fatalf("EnsureSchema on a wrapped driver: %v, want an error wrapping %q", err, ErrDialect)
+		if err := EnsureSchema(ctx, Config{DB: db, Table: table}); !errors.Is(err, uidgen.ErrDialect) {
+			t.Fatalf("EnsureSchema on a wrapped driver: %v, want an error wrapping %q", err, uidgen.ErrDialect)
 		}
-		if _, err := List(ctx, Config{DB: db, Table: table}); !errors.Is(err, ErrDialect) {
-			t.Fatalf("List on a wrapped driver: %v, want an error wrapping %q", err, ErrDialect)
+		if _, err := List(ctx, Config{DB: db, Table: table}); !errors.Is(err, uidgen.ErrDialect) {
+			t.Fatalf("List on a wrapped driver: %v, want an error wrapping %q", err, uidgen.ErrDialect)
 		}
 		cfg := Config{DB: db, Dialect: s.Kind, Table: table, Tag: "wrapped"}
 		if err := EnsureSchema(ctx, cfg); err != nil {
@@ -433,8 +433,8 @@ func TestBadConfig(t *testing.T) {
 			want error
 			text string
 		}{
-			{"nil db", Config{Tag: "x"}, ErrNilDB, "nil *sql.DB"},
-			{"bad table", Config{DB: db, Table: "leaf alloc", Tag: "x"}, ErrBadTable, `"leaf alloc"`},
+			{"nil db", Config{Tag: "x"}, uidgen.ErrNilDB, "nil *sql.DB"},
+			{"bad table", Config{DB: db, Table: "leaf alloc", Tag: "x"}, uidgen.ErrBadTable, `"leaf alloc"`},
 			{"empty tag", Config{DB: db, Table: table}, ErrBadTag, `""`},
 			{"bad tag", Config{DB: db, Table: table, Tag: "a b"}, ErrBadTag, `"a b"`},
 			{"long tag", Config{DB: db, Table: table, Tag: strings.Repeat("t", 129)}, ErrBadTag, "129 bytes, want 1 to 128"},
@@ -445,7 +445,7 @@ func TestBadConfig(t *testing.T) {
 			{"start too high", Config{DB: db, Table: table, Tag: "x", Start: MaxStart + 1}, ErrStart, "Start 4611686018427387905"},
 			{"max step too high", Config{DB: db, Table: table, Tag: "x", MaxStep: StepLimit + 1}, ErrStep, "above 1099511627776"},
 			{"ring size", Config{DB: db, Table: table, Tag: "x", RingSize: 1000}, ErrRingSize, "1000"},
-			{"missing table", Config{DB: db, Table: table + "_none", Tag: "x"}, ErrNoTable, "EnsureSchema"},
+			{"missing table", Config{DB: db, Table: table + "_none", Tag: "x"}, uidgen.ErrNoTable, "EnsureSchema"},
 		} {
 			t.Run(tt.name, func(t *testing.T) {
 				g, err := New(ctx, tt.cfg)

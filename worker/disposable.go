@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/internal/dialect"
 )
 
@@ -49,9 +50,10 @@ type Disposable struct {
 }
 
 // NewDisposable returns a Disposable that inserts into cfg.Table of cfg.DB.
-// It sends nothing yet. It fails, with an error that names the value, on a
-// nil DB (ErrNilDB), another driver or an unknown Dialect (ErrDialect) or
-// a table name that is not a plain identifier (ErrBadTable).
+// It sends nothing yet. It fails, with an error that names the value, on a nil
+// DB (uidgen.ErrNilDB), another driver or an unknown Dialect
+// (uidgen.ErrDialect) or a table name that is not a plain identifier
+// (uidgen.ErrBadTable).
 func NewDisposable(cfg Config) (*Disposable, error) {
 	c, err := cfg.check()
 	if err != nil {
@@ -70,9 +72,9 @@ func NewDisposable(cfg Config) (*Disposable, error) {
 //
 //   - ErrContainerEnv, ErrNoHost: the process could not be described;
 //   - ctx.Err(): the deadline passed or ctx was cancelled;
-//   - ErrUnreachable: the server could not be reached;
-//   - ErrAccessDenied: the server refused the user or the insert;
-//   - ErrNoTable: the table is missing; EnsureSchema creates it;
+//   - uidgen.ErrUnreachable: the server could not be reached;
+//   - uidgen.ErrAccessDenied: the server refused the user or the insert;
+//   - uidgen.ErrNoTable: the table is missing; EnsureSchema creates it;
 //   - ErrNoAutoIncrement: the table's ID column is not AUTO_INCREMENT (on
 //     PostgreSQL, an identity column).
 func (d *Disposable) AssignWorkerID(ctx context.Context) (int64, error) {
@@ -163,7 +165,7 @@ func cause(ctx context.Context, d *dialect.Dialect, err error) error {
 
 // hints are the failures of the worker table that this package names.
 var hints = map[dialect.Kind]dialect.Hint{
-	dialect.NoTable:    {Err: ErrNoTable, Fix: "create the table with worker.EnsureSchema or the DDL that `uidgen schema` prints"},
+	dialect.NoTable:    {Err: uidgen.ErrNoTable, Fix: "create the table with worker.EnsureSchema or the DDL that `uidgen schema` prints"},
 	dialect.NoColumn:   {Err: ErrNoLeaseColumns, Fix: "add them with worker.EnsureSchema or the ALTER TABLE statements that `uidgen schema` prints"},
 	dialect.NullColumn: {Err: ErrNoAutoIncrement, Fix: "want the ID column that Schema has"},
 }

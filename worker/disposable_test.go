@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/internal/dbtest"
 	"github.com/seed4d941b13/uidgen/internal/leasetest"
 	"github.com/seed4d941b13/uidgen/internal/sizetest"
@@ -185,13 +186,13 @@ func TestAssignWorkerIDServerErrors(t *testing.T) {
 			want error
 			text []string // in the message besides the operation
 		}{
-			{"missing table", db, ErrNoTable, []string{"EnsureSchema", "uidgen schema", noTable}},
-			{"bad credentials", denied.Open(t), ErrAccessDenied, denied.Says},
-			{"unreachable", unreachable.Open(t), ErrUnreachable, unreachable.Says},
+			{"missing table", db, uidgen.ErrNoTable, []string{"EnsureSchema", "uidgen schema", noTable}},
+			{"bad credentials", denied.Open(t), uidgen.ErrAccessDenied, denied.Says},
+			{"unreachable", unreachable.Open(t), uidgen.ErrUnreachable, unreachable.Says},
 		}
 		if s.Kind == "sqlite" {
 			// A read-only file still tells of the missing table first.
-			tests[1].want, tests[1].text = ErrNoTable, tests[0].text
+			tests[1].want, tests[1].text = uidgen.ErrNoTable, tests[0].text
 		}
 		testServerErrors(t, missing, tests)
 	})
@@ -212,7 +213,7 @@ func testServerErrors(t *testing.T, missing string, tests []struct {
 			}
 			_, err = d.AssignWorkerID(testContext(t))
 			checkErr(t, "AssignWorkerID", err, tt.want, append(tt.text, "worker: insert row into "+missing))
-			if tt.want == ErrNoTable {
+			if tt.want == uidgen.ErrNoTable {
 				return // EnsureSchema makes the table, as it should
 			}
 			err = EnsureSchema(testContext(t), Config{DB: tt.db, Table: missing})
@@ -323,7 +324,7 @@ func TestAssignWorkerIDNoAutoIncrement(t *testing.T) {
 }
 
 // TestFailsBeforeSQL checks the errors found without a server: each comes
-// before any statement is sent, so none is ErrUnreachable although the
+// before any statement is sent, so none is uidgen.ErrUnreachable although the
 // database could not be reached.
 func TestFailsBeforeSQL(t *testing.T) {
 	nowhere, err := sql.Open("mysql", "root@tcp(127.0.0.1:1)/test")
@@ -338,11 +339,11 @@ func TestFailsBeforeSQL(t *testing.T) {
 		want error
 		text string
 	}{
-		{"nil db", Config{}, ErrNilDB, "nil *sql.DB"},
-		{"bad table", Config{DB: nowhere, Table: "WORKER NODE"}, ErrBadTable, `"WORKER NODE"`},
-		{"table too long", Config{DB: nowhere, Table: strings.Repeat("w", 65)}, ErrBadTable, "65 characters, want 1 to 64"},
-		{"unknown driver", Config{DB: sql.OpenDB(fakeConnector{})}, ErrDialect, "worker.fakeDriver"},
-		{"unknown dialect", Config{DB: nowhere, Dialect: "oracle"}, ErrDialect, `"oracle"`},
+		{"nil db", Config{}, uidgen.ErrNilDB, "nil *sql.DB"},
+		{"bad table", Config{DB: nowhere, Table: "WORKER NODE"}, uidgen.ErrBadTable, `"WORKER NODE"`},
+		{"table too long", Config{DB: nowhere, Table: strings.Repeat("w", 65)}, uidgen.ErrBadTable, "65 characters, want 1 to 64"},
+		{"unknown driver", Config{DB: sql.OpenDB(fakeConnector{})}, uidgen.ErrDialect, "worker.fakeDriver"},
+		{"unknown dialect", Config{DB: nowhere, Dialect: "oracle"}, uidgen.ErrDialect, `"oracle"`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			d, err := NewDisposable(tt.cfg)
@@ -377,7 +378,7 @@ func TestWrappedDriver(t *testing.T) {
 		db := s.Wrapped(t)
 		table := testTable(t, db)
 		_, err := NewDisposable(Config{DB: db, Table: table})
-		checkErr(t, "NewDisposable on a wrapped driver", err, ErrDialect, []string{"dbtest.wrappedDriver"})
+		checkErr(t, "NewDisposable on a wrapped driver", err, uidgen.ErrDialect, []string{"dbtest.wrappedDriver"})
 		cfg := Config{DB: db, Table: table, Dialect: s.Kind, LookupEnv: envOf(nil)}
 		if err := EnsureSchema(testContext(t), cfg); err != nil {
 			t.Fatal(err)

@@ -145,7 +145,7 @@ func (l *Leased) LeaseWorkerID(ctx context.Context, maxWorkerID int64) (uidgen.L
 	failed := func(err error) error {
 		if busy != nil && ctx.Err() != nil {
 			return fmt.Errorf("worker: %s: %w: another process held the SQLite file's write lock until the context ended (%w): %v",
-				op, ErrUnreachable, ctx.Err(), busy)
+				op, uidgen.ErrUnreachable, ctx.Err(), busy)
 		}
 		if held != nil && ctx.Err() != nil {
 			return fmt.Errorf("worker: %s: %w: all %d IDs from %d to %d are held (%d leased, %d disposable%s) and none came free: %w",

@@ -259,7 +259,7 @@ func testLeaseOutage(t *testing.T, kind string) {
 		fail, recover func()
 		want          error
 	}{
-		{"crash", srv.Kill, srv.Restart, ErrUnreachable},
+		{"crash", srv.Kill, srv.Restart, uidgen.ErrUnreachable},
 		{"no answer", srv.Pause, srv.Resume, context.DeadlineExceeded},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -320,8 +320,8 @@ func TestList(t *testing.T) {
 		var got []string
 		for _, r := range rows {
 			got = append(got, fmt.Sprint(r.ID, r.Leased, r.Type, r.Host, r.Held, r.LastReserved))
-			if r.Held != (r.LeaseLeft > 0) || r.LeaseLeft > DefaultLeaseTTL {
-				t.Errorf("row %d: held %v with %v left, want held just when time is left, at most %v", r.ID, r.Held, r.LeaseLeft, DefaultLeaseTTL)
+			if r.Held != (r.LeaseLeft > 0) || r.LeaseLeft < 0 || r.LeaseLeft > DefaultLeaseTTL {
+				t.Errorf("row %d: held %v with %v left, want held just when time is left, at most %v, and none otherwise", r.ID, r.Held, r.LeaseLeft, DefaultLeaseTTL)
 			}
 			// The held lease reserves the horizon and a third of the TTL
 			// ahead; the released one reserves its last second, 5 s on.

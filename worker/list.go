@@ -5,40 +5,58 @@ import (
 	"time"
 )
 
-// Row is one row of the worker table, as a person looking at a fleet wants
-// to see it.
+// Row is one worker ID of a fleet, as a person looking at it wants to see
+// it: a row of the worker table (List), or the keys that etcdworker and
+// redisworker keep for the ID (their List). A field that a store does not
+// keep is zero, as each field says.
 type Row struct {
-	ID     int64
-	Leased bool // a leased ID, which comes back; otherwise a disposable one, used once
-	Type   NodeType
-	Host   string // HOST_NAME
-	Port   string // PORT
+	ID int64
+	// Leased says the ID is leased, and comes back; otherwise it is a
+	// disposable one, used once. etcd and Redis lease every ID.
+	Leased bool
 
-	// Held says a leased ID's lease has not expired by the database's
-	// clock; a leased row that is not held is free.
+	// Held says a leased ID's lease has not expired by the store's clock;
+	// a leased ID that is not held is free.
 	Held bool
-	// LeaseLeft is how long the lease has left by the database's clock:
-	// negative once it has expired, 0 for a disposable row.
+	// LeaseLeft is how long the lease has left by the store's clock, while
+	// Held; 0 otherwise.
 	LeaseLeft time.Duration
 	// LastReserved is the last Unix second reserved for the ID's holders,
 	// which they may still use; 0 for a disposable row.
 	LastReserved int64
-	// ReservedAhead is how far LastReserved runs ahead of the database's
-	// clock, never below 0. For a held ID it is how long its holder goes on
-	// without the database while it uses one second a second (less while
-	// it borrows faster); for a free one, how long the ID stays reserved
+	// ReservedAhead is how far LastReserved runs ahead of the clock (the
+	// database's for the worker table, this process's for etcd and Redis),
+	// never below 0. For a held ID it is how long its holder goes on
+	// without the store while it uses one second a second (less while it
+	// borrows faster); for a free one, how long the ID stays reserved
 	// ahead, so that a new holder would start above the clock.
 	ReservedAhead time.Duration
+
+	// Host is the holder's host: in the worker table HOST_NAME, which
+	// stays after the lease ends and names a disposable row's process; in
+	// etcd and Redis only while Held.
+	Host string
+	// Type and Port are the worker table's TYPE and PORT, Baidu's
+	// columns: a container's port, an actual host's start token
+	// ("millis-random"), or in a SQLite file the process ("pid-4242");
+	// zero in etcd and Redis.
+	Type NodeType
+	Port string
+	// PID and Since are the holder's process ID and when it took the ID,
+	// while Held, in etcd and Redis; zero in the worker table, whose Port
+	// names the process.
+	PID   int
+	Since time.Time
 }
 
 // List returns the rows of cfg.Table in cfg.DB, by ID. It reads the whole
 // table, so a table that Baidu's Java assigner has filled for years is a
 // long answer.
 //
-// It fails with an error wrapping ErrNilDB or ErrBadTable before sending
-// anything, and otherwise as LeaseWorkerID does (ctx.Err(), ErrUnreachable,
-// ErrAccessDenied, ErrNoTable, ErrNoLeaseColumns), with the operation named
-// "list the rows of".
+// It fails with an error wrapping uidgen.ErrNilDB or uidgen.ErrBadTable before
+// sending anything, and otherwise as LeaseWorkerID does (ctx.Err(),
+// uidgen.ErrUnreachable, uidgen.ErrAccessDenied, uidgen.ErrNoTable,
+// ErrNoLeaseColumns), with the operation named "list the rows of".
 func List(ctx context.Context, cfg Config) ([]Row, error) {
 	c, err := cfg.check()
 	if err != nil {
@@ -62,11 +80,13 @@ func List(ctx context.Context, cfg Config) ([]Row, error) {
 			return nil, fail(ctx, d, op, err)
 		}
 		if r.Leased {
-			r.LeaseLeft = time.Duration(leftMillis) * time.Millisecond
-			r.Held = r.LeaseLeft > 0
+			r.Held = leftMillis > 0
+			if r.Held {
+				r.LeaseLeft = time.Duration(leftMillis) * time.Millisecond
+			}
 			r.ReservedAhead = time.Duration(max(aheadSeconds, 0)) * time.Second
 		} else {
-			r.LeaseLeft, r.LastReserved = 0, 0
+			r.LastReserved = 0
 		}
 		list = append(list, r)
 	}

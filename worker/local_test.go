@@ -177,7 +177,7 @@ func TestLocalFileLocked(t *testing.T) {
 		ctx, cancel := context.WithTimeout(testContext(t), 3*time.Second) // sixty busy timeouts, on a loaded machine several passes
 		defer cancel()
 		_, err := l.LeaseWorkerID(ctx, 100)
-		checkErr(t, "LeaseWorkerID with the file locked", err, ErrUnreachable,
+		checkErr(t, "LeaseWorkerID with the file locked", err, uidgen.ErrUnreachable,
 			[]string{"held the SQLite file's write lock until the context ended", "deadline exceeded", "database is locked"})
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/internal/dbtest"
 	"github.com/seed4d941b13/uidgen/internal/dialect"
 	"github.com/seed4d941b13/uidgen/internal/leasetest"
@@ -52,17 +53,17 @@ func TestSchemaBadInput(t *testing.T) {
 		want           error
 		text           string
 	}{
-		{"mysql", "1WORKER", ErrBadTable, `"1WORKER"`},
-		{"mysql", "WORKER NODE", ErrBadTable, `"WORKER NODE"`},
-		{"mysql", "WORKER-NODE", ErrBadTable, `"WORKER-NODE"`},
-		{"mysql", "test.WORKER_NODE", ErrBadTable, `"test.WORKER_NODE"`},
-		{"mysql", "W`N", ErrBadTable, "W`N"},
-		{"mysql", "W;DROP TABLE x", ErrBadTable, `"W;DROP TABLE x"`},
-		{"mysql", "WÖRKER", ErrBadTable, `"WÖRKER"`},
-		{"mysql", strings.Repeat("w", 65), ErrBadTable, "65 characters, want 1 to 64"},
-		{"postgres", strings.Repeat("w", 64), ErrBadTable, "64 characters, want 1 to 63"},
-		{"oracle", "", ErrDialect, `"oracle", want mysql, postgres or sqlite`},
-		{"", "", ErrDialect, `"", want mysql, postgres or sqlite`},
+		{"mysql", "1WORKER", uidgen.ErrBadTable, `"1WORKER"`},
+		{"mysql", "WORKER NODE", uidgen.ErrBadTable, `"WORKER NODE"`},
+		{"mysql", "WORKER-NODE", uidgen.ErrBadTable, `"WORKER-NODE"`},
+		{"mysql", "test.WORKER_NODE", uidgen.ErrBadTable, `"test.WORKER_NODE"`},
+		{"mysql", "W`N", uidgen.ErrBadTable, "W`N"},
+		{"mysql", "W;DROP TABLE x", uidgen.ErrBadTable, `"W;DROP TABLE x"`},
+		{"mysql", "WÖRKER", uidgen.ErrBadTable, `"WÖRKER"`},
+		{"mysql", strings.Repeat("w", 65), uidgen.ErrBadTable, "65 characters, want 1 to 64"},
+		{"postgres", strings.Repeat("w", 64), uidgen.ErrBadTable, "64 characters, want 1 to 63"},
+		{"oracle", "", uidgen.ErrDialect, `"oracle", want mysql, postgres or sqlite`},
+		{"", "", uidgen.ErrDialect, `"", want mysql, postgres or sqlite`},
 	} {
 		t.Run(tt.dialect+"/"+tt.table, func(t *testing.T) {
 			got, err := Schema(tt.dialect, tt.table)

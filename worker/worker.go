@@ -17,20 +17,11 @@ import (
 // "worker: ", names the operation and the value at fault, and wraps the
 // driver's own error where there is one. A context's deadline or
 // cancellation is reported wrapping ctx.Err(), so errors.Is(err,
-// context.DeadlineExceeded) holds.
+// context.DeadlineExceeded) holds. The errors package segment returns too
+// are the root package's: uidgen.ErrNilDB, uidgen.ErrBadTable,
+// uidgen.ErrDialect, uidgen.ErrUnreachable, uidgen.ErrAccessDenied and
+// uidgen.ErrNoTable; those below are this package's alone.
 var (
-	// ErrNilDB: a constructor was given a nil *sql.DB.
-	ErrNilDB = dialect.ErrNilDB
-
-	// ErrBadTable: Config.Table, or the table given to Schema, is not a
-	// plain SQL identifier.
-	ErrBadTable = dialect.ErrBadTable
-
-	// ErrDialect: the *sql.DB was opened with a driver other than
-	// go-sql-driver/mysql, pgx's stdlib and modernc.org/sqlite, or Schema
-	// was given a dialect other than "mysql", "postgres" and "sqlite".
-	ErrDialect = dialect.ErrDialect
-
 	// ErrContainerEnv: the environment names a container only by halves
 	// (a host without a port, a port without a host, a Kubernetes pod
 	// without HOSTNAME), or names it with a value too long for its column.
@@ -39,18 +30,6 @@ var (
 	// ErrNoHost: an actual host with neither a usable network address nor a
 	// host name, so HOST_NAME can not be filled.
 	ErrNoHost = errors.New("no host address or name")
-
-	// ErrUnreachable: the database server could not be reached over the
-	// network.
-	ErrUnreachable = dialect.ErrUnreachable
-
-	// ErrAccessDenied: the server refused the user, its password or its
-	// right to use the database or the table.
-	ErrAccessDenied = dialect.ErrAccessDenied
-
-	// ErrNoTable: the worker table does not exist. EnsureSchema creates
-	// it, or run the DDL that `uidgen schema` prints.
-	ErrNoTable = errors.New("worker table missing")
 
 	// ErrNoAutoIncrement: the insert returned no AUTO_INCREMENT ID, so the
 	// table's ID column is not Baidu's.
@@ -81,7 +60,7 @@ type Config struct {
 	// where DB's driver does not tell it: one of those wrapped in an
 	// instrumenting driver of another package. Empty means the dialect is
 	// read off the driver, and any driver but those is an error wrapping
-	// ErrDialect.
+	// uidgen.ErrDialect.
 	Dialect string
 
 	// LeaseTTL is how long a lease of NewLeased lasts without renewal, in
@@ -128,9 +107,10 @@ type checked struct {
 }
 
 // check fills in cfg's defaults and finds DB's dialect, without I/O. It
-// fails, with an error that names the value, on a nil DB (ErrNilDB),
-// another driver or an unknown Dialect (ErrDialect) and a table name that
-// is not a plain identifier (ErrBadTable).
+// fails, with an error that names the value, on a nil DB
+// (uidgen.ErrNilDB), another driver or an unknown Dialect
+// (uidgen.ErrDialect) and a table name that is not a plain identifier
+// (uidgen.ErrBadTable).
 func (cfg Config) check() (checked, error) {
 	cfg.Table = cmp.Or(cfg.Table, DefaultTable)
 	cfg.LeaseTTL = cmp.Or(cfg.LeaseTTL, DefaultLeaseTTL)

@@ -248,7 +248,7 @@ type ensuring struct {
 // or its lease columns missing.
 func (e ensuring) again(ctx context.Context, do func() error) error {
 	err := do()
-	if !errors.Is(err, worker.ErrNoTable) && !errors.Is(err, worker.ErrNoLeaseColumns) {
+	if !errors.Is(err, uidgen.ErrNoTable) && !errors.Is(err, worker.ErrNoLeaseColumns) {
 		return err
 	}
 	if err := worker.EnsureSchema(ctx, worker.Config{DB: e.db, Table: e.table}); err != nil {

@@ -9,7 +9,6 @@ import (
 
 	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/bits"
-	"github.com/seed4d941b13/uidgen/worker"
 )
 
 // command is one subcommand: its flags are parsed by run itself, so each
@@ -120,7 +119,7 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 // failures, such as an unreachable database, exit 1.
 func usageIf(err error) error {
 	for _, bad := range []error{bits.ErrLayout, uidgen.ErrEpochInFuture, uidgen.ErrTimeExhausted,
-		uidgen.ErrWorkerIDRange, uidgen.ErrWorkerIDs, worker.ErrBadTable} {
+		uidgen.ErrWorkerIDRange, uidgen.ErrWorkerIDs, uidgen.ErrBadTable} {
 		if errors.Is(err, bad) {
 			return callerError{err}
 		}

@@ -77,9 +77,5 @@ func (s *etcdStore) List(ctx context.Context, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	fleet := make([]fleetRow, len(rows))
-	for i, r := range rows {
-		fleet[i] = fleetRow(r)
-	}
-	return printFleet(w, fleet, s.prefix)
+	return printFleet(w, rows, s.prefix)
 }

@@ -5,26 +5,15 @@ import (
 	"io"
 	"text/tabwriter"
 	"time"
-)
 
-// fleetRow is one worker ID of a lease store's fleet: etcdworker.Row and
-// redisworker.Row, which convert to it field for field.
-type fleetRow struct {
-	ID            int64
-	Held          bool
-	Host          string
-	PID           int
-	Since         time.Time
-	LeaseLeft     time.Duration
-	LastReserved  int64
-	ReservedAhead time.Duration
-}
+	"github.com/seed4d941b13/uidgen/worker"
+)
 
 // printFleet prints a lease store's fleet under prefix as `uidgen workers
 // -dsn` prints the table: a lease's time left is the store's; a
 // reservation is an instant in UTC, and how far it runs ahead of this
 // machine's clock.
-func printFleet(w io.Writer, rows []fleetRow, prefix string) error {
+func printFleet(w io.Writer, rows []worker.Row, prefix string) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tSTATE\tHOST\tPID\tSINCE (UTC)\tLEASE LEFT\tLAST RESERVED (UTC)\tAHEAD")
 	held := 0

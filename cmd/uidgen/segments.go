@@ -13,6 +13,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/ringbuffer"
 	"github.com/seed4d941b13/uidgen/segment"
 )
@@ -80,7 +81,7 @@ func (s *segmentFlags) open(dsn string) (*segment.Generator, func() error, error
 		RejectedTake: ringbuffer.Wait(segmentWait)}
 	s.claims.apply(&cfg)
 	g, err := segment.New(ctx, cfg)
-	if errors.Is(err, segment.ErrNoTable) {
+	if errors.Is(err, uidgen.ErrNoTable) {
 		if err = segment.EnsureSchema(ctx, cfg); err == nil {
 			g, err = segment.New(ctx, cfg)
 		}
@@ -94,7 +95,7 @@ func (s *segmentFlags) open(dsn string) (*segment.Generator, func() error, error
 
 // segmentUsage marks the errors of a bad segment flag as usage errors.
 func segmentUsage(err error) error {
-	for _, bad := range []error{segment.ErrBadTag, segment.ErrBadTable, segment.ErrStep, segment.ErrStart, segment.ErrDialect} {
+	for _, bad := range []error{segment.ErrBadTag, uidgen.ErrBadTable, segment.ErrStep, segment.ErrStart, uidgen.ErrDialect} {
 		if errors.Is(err, bad) {
 			return callerError{err}
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 
+	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/metrics"
 	"github.com/seed4d941b13/uidgen/segment"
 )
@@ -90,10 +91,10 @@ func newTagServer(dsn, table string, maxTags int, create bool, claims claimFlags
 	defer cancelList()
 	cfg := segment.Config{DB: db, Table: table}
 	_, err = segment.List(listCtx, cfg)
-	if errors.Is(err, segment.ErrNoTable) && create {
+	if errors.Is(err, uidgen.ErrNoTable) && create {
 		err = segment.EnsureSchema(listCtx, cfg)
 	}
-	if err != nil && !errors.Is(err, segment.ErrNoTable) {
+	if err != nil && !errors.Is(err, uidgen.ErrNoTable) {
 		cancel()
 		db.Close()
 		return nil, segmentUsage(err)
@@ -156,7 +157,7 @@ func (s *tagServer) newGenerator(ctx context.Context, tag string) (*segment.Gene
 	var err error
 	if s.create {
 		g, err = segment.New(ctx, cfg)
-		if errors.Is(err, segment.ErrNoTable) {
+		if errors.Is(err, uidgen.ErrNoTable) {
 			if err = segment.EnsureSchema(ctx, cfg); err == nil {
 				g, err = segment.New(ctx, cfg)
 			}
@@ -192,7 +193,7 @@ func (s *tagServer) lookup(ctx context.Context, cfg segment.Config) (*segment.Ge
 	if errors.Is(err, segment.ErrBadTag) {
 		return nil, unknown
 	}
-	if errors.Is(err, segment.ErrNoTag) || errors.Is(err, segment.ErrNoTable) {
+	if errors.Is(err, segment.ErrNoTag) || errors.Is(err, uidgen.ErrNoTable) {
 		s.missingMu.Lock()
 		s.missing[cfg.Tag] = true
 		s.missingMu.Unlock()

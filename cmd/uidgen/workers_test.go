@@ -17,8 +17,7 @@ func TestPrintWorkers(t *testing.T) {
 	rows := []worker.Row{
 		{ID: 1, Leased: true, Type: worker.Container, Host: "10.0.0.5", Port: "orders-7d9f-x2", Held: true,
 			LeaseLeft: 28140 * time.Millisecond, LastReserved: 1795400045, ReservedAhead: 609 * time.Second},
-		{ID: 2, Leased: true, Type: worker.Container, Host: "10.0.0.6", Port: "orders-7d9f-k8",
-			LeaseLeft: -time.Hour, LastReserved: 1795396402},
+		{ID: 2, Leased: true, Type: worker.Container, Host: "10.0.0.6", Port: "orders-7d9f-k8", LastReserved: 1795396402},
 		{ID: 3, Type: worker.Actual, Host: "10.1.2.3", Port: "1700000000000-4242"},
 	}
 	var out bytes.Buffer

@@ -114,7 +114,7 @@ func testLeaseDatabaseDown(t *testing.T, kind string) {
 				if !errors.Is(err, ringbuffer.ErrEmpty) || errors.Is(err, uidgen.ErrLeaseLost) ||
 					!strings.Contains(err.Error(), "the reservation of worker ID 1 runs out with second") ||
 					!strings.Contains(err.Error(), "the last renewal failed") ||
-					!errors.Is(err, worker.ErrUnreachable) && !errors.Is(err, context.DeadlineExceeded) {
+					!errors.Is(err, uidgen.ErrUnreachable) && !errors.Is(err, context.DeadlineExceeded) {
 					t.Fatalf("a take past the reservation: %v; want ringbuffer.ErrEmpty, saying the reservation runs out and why the renewal failed", err)
 				}
 				t.Logf("%d IDs flat out, then: %v", len(ids)-from, err)

@@ -24,16 +24,8 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
-)
 
-// Errors shared by the packages that keep state in a table, which export
-// them under their own names, so that errors.Is holds across packages.
-var (
-	ErrNilDB        = errors.New("nil *sql.DB")
-	ErrBadTable     = errors.New("bad table name")
-	ErrDialect      = errors.New("unsupported SQL dialect")
-	ErrUnreachable  = errors.New("database server unreachable")
-	ErrAccessDenied = errors.New("database access denied")
+	"github.com/seed4d941b13/uidgen"
 )
 
 // Dialect is one SQL server's way of saying what the packages need.
@@ -191,10 +183,10 @@ var drivers = map[string]*Dialect{
 }
 
 // Of returns the dialect of the driver db was opened with, or an error
-// wrapping ErrNilDB or ErrDialect that names the driver.
+// wrapping uidgen.ErrNilDB or uidgen.ErrDialect that names the driver.
 func Of(db *sql.DB) (*Dialect, error) {
 	if db == nil {
-		return nil, fmt.Errorf("%w: none was given", ErrNilDB)
+		return nil, fmt.Errorf("%w: none was given", uidgen.ErrNilDB)
 	}
 	t := reflect.TypeOf(db.Driver())
 	for t.Kind() == reflect.Pointer {
@@ -205,7 +197,7 @@ func Of(db *sql.DB) (*Dialect, error) {
 	}
 	return nil, fmt.Errorf("%w: the *sql.DB's driver is %s.%s; want github.com/go-sql-driver/mysql (sql.Open(\"mysql\", dsn)),"+
 		" github.com/jackc/pgx/v5/stdlib (sql.Open(\"pgx\", dsn)) or modernc.org/sqlite (sql.Open(\"sqlite\", path))",
-		ErrDialect, t.PkgPath(), t.Name())
+		uidgen.ErrDialect, t.PkgPath(), t.Name())
 }
 
 // For returns the dialect called name, or where name is "" the dialect of
@@ -243,7 +235,7 @@ func Named(name string) (*Dialect, error) {
 	case "sqlite", "sqlite3":
 		return SQLite, nil
 	}
-	return nil, fmt.Errorf("%w: %q, want mysql, postgres or sqlite", ErrDialect, name)
+	return nil, fmt.Errorf("%w: %q, want mysql, postgres or sqlite", uidgen.ErrDialect, name)
 }
 
 // String returns the database's name as people write it.
@@ -292,17 +284,18 @@ func (d *Dialect) Rebind(query string) string {
 	return b.String()
 }
 
-// CheckTable returns an error wrapping ErrBadTable unless name is a plain
-// identifier that the server keeps whole: it is written into SQL unquoted.
+// CheckTable returns an error wrapping uidgen.ErrBadTable unless name is a
+// plain identifier that the server keeps whole: it is written into SQL
+// unquoted.
 func (d *Dialect) CheckTable(name string) error {
 	if name == "" || len(name) > d.maxIdentifier {
-		return fmt.Errorf("%w: %q is %d characters, want 1 to %d", ErrBadTable, name, len(name), d.maxIdentifier)
+		return fmt.Errorf("%w: %q is %d characters, want 1 to %d", uidgen.ErrBadTable, name, len(name), d.maxIdentifier)
 	}
 	for i, c := range name {
 		letter := c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
 		if !letter && (i == 0 || c < '0' || c > '9') {
 			return fmt.Errorf("%w: %q has %q at byte %d (want letters, digits and underscores, not starting with a digit)",
-				ErrBadTable, name, c, i)
+				uidgen.ErrBadTable, name, c, i)
 		}
 	}
 	return nil
@@ -379,10 +372,10 @@ func (d *Dialect) TableExisted(err error) bool {
 }
 
 // Cause wraps err, the driver's answer to a statement sent under ctx, with
-// ctx.Err() when ctx is done, and otherwise with ErrUnreachable (a network
-// error, a connection lost mid-statement) or ErrAccessDenied where it says
-// so; other errors come back as they are, for
-// the caller to sort by Kind. A done ctx comes first: a deadline met while
+// ctx.Err() when ctx is done, and otherwise with uidgen.ErrUnreachable (a
+// network error, a connection lost mid-statement) or uidgen.ErrAccessDenied
+// where it says so; other errors come back as they are, for the caller to
+// sort by Kind. A done ctx comes first: a deadline met while
 // dialling is also a network timeout, and it is the caller's deadline that
 // the caller must see.
 func (d *Dialect) Cause(ctx context.Context, err error) error {
@@ -394,20 +387,20 @@ func (d *Dialect) Cause(ctx context.Context, err error) error {
 	}
 	switch d.Kind(err) {
 	case AccessDenied:
-		return fmt.Errorf("%w: %w", ErrAccessDenied, err)
+		return fmt.Errorf("%w: %w", uidgen.ErrAccessDenied, err)
 	case Busy:
 		// To the caller a file another process keeps locked is a store
 		// that does not answer: it may answer later.
-		return fmt.Errorf("%w: another connection held the file's lock throughout: %w", ErrUnreachable, err)
+		return fmt.Errorf("%w: another connection held the file's lock throughout: %w", uidgen.ErrUnreachable, err)
 	case NotDatabase:
 		return fmt.Errorf("not a SQLite database (another kind of file, encrypted or damaged): %w", err)
 	case Unreachable:
-		return fmt.Errorf("%w: %w", ErrUnreachable, err)
+		return fmt.Errorf("%w: %w", uidgen.ErrUnreachable, err)
 	}
 	var ne net.Error
 	if errors.As(err, &ne) || errors.Is(err, driver.ErrBadConn) || errors.Is(err, io.ErrUnexpectedEOF) ||
 		d == Postgres && connectionLost(err) {
-		return fmt.Errorf("%w: %w", ErrUnreachable, err)
+		return fmt.Errorf("%w: %w", uidgen.ErrUnreachable, err)
 	}
 	return err
 }

@@ -17,6 +17,8 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	_ "github.com/jackc/pgx/v5/stdlib"
 	_ "modernc.org/sqlite"
+
+	"github.com/seed4d941b13/uidgen"
 )
 
 func TestOf(t *testing.T) {
@@ -33,8 +35,8 @@ func TestOf(t *testing.T) {
 		}
 		db.Close()
 	}
-	if d, err := Of(nil); !errors.Is(err, ErrNilDB) || d != nil {
-		t.Errorf("Of(nil) = %v, %v; want an error wrapping %q", d, err, ErrNilDB)
+	if d, err := Of(nil); !errors.Is(err, uidgen.ErrNilDB) || d != nil {
+		t.Errorf("Of(nil) = %v, %v; want an error wrapping %q", d, err, uidgen.ErrNilDB)
 	}
 }
 
@@ -45,8 +47,8 @@ func TestNamed(t *testing.T) {
 			t.Errorf("Named(%q) = %v, %v; want %v", name, d, err, want)
 		}
 	}
-	if _, err := Named("oracle"); !errors.Is(err, ErrDialect) {
-		t.Errorf("Named(oracle): %v, want an error wrapping %q", err, ErrDialect)
+	if _, err := Named("oracle"); !errors.Is(err, uidgen.ErrDialect) {
+		t.Errorf("Named(oracle): %v, want an error wrapping %q", err, uidgen.ErrDialect)
 	}
 }
 
@@ -157,12 +159,12 @@ func TestSQLiteKind(t *testing.T) {
 			cause := SQLite.Cause(ctx, err)
 			switch tt.want {
 			case AccessDenied:
-				if !errors.Is(cause, ErrAccessDenied) {
-					t.Errorf("Cause(%v) = %v, want ErrAccessDenied", err, cause)
+				if !errors.Is(cause, uidgen.ErrAccessDenied) {
+					t.Errorf("Cause(%v) = %v, want uidgen.ErrAccessDenied", err, cause)
 				}
 			case Busy, Unreachable:
-				if !errors.Is(cause, ErrUnreachable) {
-					t.Errorf("Cause(%v) = %v, want ErrUnreachable", err, cause)
+				if !errors.Is(cause, uidgen.ErrUnreachable) {
+					t.Errorf("Cause(%v) = %v, want uidgen.ErrUnreachable", err, cause)
 				}
 			case NotDatabase:
 				if !strings.Contains(cause.Error(), "not a SQLite database") {
@@ -181,13 +183,13 @@ func TestCause(t *testing.T) {
 		err  error
 		want error
 	}{
-		{MySQL, dial, ErrUnreachable},
-		{Postgres, fmt.Errorf("failed to connect: %w", dial), ErrUnreachable},
-		{Postgres, &pgconn.PgError{Code: "57P01"}, ErrUnreachable}, // admin_shutdown
-		{MySQL, fmt.Errorf("exec: %w", driver.ErrBadConn), ErrUnreachable},
-		{Postgres, fmt.Errorf("read: %w", io.ErrUnexpectedEOF), ErrUnreachable},
-		{Postgres, &pgconn.PgError{Code: "28P01"}, ErrAccessDenied},
-		{MySQL, &mysql.MySQLError{Number: 1698}, ErrAccessDenied},
+		{MySQL, dial, uidgen.ErrUnreachable},
+		{Postgres, fmt.Errorf("failed to connect: %w", dial), uidgen.ErrUnreachable},
+		{Postgres, &pgconn.PgError{Code: "57P01"}, uidgen.ErrUnreachable}, // admin_shutdown
+		{MySQL, fmt.Errorf("exec: %w", driver.ErrBadConn), uidgen.ErrUnreachable},
+		{Postgres, fmt.Errorf("read: %w", io.ErrUnexpectedEOF), uidgen.ErrUnreachable},
+		{Postgres, &pgconn.PgError{Code: "28P01"}, uidgen.ErrAccessDenied},
+		{MySQL, &mysql.MySQLError{Number: 1698}, uidgen.ErrAccessDenied},
 	} {
 		if got := tt.d.Cause(ctx, tt.err); !errors.Is(got, tt.want) || !errors.Is(got, tt.err) {
 			t.Errorf("%v.Cause(%v) = %v, want it wrapping %q and the error", tt.d, tt.err, got, tt.want)
@@ -195,8 +197,8 @@ func TestCause(t *testing.T) {
 	}
 	done, cancel := context.WithCancel(ctx)
 	cancel()
-	if got := MySQL.Cause(done, dial); !errors.Is(got, context.Canceled) || errors.Is(got, ErrUnreachable) {
-		t.Errorf("Cause after cancel = %v, want it wrapping context.Canceled and not %q", got, ErrUnreachable)
+	if got := MySQL.Cause(done, dial); !errors.Is(got, context.Canceled) || errors.Is(got, uidgen.ErrUnreachable) {
+		t.Errorf("Cause after cancel = %v, want it wrapping context.Canceled and not %q", got, uidgen.ErrUnreachable)
 	}
 }
 
@@ -215,10 +217,10 @@ func TestForTable(t *testing.T) {
 		want    error
 		d       *Dialect
 	}{
-		{nil, "", "T", ErrNilDB, nil},
-		{db, "oracle", "T", ErrDialect, nil},
-		{db, "", "A B", ErrBadTable, nil},
-		{db, "postgres", strings.Repeat("t", 64), ErrBadTable, nil},
+		{nil, "", "T", uidgen.ErrNilDB, nil},
+		{db, "oracle", "T", uidgen.ErrDialect, nil},
+		{db, "", "A B", uidgen.ErrBadTable, nil},
+		{db, "postgres", strings.Repeat("t", 64), uidgen.ErrBadTable, nil},
 		{db, "", strings.Repeat("t", 64), nil, MySQL},
 		{db, "postgres", "T", nil, Postgres},
 	} {
@@ -239,8 +241,8 @@ func TestExplain(t *testing.T) {
 	if !errors.Is(err, errMissing) || !errors.Is(err, noTable) || !strings.HasSuffix(err.Error(), "(make it)") {
 		t.Errorf("Explain(no table) = %v, want it wrapped in the hint's sentinel, with the fix", err)
 	}
-	if err := MySQL.Explain(t.Context(), &mysql.MySQLError{Number: 1045}, hints); !errors.Is(err, ErrAccessDenied) || errors.Is(err, errMissing) {
-		t.Errorf("Explain(access denied) = %v, want ErrAccessDenied alone", err)
+	if err := MySQL.Explain(t.Context(), &mysql.MySQLError{Number: 1045}, hints); !errors.Is(err, uidgen.ErrAccessDenied) || errors.Is(err, errMissing) {
+		t.Errorf("Explain(access denied) = %v, want uidgen.ErrAccessDenied alone", err)
 	}
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
