@@ -177,13 +177,13 @@ func BenchmarkSegmentIdle(b *testing.B) {
 			if _, err := g.NextID(); err != nil {
 				b.Fatal(err)
 			}
-			padRuns := g.Stats().PadRuns
+			fills := g.Stats().Fills
 			measureClaims(b, claimCounter(g), statements, func() {
 				for b.Loop() {
 					time.Sleep(idleTick)
 				}
 			})
-			b.ReportMetric(float64(g.Stats().PadRuns-padRuns)/b.Elapsed().Seconds(), "padruns/s")
+			b.ReportMetric(float64(g.Stats().Fills-fills)/b.Elapsed().Seconds(), "padruns/s")
 		})
 	}
 }

@@ -1,6 +1,6 @@
 // Package cached is Baidu's CachedUidGenerator in Go: UIDs made a whole
 // second at a time by one padding goroutine, kept in a lock-free ring, and
-// handed out by a single compare-and-swap.
+// handed out by a single atomic add.
 //
 //	g, err := cached.New(ctx, cached.Config{Assigner: uidgen.Static(7)})
 //	defer g.Close()
@@ -12,7 +12,7 @@
 //
 // A Generator wires the pieces together: a layout, epoch, clock and worker ID
 // (checked as defaultgen checks them), a ringbuffer.Ring of
-// 2^SeqBits << BoostPower slots, and a padding.Executor that keeps it full
+// 2^SeqBits << BoostPower IDs, and a padding.Executor that keeps it full
 // with whole ticks of the layout (seconds in Baidu's, milliseconds in
 // Twitter's), borrowing future ticks under heavy load. Where the
 // Java original can hand one UID to two threads, throws on an empty ring
@@ -41,10 +41,10 @@ import (
 const DefaultMaxLag = 2 * time.Second
 
 // DefaultBoostPower is the BoostPower of a Config that leaves it zero: a
-// ring of 8 seconds of IDs, 65,536 slots (1 MiB) with 13 sequence bits.
+// ring of 8 seconds of IDs, 65,536 with 13 sequence bits.
 const DefaultBoostPower = 3
 
-// minTickRingBits is the fewest slots, as a power of two, of the ring of a
+// minTickRingBits is the fewest IDs, as a power of two, of the ring of a
 // layout whose tick is under a second and whose Config leaves BoostPower
 // zero.
 const minTickRingBits = 16
@@ -129,13 +129,14 @@ type Config struct {
 	// second), and only a take below the padding threshold wakes the padder.
 	MaxLag time.Duration
 
-	// BoostPower sizes the ring: 2^SeqBits << BoostPower slots, that is
+	// BoostPower sizes the ring: 2^SeqBits << BoostPower IDs, that is
 	// 2^BoostPower ticks of IDs. Zero means DefaultBoostPower, and in a
 	// layout whose tick is under a second whatever more makes the ring at
-	// least 2^16 slots, the default layout's 1 MiB: a millisecond holds few
-	// IDs, and a ring of 8 would refill the padder's batches twice as often
-	// for the same takes (BenchmarkCachedTwitter). It must be
-	// positive, and the ring at most ringbuffer.MaxSize slots.
+	// least 2^16 IDs, the default layout's: a millisecond holds few IDs,
+	// and a ring of 8 would wake the padder twice as often for the same
+	// takes (BenchmarkCachedTwitter). It must be positive, and the ring at
+	// most ringbuffer.MaxSize IDs. The ring's memory is its runs, one a
+	// tick, two cache lines each, whatever the IDs a tick.
 	BoostPower int
 
 	// PaddingFactor is the percentage of the ring below which a take wakes
@@ -158,6 +159,7 @@ type Generator struct {
 	ring   *ringbuffer.Ring
 	src    *ticks
 	padder *padding.Executor
+	sow    bool // the layout has gene bits, which takes sow (scheme.Sow)
 
 	closed    atomic.Bool // set once, by Close; read by every NextID
 	closeOnce sync.Once
@@ -189,7 +191,7 @@ func New(ctx context.Context, cfg Config) (*Generator, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cached: %w", err)
 	}
-	// The ring checks PaddingFactor before it allocates a slot.
+	// The ring checks PaddingFactor before it allocates anything.
 	ring, err := ringbuffer.New(ringbuffer.Config{
 		Size:          c.ringSize,
 		PaddingFactor: cfg.PaddingFactor,
@@ -239,7 +241,7 @@ func (cfg Config) check() (checked, error) {
 		boost = max(boost, minTickRingBits-seqBits)
 	}
 	if maxBits := bits.Len(ringbuffer.MaxSize) - 1; boost < 1 || seqBits+boost > maxBits {
-		return checked{}, fmt.Errorf("%w: %d with %d sequence bits makes a ring of 2^%d slots; want a boost power of at least 1 and a ring of at most 2^%d (ringbuffer.MaxSize)",
+		return checked{}, fmt.Errorf("%w: %d with %d sequence bits makes a ring of 2^%d IDs; want a boost power of at least 1 and a ring of at most 2^%d (ringbuffer.MaxSize)",
 			ErrBoostPower, boost, seqBits, seqBits+boost, maxBits)
 	}
 	c.ringSize = 1 << (seqBits + boost)
@@ -266,7 +268,7 @@ func start(c checked, ring *ringbuffer.Ring) (*Generator, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Generator{s: c.s, ring: ring, src: src, padder: padder}, nil
+	return &Generator{s: c.s, ring: ring, src: src, padder: padder, sow: c.s.Bits().Spec().GeneBits > 0}, nil
 }
 
 // NextID returns a new UID. IDs from one goroutine increase (on a layout
@@ -286,6 +288,9 @@ func (g *Generator) NextID() (int64, error) {
 	uid, err := g.ring.Take()
 	if err != nil {
 		return 0, fmt.Errorf("cached: next ID: %w", err)
+	}
+	if g.sow {
+		uid = g.s.Sow(uid)
 	}
 	return uid, nil
 }
@@ -312,7 +317,7 @@ func (g *Generator) NextIDFor(key int64) (int64, error) {
 }
 
 // NextIDs fills dst with new UIDs, in increasing order, claiming as many as
-// the ring holds with each compare-and-swap, and returns len(dst). On an
+// a tick of the ring holds with each atomic add, and returns len(dst). On an
 // error it returns how many it filled and the error, as NextID would, and
 // leaves dst past them zero.
 func (g *Generator) NextIDs(dst []int64) (int, error) {
@@ -320,6 +325,11 @@ func (g *Generator) NextIDs(dst []int64) (int, error) {
 		return 0, fmt.Errorf("cached: next IDs: %w", uidgen.ErrClosed)
 	}
 	n, err := g.ring.TakeAll(dst)
+	if g.sow {
+		for i, uid := range dst[:n] {
+			dst[i] = g.s.Sow(uid)
+		}
+	}
 	if err != nil {
 		return n, fmt.Errorf("cached: next IDs: %w", err)
 	}
@@ -356,11 +366,11 @@ func (g *Generator) Close() error {
 // Stats is a snapshot of a Generator's ring and padder.
 type Stats struct {
 	Taken       int64 // UIDs handed out
-	Size        int64 // slots in the ring
+	Size        int64 // the most UIDs the ring holds
 	Available   int64 // UIDs waiting in the ring
 	TakesWaited int64 // takes that found the ring empty and waited for the padder
 	TakesFailed int64 // takes that returned an error
-	PadRuns     int64 // padder runs: at start, and per wake-up or tick
+	Fills       int64 // padder fills: at start, and per wake-up or tick
 	Stale       int64 // UIDs thrown away, more than MaxLag behind the clock
 
 	// Ahead is how far the newest tick the padder made is ahead of the
@@ -387,7 +397,7 @@ func (g *Generator) Stats() Stats {
 		TakesWaited: rs.TakesWaited,
 		TakesFailed: rs.TakesFailed,
 		Stale:       rs.Stale,
-		PadRuns:     g.padder.Runs(),
+		Fills:       g.padder.Fills(),
 		Ahead:       ahead,
 		ClockWait:   time.Duration(g.src.clockWait.Load()),
 		Lease:       g.s.LeaseStats(),

@@ -68,7 +68,7 @@ func TestNewRejects(t *testing.T) {
 			uidgen.ErrEpochInFuture, "epoch 2027-01-01"},
 		{"epoch spent", Config{Layout: baidu, Clock: now}, uidgen.ErrTimeExhausted, "ran out at 2024-11-20 21:24:16 UTC"},
 		{"negative boost", Config{BoostPower: -1}, ErrBoostPower, "-1 with 13 sequence bits"},
-		{"ring too large", Config{BoostPower: 12}, ErrBoostPower, "2^25 slots"},
+		{"ring too large", Config{BoostPower: 12}, ErrBoostPower, "2^25 IDs"},
 		{"padding factor 100", Config{PaddingFactor: 100}, ringbuffer.ErrPaddingFactor, "100"},
 		{"MaxAhead under a tick", Config{Layout: sonyflakeLayout, MaxAhead: 5 * time.Millisecond}, ErrMaxAhead, "5ms is shorter than the layout's tick, 10ms"},
 		{"negative After", Config{After: -5}, uidgen.ErrAfter, "Config.After is -5"},
@@ -253,7 +253,7 @@ func TestTimeExhausted(t *testing.T) {
 func TestSecondsAhead(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		g, clock := timeFixture(t, 100)
-		if s := g.Stats(); int64(s.Ahead/time.Second) != 1 || s.Ahead != time.Second || s.Available != 2<<13 || s.PadRuns != 1 {
+		if s := g.Stats(); int64(s.Ahead/time.Second) != 1 || s.Ahead != time.Second || s.Available != 2<<13 || s.Fills != 1 {
 			t.Fatalf("after New: %+v, want seconds 100 and 101 put, one ahead", s)
 		}
 		const taken = 10 << 13
@@ -306,12 +306,12 @@ func TestAheadInTicks(t *testing.T) {
 }
 
 // TestStatsAfterNew: Stats right after New. In the bubble the padder's
-// once-a-second tick cannot come between them, so PadRuns is New's alone.
+// once-a-second tick cannot come between them, so Fills is New's alone.
 func TestStatsAfterNew(t *testing.T) {
 	schemetest.WholeSeconds(t)
 	synctest.Test(t, func(t *testing.T) {
 		g := newGenerator(t, Config{Clock: clocktest.New(uidgen.DefaultLayout().Epoch().Add(time.Hour))})
-		want := Stats{Size: 1 << 16, Available: 1 << 16, PadRuns: 1, Ahead: 7 * time.Second}
+		want := Stats{Size: 1 << 16, Available: 1 << 16, Fills: 1, Ahead: 7 * time.Second}
 		if s := g.Stats(); s != want {
 			t.Fatalf("Stats = %+v, want %+v", s, want)
 		}
@@ -324,7 +324,7 @@ func TestStatsAfterNew(t *testing.T) {
 func TestPadderTicks(t *testing.T) {
 	for _, tt := range []struct {
 		maxLag time.Duration
-		runs   int64
+		fills  int64
 	}{
 		{0, 11}, // DefaultMaxLag: New's fill and one a second
 		{5 * time.Second, 11},
@@ -335,8 +335,8 @@ func TestPadderTicks(t *testing.T) {
 				g := newGenerator(t, Config{MaxLag: tt.maxLag, Clock: clocktest.New(uidgen.DefaultLayout().Epoch().Add(time.Hour))})
 				time.Sleep(10*time.Second + time.Millisecond)
 				synctest.Wait()
-				if s := g.Stats(); s.PadRuns != tt.runs {
-					t.Fatalf("PadRuns after 10 idle seconds = %d, want %d", s.PadRuns, tt.runs)
+				if s := g.Stats(); s.Fills != tt.fills {
+					t.Fatalf("Fills after 10 idle seconds = %d, want %d", s.Fills, tt.fills)
 				}
 			})
 		})

@@ -168,7 +168,7 @@ func TestMaxAhead(t *testing.T) {
 		if settled < 14*perSecond || settled > 16*perSecond {
 			t.Fatalf("%d IDs in the last 15 s, want about %d: 2^SeqBits a second; %+v", settled, 15*perSecond, g.Stats())
 		}
-		if s := g.Stats(); s.ClockWait < 15*time.Second || s.TakesFailed != 0 || s.PadRuns > 100 {
+		if s := g.Stats(); s.ClockWait < 15*time.Second || s.TakesFailed != 0 || s.Fills > 100 {
 			t.Fatalf("Stats %+v: want most of the 20 s held back, no failed take, and the padder woken about once a second", s)
 		}
 		idtest.Check(t, g, [][]int64{ids})

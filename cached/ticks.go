@@ -48,10 +48,10 @@ const reservationRetry = 10 * time.Millisecond
 type ticks struct {
 	s         *scheme.Scheme
 	ring      *ringbuffer.Ring
-	maxAhead  int64   // ticks beyond the clock it may go; -1: unbounded
-	maxLag    int64   // ticks behind the clock an ID may be; -1: unbounded
-	ringTicks int64   // ticks of IDs the ring holds: 2^BoostPower
-	batch     []int64 // one tick of IDs; reused, so filling allocates nothing
+	maxAhead  int64 // ticks beyond the clock it may go; -1: unbounded
+	maxLag    int64 // ticks behind the clock an ID may be; -1: unbounded
+	ringTicks int64 // ticks of IDs the ring holds: 2^BoostPower
+	perTick   int64 // IDs a tick: 2^SeqBits
 
 	// The take rate, in IDs a tick of the clock, and the sample it was
 	// measured from; clockBound says the padder waited for the clock during
@@ -75,8 +75,8 @@ type ticks struct {
 }
 
 func newTicks(s *scheme.Scheme, ring *ringbuffer.Ring, maxAhead, maxLag time.Duration) *ticks {
-	src := &ticks{s: s, ring: ring, maxAhead: -1, maxLag: -1, batch: make([]int64, s.Bits().MaxSequence()+1), last: -1}
-	src.ringTicks = int64(ring.Size()) / int64(len(src.batch))
+	src := &ticks{s: s, ring: ring, maxAhead: -1, maxLag: -1, perTick: s.Bits().MaxSequence() + 1, last: -1}
+	src.ringTicks = int64(ring.Size()) / src.perTick
 	if maxAhead > 0 {
 		src.maxAhead = int64(maxAhead / s.Tick())
 	}
@@ -103,33 +103,34 @@ func (src *ticks) Refresh() {
 		// a little short, never below none.
 		src.rate = max(int64(float64(taken-src.sampleTaken)/(elapsed.Seconds()/src.s.Tick().Seconds())), 0)
 		if src.clockBound {
-			src.rate = int64(len(src.batch)) // the takes wanted every sequence
+			src.rate = src.perTick // the takes wanted every sequence
 		}
 		src.sampleAt, src.sampleTaken, src.clockBound = now, taken, false
 	}
 }
 
-// Next returns the next whole tick of UIDs if it fits room, and nothing
-// otherwise. It pauses the padder (a *padding.Pause) while the tick would be
+// Next returns the next whole tick of UIDs, as one run, if it fits room,
+// and nothing otherwise. On a layout with gene bits their genes are zero:
+// the generator sows them as it takes. It pauses the padder (a *padding.Pause) while the tick would be
 // more than maxAhead beyond the clock, or is not yet reserved. Once the next
 // tick would not fit the time bits, it fails with an error wrapping
 // uidgen.ErrTimeExhausted, and once the lease is lost, with one wrapping
 // uidgen.ErrLeaseLost: the UIDs never wrap, never go negative, and never
 // use a tick another holder may use.
-func (src *ticks) Next(room int) ([]int64, error) {
-	if room < len(src.batch) {
-		return nil, nil
+func (src *ticks) Next(room int) (ringbuffer.Run, error) {
+	if int64(room) < src.perTick {
+		return ringbuffer.Run{}, nil
 	}
 	now := src.s.NowDelta()
 	tick := max(src.last+1, now, src.s.FirstDelta())
 	if err := src.s.CheckDelta(tick); err != nil {
 		if tick > now {
-			return nil, fmt.Errorf("%w (tick %d is %v ahead of the clock)", err, tick, time.Duration(tick-now)*src.s.Tick())
+			return ringbuffer.Run{}, fmt.Errorf("%w (tick %d is %v ahead of the clock)", err, tick, time.Duration(tick-now)*src.s.Tick())
 		}
-		return nil, err
+		return ringbuffer.Run{}, err
 	}
 	if src.maxAhead >= 0 && tick > now+src.maxAhead {
-		return nil, src.pauseForClock(tick)
+		return ringbuffer.Run{}, src.pauseForClock(tick)
 	}
 	if !src.waitingSince.IsZero() {
 		src.clockWait.Add(int64(src.s.Clock().Now().Sub(src.waitingSince)))
@@ -138,25 +139,30 @@ func (src *ticks) Next(room int) ([]int64, error) {
 	if !src.s.Reserve(tick) {
 		err := src.s.Unreserved(tick)
 		if src.s.LeaseLost() {
-			return nil, err
+			return ringbuffer.Run{}, err
 		}
-		return nil, &padding.Pause{Retry: reservationRetry, Why: err}
+		return ringbuffer.Run{}, &padding.Pause{Retry: reservationRetry, Why: err}
 	}
 	first := src.s.FirstSequence(tick)
 	if tick-now <= src.ringTicks {
-		first = src.s.RandomFirstSequence(tick, min(src.s.Unused(src.rate), int64(len(src.batch))/src.ringTicks))
+		first = src.s.RandomFirstSequence(tick, min(src.s.Unused(src.rate), src.perTick/src.ringTicks))
 	}
-	batch := src.batch[:int64(len(src.batch))-first]
-	src.s.Fill(batch, src.s.Bits().Allocate(tick, src.s.WorkerID(), first))
 	src.last = tick
 	src.lastMade.Store(tick)
-	return batch, nil
+	// The next sequence's UID is Step above: 1 where the sequence is the
+	// low bits, 2^WorkerBits where it sits above the worker (sonyflake),
+	// 2^GeneBits where the gene sits below it.
+	return ringbuffer.Run{
+		First: src.s.Bits().Allocate(tick, src.s.WorkerID(), first),
+		Step:  src.s.Bits().Allocate(0, 0, 1),
+		N:     int(src.perTick - first),
+	}, nil
 }
 
 // pauseForClock returns the Pause that waits for the clock to come within
 // maxAhead of tick.
 func (src *ticks) pauseForClock(tick int64) error {
-	src.rate, src.clockBound = int64(len(src.batch)), true // takes want more than the clock gives
+	src.rate, src.clockBound = src.perTick, true // takes want more than the clock gives
 	clock := src.s.Clock().Now()
 	if src.waitingSince.IsZero() {
 		src.waitingSince = clock

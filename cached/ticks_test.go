@@ -50,7 +50,7 @@ func takeIncreasing(t *testing.T, g *Generator, n int, prev int64) int64 {
 func TestSecondsFromTheClock(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		g, _ := smallFixture(t, 100, 2)
-		if s := g.Stats(); int64(s.Ahead/time.Second) != 3 || s.Available != 4*perSecond || s.PadRuns != 1 {
+		if s := g.Stats(); int64(s.Ahead/time.Second) != 3 || s.Available != 4*perSecond || s.Fills != 1 {
 			t.Fatalf("after New: %+v; want seconds 100..103 put in one run", s)
 		}
 		id, err := g.NextID()

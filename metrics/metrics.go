@@ -18,14 +18,14 @@
 //
 // and for the cached generator, its ring and padder:
 //
-//	ring_size                          gauge    slots in the ring
+//	ring_size                          gauge    the most IDs the ring holds
 //	ring_available                     gauge    UIDs waiting in the ring
-//	padder_runs_total                  counter  padder runs
+//	padder_fills_total                 counter  padder fills
 //	stale_ids_total                    counter  UIDs thrown away, more than MaxLag behind the clock
 //	clock_wait_seconds_total           counter  time the padder waited for the clock under MaxAhead
 //
 // and for the segment generator (NewSegment), its ring and padder as the
-// cached one's (ring_size, ring_available, padder_runs_total), with the
+// cached one's (ring_size, ring_available, padder_fills_total), with the
 // common ones but for ahead_seconds, worker_id and the time bits, which
 // dense numbers do not have, and its claims:
 //
@@ -67,8 +67,8 @@ type snapshot struct {
 	ahead                 time.Duration
 
 	// The cached generator's ring and padder; zero for defaultgen.
-	size, available, padRuns, stale int64
-	clockWait                       time.Duration
+	size, available, fills, stale int64
+	clockWait                     time.Duration
 
 	// The segment generator's claims; zero for the others.
 	claims, claimsFailed, claimSize, pending int64
@@ -110,12 +110,12 @@ var (
 	}
 
 	ringMetrics = []metric{
-		newMetric("ring_size", "Slots in the cached generator's ring.",
+		newMetric("ring_size", "The most IDs the cached generator's ring holds.",
 			prometheus.GaugeValue, func(s *snapshot, _ time.Time) float64 { return float64(s.size) }),
 		newMetric("ring_available", "UIDs waiting in the ring.",
 			prometheus.GaugeValue, func(s *snapshot, _ time.Time) float64 { return float64(s.available) }),
-		newMetric("padder_runs_total", "Runs of the padder that fills the ring: at start, and per wake-up or tick.",
-			prometheus.CounterValue, func(s *snapshot, _ time.Time) float64 { return float64(s.padRuns) }),
+		newMetric("padder_fills_total", "Fills of the ring by its padder: at start, and per wake-up or tick.",
+			prometheus.CounterValue, func(s *snapshot, _ time.Time) float64 { return float64(s.fills) }),
 	}
 
 	// secondsMetrics are the cached generator's source of whole seconds.
@@ -184,7 +184,7 @@ func NewCached(g *cached.Generator) *Collector {
 		s := g.Stats()
 		return snapshot{
 			taken: s.Taken, waited: s.TakesWaited, failed: s.TakesFailed, ahead: s.Ahead,
-			size: s.Size, available: s.Available, padRuns: s.PadRuns,
+			size: s.Size, available: s.Available, fills: s.Fills,
 			stale: s.Stale, clockWait: s.ClockWait, lease: s.Lease,
 		}
 	}
@@ -209,7 +209,7 @@ func NewSegment(g *segment.Generator) *Collector {
 		s := g.Stats()
 		return snapshot{
 			taken: s.Taken, waited: s.TakesWaited, failed: s.TakesFailed,
-			size: s.Size, available: s.Available, padRuns: s.PadRuns,
+			size: s.Size, available: s.Available, fills: s.Fills,
 			claims: s.Claims, claimsFailed: s.ClaimsFailed, claimSize: s.ClaimSize, pending: s.Pending, lastClaim: s.LastClaim,
 		}
 	}

@@ -74,7 +74,7 @@ var (
 		"uidgen_time_exhausted_timestamp_seconds", "uidgen_worker_id",
 	}
 	ring = []string{
-		"uidgen_clock_wait_seconds_total", "uidgen_padder_runs_total",
+		"uidgen_clock_wait_seconds_total", "uidgen_padder_fills_total",
 		"uidgen_ring_available", "uidgen_ring_size", "uidgen_stale_ids_total",
 	}
 	lease = []string{"uidgen_lease_lost", "uidgen_lease_remaining_seconds", "uidgen_reservation_remaining_seconds"}
@@ -106,7 +106,7 @@ func TestCached(t *testing.T) {
 	runsOut := float64(uidgen.DefaultLayout().Epoch().Add(1 << 30 * time.Second).Unix())
 	for name, v := range map[string]float64{
 		"uidgen_ids_total": 0, "uidgen_worker_id": 42, "uidgen_ring_size": 1 << 16, "uidgen_ring_available": 1 << 16,
-		"uidgen_padder_runs_total": 1, "uidgen_ahead_seconds": 7, "uidgen_time_exhausted_timestamp_seconds": runsOut,
+		"uidgen_padder_fills_total": 1, "uidgen_ahead_seconds": 7, "uidgen_time_exhausted_timestamp_seconds": runsOut,
 	} {
 		if before[name] != v {
 			t.Errorf("%s = %v after New, want %v", name, before[name], v)

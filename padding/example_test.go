@@ -8,24 +8,19 @@ import (
 )
 
 // tickets is a Source of numbered tickets, ten at a time.
-type tickets struct {
-	batch [10]int64
-	next  int64
-}
+type tickets struct{ next int64 }
 
-func (s *tickets) Next(room int) ([]int64, error) {
-	if room < len(s.batch) {
-		return nil, nil // only whole batches: wait for room
+func (s *tickets) Next(room int) (ringbuffer.Run, error) {
+	if room < 10 {
+		return ringbuffer.Run{}, nil // only whole runs of ten: wait for room
 	}
-	for i := range s.batch {
-		s.next++
-		s.batch[i] = s.next
-	}
-	return s.batch[:], nil
+	run := ringbuffer.Run{First: s.next + 1, Step: 1, N: 10}
+	s.next += 10
+	return run, nil
 }
 
 func Example() {
-	ring, err := ringbuffer.New(ringbuffer.Config{Size: 32})
+	ring, err := ringbuffer.New(ringbuffer.Config{Size: 64})
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -37,10 +32,11 @@ func Example() {
 	}
 	defer exec.Close()
 
-	fmt.Println("filled:", ring.Stats().Available, "tickets in", exec.Runs(), "run")
+	// A ring of 64 holds 4 runs: 40 tickets.
+	fmt.Println("filled:", ring.Stats().Available, "tickets in", exec.Fills(), "fill")
 	first, _ := ring.Take()
 	fmt.Println("first ticket:", first)
 	// Output:
-	// filled: 30 tickets in 1 run
+	// filled: 40 tickets in 1 fill
 	// first ticket: 1
 }

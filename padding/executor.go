@@ -1,5 +1,5 @@
 // Package padding keeps a ring full: its Executor is the one goroutine that
-// puts batches of values into a ringbuffer.Ring, after Baidu's
+// puts runs of values into a ringbuffer.Ring, after Baidu's
 // BufferPaddingExecutor. The cached generator runs one; a program needs it
 // only to fill a ring of its own:
 //
@@ -11,7 +11,7 @@
 // load. The executor decides only when to fill: once in New, again whenever
 // a take leaves the ring below its padding threshold (the ring's Wakeups),
 // and on every tick of an optional schedule. Each fill asks the source for
-// batches while the ring has room, and stops at the first empty batch. When
+// runs while the ring has room, and stops at the first empty run. When
 // the source fails, the executor seals the ring with its error and stops:
 // takes drain what is left, then fail with that error.
 package padding
@@ -59,13 +59,12 @@ func (h *Pause) Unwrap() error { return h.Why }
 // Source makes the values an Executor puts. Only the executor's goroutine
 // calls it, one call at a time, so it needs no locks of its own.
 type Source interface {
-	// Next returns the next batch, of at most room values, which the
-	// executor puts at once, in order. An empty batch means nothing fits in
-	// room now: the executor waits for the next wake-up or tick. A *Pause
-	// error pauses the executor for a while; any other error stops it, and
-	// it seals the ring with that error. The executor does not keep the
-	// batch past the Put, so Next may reuse its memory.
-	Next(room int) ([]int64, error)
+	// Next returns the next run of values, at most room of them, which the
+	// executor puts at once. An empty run (N 0) means nothing fits in room
+	// now: the executor waits for the next wake-up or tick. A *Pause error
+	// pauses the executor for a while; any other error stops it, and it
+	// seals the ring with that error.
+	Next(room int) (ringbuffer.Run, error)
 }
 
 // Refresher is a Source that wants a word at the start of every fill, before
@@ -96,7 +95,7 @@ type Executor struct {
 	ring *ringbuffer.Ring
 	src  Source
 
-	runs atomic.Int64 // fills so far; written only by the filling goroutine
+	fills atomic.Int64 // fills so far; written only by the filling goroutine
 
 	// retry runs while a Pause lasts, and paused says one does: wake-ups
 	// are left unanswered, and the ring's wake-up flag up, so that takes
@@ -172,11 +171,11 @@ func (e *Executor) run(tick <-chan time.Time, ticker *time.Ticker) {
 	}
 }
 
-// fill puts the source's batches while it has any that fit. It returns the
+// fill puts the source's runs while it has any that fit. It returns the
 // source's error, if any, but for a Pause, which it tells the ring and
 // schedules a retry for.
 func (e *Executor) fill() error {
-	e.runs.Add(1)
+	e.fills.Add(1)
 	if r, ok := e.src.(Refresher); ok {
 		r.Refresh()
 	}
@@ -186,7 +185,7 @@ func (e *Executor) fill() error {
 			return nil
 		default:
 		}
-		batch, err := e.src.Next(e.ring.Free())
+		run, err := e.src.Next(e.ring.Free())
 		var h *Pause
 		if errors.As(err, &h) {
 			var until time.Time
@@ -198,10 +197,10 @@ func (e *Executor) fill() error {
 			e.paused = true
 			return nil
 		}
-		if err != nil || len(batch) == 0 {
+		if err != nil || run.N <= 0 {
 			return err
 		}
-		e.ring.Put(batch)
+		e.ring.Put(run)
 	}
 }
 
@@ -214,6 +213,6 @@ func (e *Executor) Close() error {
 	return nil
 }
 
-// Runs returns how many fills the executor has made: the one in New, and one
-// per wake-up or tick since.
-func (e *Executor) Runs() int64 { return e.runs.Load() }
+// Fills returns how many fills the executor has made: the one in New, and
+// one per wake-up or tick since.
+func (e *Executor) Fills() int64 { return e.fills.Load() }

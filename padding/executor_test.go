@@ -10,27 +10,25 @@ import (
 	"github.com/seed4d941b13/uidgen/ringbuffer"
 )
 
-// counter is a Source of batch consecutive values from 1 on, that fails
-// with err once it has made limit values (limit 0: never).
+// counter is a Source of runs of batch consecutive values from 1 on, that
+// fails with err once it has made limit values (limit 0: never).
 type counter struct {
-	batch []int64
+	batch int
 	next  int64
 	limit int64
 	err   error
 }
 
-func (c *counter) Next(room int) ([]int64, error) {
+func (c *counter) Next(room int) (ringbuffer.Run, error) {
 	if c.limit > 0 && c.next >= c.limit {
-		return nil, c.err
+		return ringbuffer.Run{}, c.err
 	}
-	if room < len(c.batch) {
-		return nil, nil
+	if room < c.batch {
+		return ringbuffer.Run{}, nil
 	}
-	for i := range c.batch {
-		c.next++
-		c.batch[i] = c.next
-	}
-	return c.batch, nil
+	run := ringbuffer.Run{First: c.next + 1, N: c.batch}
+	c.next += int64(c.batch)
+	return run, nil
 }
 
 const batch = 16
@@ -71,7 +69,7 @@ func TestNewRejects(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	src := &counter{batch: make([]int64, batch)}
+	src := &counter{batch: batch}
 	for _, tt := range []struct {
 		name string
 		cfg  Config
@@ -94,9 +92,9 @@ func TestNewRejects(t *testing.T) {
 
 // TestFillsAtStart: New fills the ring with whole batches, in order.
 func TestFillsAtStart(t *testing.T) {
-	ring, e := newExecutor(t, 64, &counter{batch: make([]int64, batch)}, 0)
-	if rs := ring.Stats(); rs.Available != 64 || e.Runs() != 1 {
-		t.Fatalf("after New: ring %+v, %d runs; want 4 batches put in one run", rs, e.Runs())
+	ring, e := newExecutor(t, 64, &counter{batch: batch}, 0)
+	if rs := ring.Stats(); rs.Available != 64 || e.Fills() != 1 {
+		t.Fatalf("after New: ring %+v, %d fills; want 4 runs put in one fill", rs, e.Fills())
 	}
 	take(t, ring, 64, 0)
 }
@@ -104,14 +102,14 @@ func TestFillsAtStart(t *testing.T) {
 // TestRefillsWhenAsked: a take below the threshold wakes the executor, which
 // fills what has room and leaves a partial batch for later. The executor
 // runs beside the takes, so a take between its Rearm and its look at the
-// room may wake it once more, for nothing: the runs are 2 or more.
+// room may wake it once more, for nothing: the fills are 2 or more.
 func TestRefillsWhenAsked(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		ring, e := newExecutor(t, 64, &counter{batch: make([]int64, batch)}, 0)
+		ring, e := newExecutor(t, 64, &counter{batch: batch}, 0)
 		prev := take(t, ring, 40, 0) // below half: wakes the executor
 		synctest.Wait()
-		if rs := ring.Stats(); rs.Available != 24+2*batch || e.Runs() < 2 {
-			t.Fatalf("after the wake-up: ring %+v, %d runs; want 2 more batches put after the first run", rs, e.Runs())
+		if rs := ring.Stats(); rs.Available != 24+2*batch || e.Fills() < 2 {
+			t.Fatalf("after the wake-up: ring %+v, %d fills; want 2 more runs put after the first fill", rs, e.Fills())
 		}
 		take(t, ring, 24+2*batch, prev)
 	})
@@ -129,7 +127,7 @@ func TestSourceErrorSeals(t *testing.T) {
 		{"while running", 6 * batch},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			ring, _ := newExecutor(t, 4*batch, &counter{batch: make([]int64, batch), limit: tt.limit, err: boom}, 0)
+			ring, _ := newExecutor(t, 4*batch, &counter{batch: batch, limit: tt.limit, err: boom}, 0)
 			take(t, ring, int(tt.limit), 0)
 			for range 2 {
 				if v, err := ring.Take(); !errors.Is(err, boom) || !errors.Is(err, ringbuffer.ErrEmpty) || v != 0 {
@@ -144,16 +142,16 @@ func TestSourceErrorSeals(t *testing.T) {
 // being asked. Time here is synctest's: the test does not wait a minute.
 func TestSchedule(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		ring, e := newExecutor(t, 8*batch, &counter{batch: make([]int64, batch)}, time.Minute)
+		ring, e := newExecutor(t, 8*batch, &counter{batch: batch}, time.Minute)
 		take(t, ring, batch, 0) // well above the threshold: no wake-up
 		synctest.Wait()
-		if rs := ring.Stats(); e.Runs() != 1 || rs.Available != rs.Size-batch {
-			t.Fatalf("before the tick: %d runs, ring %+v; want no refill", e.Runs(), rs)
+		if rs := ring.Stats(); e.Fills() != 1 || rs.Available != rs.Size-batch {
+			t.Fatalf("before the tick: %d fills, ring %+v; want no refill", e.Fills(), rs)
 		}
 		time.Sleep(time.Minute)
 		synctest.Wait()
-		if rs := ring.Stats(); e.Runs() != 2 || rs.Available != rs.Size {
-			t.Fatalf("after the tick: %d runs, ring %+v; want one more run and a full ring", e.Runs(), rs)
+		if rs := ring.Stats(); e.Fills() != 2 || rs.Available != rs.Size {
+			t.Fatalf("after the tick: %d fills, ring %+v; want one more fill and a full ring", e.Fills(), rs)
 		}
 	})
 }
@@ -172,7 +170,7 @@ func TestCloseStopsGoroutine(t *testing.T) {
 	}
 	synctest.Test(t, func(t *testing.T) {
 		before := leaktest.Running(executorRun)
-		ring, e := newExecutor(t, 4*batch, &counter{batch: make([]int64, batch)}, time.Second)
+		ring, e := newExecutor(t, 4*batch, &counter{batch: batch}, time.Second)
 		synctest.Wait() // the goroutine has started and blocks
 		if now := leaktest.Running(executorRun); now != before+1 {
 			t.Fatalf("%d executor goroutines after New, want %d", now, before+1)

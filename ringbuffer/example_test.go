@@ -12,8 +12,8 @@ func Example() {
 	if err != nil {
 		panic(err)
 	}
-	// The producer: one Put publishes the prefix of the batch that fits.
-	fmt.Println("put", r.Put([]int64{101, 102, 103, 104, 105}))
+	// The producer: one Put publishes the prefix of a run that fits.
+	fmt.Println("put", r.Put(ringbuffer.Run{First: 101, N: 5}))
 
 	// Consumers: one at a time, or many with one claim.
 	first, _ := r.Take()

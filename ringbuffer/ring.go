@@ -12,7 +12,7 @@ import (
 	"golang.org/x/sys/cpu"
 )
 
-// MaxSize is the largest ring New accepts: 2^24 slots, 256 MiB.
+// MaxSize is the largest ring New accepts: 2^24 values.
 const MaxSize = 1 << 24
 
 // DefaultPaddingFactor is the padding factor of a Config that leaves it zero.
@@ -31,37 +31,47 @@ var (
 // lineSize is the cache line size of the target, as x/sys/cpu pads it.
 const lineSize = unsafe.Sizeof(cpu.CacheLinePad{})
 
-// slot holds one value and a word for the producer alone. Slots share cache
-// lines, lineSize/16 to a line; a ring's slots are one allocation of a power
-// of two of them, at least a line's worth, and Go's allocator places an
-// object of a power-of-two size on a boundary of that size (or of a page),
-// so the slots start a line and no other object shares their lines.
-type slot struct {
-	// uid is written only by the producer, with an atomic store, for
-	// sequence s once the cursor has reached s-size (the slot's last value
-	// was claimed, so read). The producer's tail store publishes it.
-	// Consumers read it with an atomic load before they try to claim it;
-	// a consumer that loses the claim may read it while the producer
-	// rewrites it, which the atomics make safe, and discards what it read.
-	uid atomic.Int64
-
-	// touch is written only by the producer, with a plain store, and read
-	// by no one. Put stores to one touch a line for a run of slots before
-	// it stores their uids: the plain stores fetch the run's lines from the
-	// consumers' caches all at once, so each locked uid store finds its
-	// line already owned instead of waiting for it alone.
-	touch int64
+// Run is what a producer puts: N values from First, Step apart (First,
+// First+Step, ..., First+(N-1)*Step). A Step below 1 counts as 1.
+type Run struct {
+	First int64
+	Step  int64
+	N     int
 }
 
-// slotsPerLine is how many slots share a cache line.
-const slotsPerLine = int64(lineSize / unsafe.Sizeof(slot{}))
+// maxRuns is the most runs a ring holds at once: its slots.
+const maxRuns = 64
 
-// touchRun is how many slots Put touches ahead of their atomic stores.
-const touchRun = 256
+// run is one Run in the ring. Put makes a new one for every run and
+// publishes it by storing a pointer to it in a slot; after that only claim
+// changes. A take that read the pointer keeps reading the run it points
+// to, however long it is delayed and whatever the slot holds by then: the
+// producer never rewrites a run, it replaces it, and the garbage collector
+// frees it once no take holds it.
+type run struct {
+	// claim is the offset of the next value to take: a take moves it on
+	// with an atomic add, and owns the offsets the add passed over; a
+	// drop moves it with a compare-and-swap. Offsets from n on are no
+	// values: an add past them takes nothing. The only field takes write,
+	// it has a line to itself, so that the others stay in every taker's
+	// cache while the takes' adds pass this line from core to core.
+	claim atomic.Int64
+	_     [lineSize - 8]byte
+
+	seq    int64 // the run's number: 0 for the first put, then 1, 2, ...
+	first  int64
+	step   int64
+	n      int64
+	before int64 // the values put before this run, in all
+	_      [lineSize - 40]byte
+}
 
 // Config says how to build a Ring.
 type Config struct {
-	// Size is the number of slots, a power of two in [1, MaxSize]. Required.
+	// Size is the most values the ring holds, a power of two in
+	// [1, MaxSize]. Required. The ring holds at most Size/16 runs, and
+	// at most 64 (one, below 16), so runs shorter than 16 values, or than
+	// Size/64, fill it before their values do.
 	Size int
 
 	// PaddingFactor is Baidu's paddingFactor: a take that leaves fewer than
@@ -74,18 +84,21 @@ type Config struct {
 	RejectedTake TakePolicy
 }
 
-// Ring is a ring of int64 values with one producer and many consumers. It is
-// safe for concurrent use by any number of goroutines calling Take, TakeN,
-// Stats and Seal, and one goroutine at a time calling Put, Free and Rearm.
-// A Ring must not be copied.
+// Ring is a ring of runs of int64 values with one producer and many
+// consumers. It is safe for concurrent use by any number of goroutines
+// calling Take, TakeN, TakeAll and Stats and Seal, and one goroutine at a
+// time calling Put, Free, Rearm, Pause and DropBelow. A Ring must not be
+// copied.
 type Ring struct {
 	_ cpu.CacheLinePad
 
-	// Set by New, then only read.
-	slots        []slot
-	mask         int64 // Size - 1
+	// Set by New, then only read but for the slots, each written by the
+	// producer once a run.
+	slots        []atomic.Pointer[run] // run seq is in slot seq & runMask
+	runMask      int64                 // len(slots) - 1
 	size         int64
 	threshold    int64 // wake the producer when fewer than this are waiting
+	wakeMask     int64 // Take looks at the threshold at offsets where off&wakeMask is 0
 	rejectedTake TakePolicy
 	wakeups      chan struct{} // capacity 1
 
@@ -96,18 +109,19 @@ type Ring struct {
 
 	_ cpu.CacheLinePad
 
-	// tail is written only by the producer, in Put, after it has written
-	// the values of every slot up to it: the store publishes those values.
-	// Read by consumers to bound their claims, and by Stats.
-	tail atomic.Int64
+	// cur is the run takes take from. A take moves it on to the next run,
+	// with a compare-and-swap from the run it read, once it has claimed the
+	// run's last value or finds them all claimed. Read by the producer for
+	// room. Before the first run it is an empty run numbered -1.
+	cur atomic.Pointer[run]
 
 	_ cpu.CacheLinePad
 
-	// cursor is moved only by a consumer's CAS from c to c+n, made after the
-	// consumer has read tail >= c+n; tail never shrinks, so a successful CAS
-	// proves slots c+1..c+n were published, and that no other consumer
-	// claimed them. Read by the producer (through the slots' next) and Stats.
-	cursor atomic.Int64
+	// tail is the number of the last run put, and put the values put in
+	// all; written only by the producer, in Put, after it has published
+	// the run. Takes read put to know how many values wait.
+	tail atomic.Int64
+	put  atomic.Int64
 
 	_ cpu.CacheLinePad
 
@@ -147,63 +161,82 @@ func New(cfg Config) (*Ring, error) {
 		return nil, fmt.Errorf("%w: padding factor %d, want more than 0 and less than 100", ErrPaddingFactor, factor)
 	}
 	size := int64(cfg.Size)
+	// A run takes two lines and a pointer where a value took a quarter of
+	// a line: a ring holds at most Size/16 runs, so that it needs no more
+	// memory than values of their own would.
+	runs := min(max(size/16, 1), maxRuns)
 	r := &Ring{
-		slots:        make([]slot, max(size, slotsPerLine)),
-		mask:         size - 1,
+		slots:        make([]atomic.Pointer[run], runs),
+		runMask:      runs - 1,
 		size:         size,
 		threshold:    size * int64(factor) / 100,
+		wakeMask:     wakeEvery(size*int64(factor)/100) - 1,
 		rejectedTake: cfg.RejectedTake,
 		wakeups:      make(chan struct{}, 1),
 	}
 	if r.rejectedTake == nil {
 		r.rejectedTake = Wait(DefaultWait)
 	}
+	r.cur.Store(&run{seq: -1})
 	r.tail.Store(-1)
-	r.cursor.Store(-1)
 	r.lowest.Store(math.MinInt64)
 	return r, nil
 }
 
-// Size returns the number of slots.
+// wakeEvery returns how many values apart Take looks at the threshold: the
+// largest power of two up to a sixteenth of it, so that a take crosses it
+// by at most that before it wakes the producer, which has the other
+// fifteen sixteenths still waiting to refill behind.
+func wakeEvery(threshold int64) int64 {
+	every := int64(1)
+	for every*2 <= threshold/16 {
+		every *= 2
+	}
+	return every
+}
+
+// Size returns the most values the ring holds.
 func (r *Ring) Size() int { return int(r.size) }
 
-// Put places the longest prefix of uids that fits, in order, publishes them
-// with a single store of tail, and returns how many it placed; the rest stay
-// the caller's. A producer that asks Free first and puts no more places
-// them all. A slot that a take has claimed counts as room at once: the take
-// read it before its claim. Put never waits for a consumer.
+// Put places the longest prefix of run that fits, as one run, and returns
+// how many values it placed; the rest stay the caller's. A producer that
+// asks Free first and puts no more places them all. A value that a take
+// has claimed counts as room at once. Put never waits for a consumer.
 //
 // Only one goroutine at a time may call Put: the ring's producer.
-func (r *Ring) Put(uids []int64) int {
+func (r *Ring) Put(v Run) int {
+	step := max(v.Step, 1)
+	n := int64(min(v.N, r.Free()))
+	if v.First > 0 && n > 0 {
+		n = min(n, (math.MaxInt64-v.First)/step+1) // no value past MaxInt64
+	}
+	if n <= 0 {
+		return 0
+	}
 	t := r.tail.Load() // the producer's own field: no one else moves it
-	// Sequence s is puttable once s-size has been claimed, that is once
-	// s-size <= cursor: its claimer read it before its CAS moved the
-	// cursor past it, and a consumer that reads it later fails its CAS.
-	room := r.cursor.Load() + r.size - t
-	n := int(max(min(int64(len(uids)), room), 0))
-	for i := 0; i < n; i += touchRun {
-		first := t + 1 + int64(i)
-		end := first + int64(min(n-i, touchRun))
-		for s := first; s < end; s = s | (slotsPerLine - 1) + 1 { // a line each
-			r.slots[s&r.mask].touch = 0
-		}
-		for s := first; s < end; s++ {
-			r.slots[s&r.mask].uid.Store(uids[s-t-1])
-		}
+	put := r.put.Load()
+	// Free found takes on the slot's run or past it (Room). A take that
+	// holds that run reads it, not this one, and cur reaches this one
+	// through the slot only after that run.
+	r.slots[(t+1)&r.runMask].Store(&run{seq: t + 1, first: v.First, step: step, n: n, before: put})
+	r.put.Store(put + n)
+	r.tail.Store(t + 1)
+	if r.paused.Load() != nil {
+		r.paused.Store(nil)
 	}
-	if n > 0 {
-		r.tail.Store(t + int64(n)) // publishes the n values just written
-		if r.paused.Load() != nil {
-			r.paused.Store(nil)
-		}
-	}
-	return n
+	return int(n)
 }
 
 // Free returns how many values a Put can place now: Size less the values
-// waiting to be taken.
+// waiting to be taken, or none while the slot the next run goes in holds
+// a run that takes have not reached (Room).
 func (r *Ring) Free() int {
-	return int(r.size - (r.tail.Load() - r.cursor.Load()))
+	// The next run replaces run tail+1-len(slots): free once cur is on
+	// it or past it, since a take that reads cur keeps the run it read.
+	if r.tail.Load()+1-int64(len(r.slots)) > r.cur.Load().seq {
+		return 0
+	}
+	return int(r.size - (r.put.Load() - r.claimed()))
 }
 
 // Wakeups returns the channel on which consumers ask the producer to refill:
@@ -262,14 +295,31 @@ func (r *Ring) Seal(err error) { r.sealed.CompareAndSwap(nil, &err) }
 // asks the RejectedTake policy, which either lets it look again or fails it;
 // see TakePolicy. A value is returned by at most one Take or TakeN.
 func (r *Ring) Take() (int64, error) {
-	// The common case, one claim well above the threshold, is spelled out
-	// here so that it costs no call: claim's loop and wake-up stay out of
-	// the way. t-c > threshold >= 0 also proves the ring not empty.
-	if c, t := r.cursor.Load(), r.tail.Load(); t-c > r.threshold {
-		uid := r.slots[(c+1)&r.mask].uid.Load() // read before the claim
-		if uid >= r.lowest.Load() && r.cursor.CompareAndSwap(c, c+1) {
-			return uid, nil
+	// The common case, small enough to inline: one add on the only line a
+	// take writes claims the offset it passed over, whose value is fresh
+	// and neither its run's last nor one where the take looks at the
+	// threshold. takeClaimed does the rest.
+	d := r.cur.Load()
+	off := d.claim.Add(1) - 1
+	if v := d.first + off*d.step; off < d.n-1 && off&r.wakeMask != 0 && v >= r.lowest.Load() {
+		return v, nil
+	}
+	return r.takeClaimed(d, off)
+}
+
+// takeClaimed is Take past its add, which claimed offset off of run d.
+func (r *Ring) takeClaimed(d *run, off int64) (int64, error) {
+	if off < d.n {
+		if off == d.n-1 {
+			r.advance(d)
 		}
+		if v := d.first + off*d.step; v >= r.lowest.Load() {
+			if r.put.Load()-(d.before+off+1) < r.threshold {
+				r.wake()
+			}
+			return v, nil
+		}
+		r.stale.Add(1) // claimed, and dropped: below lowest
 	}
 	var dst [1]int64
 	if n := r.claim(dst[:]); n == 0 {
@@ -280,12 +330,10 @@ func (r *Ring) Take() (int64, error) {
 	return dst[0], nil
 }
 
-// TakeN fills a prefix of dst with the next values, claiming all of them with
-// one compare-and-swap, and returns how many it took: at least one unless
-// dst is empty or err is not nil. It takes no more than are waiting, and
-// treats an empty ring as Take does. It reads values into dst before it
-// claims them, so dst past the n it returns may hold values it did not take
-// (other takes' values): only dst[:n] is the caller's.
+// TakeN fills a prefix of dst with the next values, claiming each run's
+// share with one atomic add, and returns how many it took: at least one
+// unless dst is empty or err is not nil. It takes no more than are
+// waiting, and treats an empty ring as Take does. Only dst[:n] is written.
 func (r *Ring) TakeN(dst []int64) (int, error) {
 	if len(dst) == 0 {
 		return 0, nil
@@ -297,14 +345,19 @@ func (r *Ring) TakeN(dst []int64) (int, error) {
 			return 0, err
 		}
 	}
+	for n < int64(len(dst)) {
+		k := r.claim(dst[n:])
+		if k == 0 {
+			break
+		}
+		n += k
+	}
 	return int(n), nil
 }
 
 // TakeAll fills dst with the next values, in increasing ring order, in as
 // few TakeN calls as the ring allows, and returns len(dst). On an error it
-// returns how many it took and the error, and zeroes dst past them: TakeN
-// reads before it claims, so what it left there may be other takes'
-// values, which must not reach the caller.
+// returns how many it took and the error, and zeroes dst past them.
 func (r *Ring) TakeAll(dst []int64) (int, error) {
 	filled := 0
 	for filled < len(dst) {
@@ -318,49 +371,75 @@ func (r *Ring) TakeAll(dst []int64) (int, error) {
 	return filled, nil
 }
 
-// claim reads up to len(dst) waiting values into dst, then claims them for
-// the caller and returns how many; n == 0 means the ring was empty.
-//
-// The values are read before the claim: slots c+1..c+n were published (tail
-// >= c+n was read first), and until the CAS moves the cursor past them the
-// producer will not overwrite them, so if the CAS succeeds what was read is
-// theirs. If it fails, the reads are discarded and the loop starts over.
-//
-// The loop is lock-free: a CAS fails only because another consumer's CAS
-// moved the cursor, that is, because another take succeeded.
-func (r *Ring) claim(dst []int64) (n int64) {
+// headRun returns the run takes take from, and its claim as read, once
+// one has values left: it moves cur past runs used up. It returns nil when
+// the ring is empty.
+func (r *Ring) headRun() (d *run, c int64) {
 	for {
-		c := r.cursor.Load()
-		t := r.tail.Load()
-		n = min(int64(len(dst)), t-c)
-		if n <= 0 {
-			return 0
+		d = r.cur.Load()
+		if c = d.claim.Load(); c < d.n {
+			return d, c
 		}
-		if lowest := r.lowest.Load(); r.slots[(c+1)&r.mask].uid.Load() < lowest {
-			r.dropStale(lowest)
-			continue
-		}
-		for i := range n {
-			dst[i] = r.slots[(c+1+i)&r.mask].uid.Load()
-		}
-		// Success proves the cursor was still c, and tail >= t > c: the
-		// emptiness test rests on the CAS's own old value, not on a second
-		// read of the cursor (the race in Baidu's take).
-		if r.cursor.CompareAndSwap(c, c+n) {
-			if t-(c+n) < r.threshold {
-				r.wake()
-			}
-			return n
+		if !r.advance(d) {
+			return nil, 0
 		}
 	}
 }
 
+// advance moves cur from d, whose values are all claimed, to the run after
+// it, unless another take has already, and reports whether cur is past d:
+// false when the next run is not yet put.
+func (r *Ring) advance(d *run) bool {
+	next := r.slots[(d.seq+1)&r.runMask].Load()
+	if next == nil || next.seq != d.seq+1 {
+		// The slot still holds the run a lap before (Room keeps the
+		// producer from putting the run a lap after).
+		return r.cur.Load() != d
+	}
+	r.cur.CompareAndSwap(d, next)
+	return true
+}
+
+// claim takes up to len(dst) waiting values of the head run into dst and
+// returns how many; n == 0 means the ring was empty. One atomic add claims
+// them: the offsets it passed over are the caller's, and no other take
+// passes over them. Some may lie past the run's end, which another take
+// reached first: the loop then looks again, at the next run.
+func (r *Ring) claim(dst []int64) (n int64) {
+	for {
+		d, c := r.headRun()
+		if d == nil {
+			return 0
+		}
+		if lowest := r.lowest.Load(); d.first+c*d.step < lowest {
+			r.dropStale(lowest)
+			continue
+		}
+		want := min(int64(len(dst)), d.n-c)
+		off := d.claim.Add(want) - want
+		n = min(want, d.n-off)
+		if n <= 0 {
+			continue
+		}
+		if off+n == d.n {
+			r.advance(d)
+		}
+		for i := range n {
+			dst[i] = d.first + (off+i)*d.step
+		}
+		if r.put.Load()-(d.before+off+n) < r.threshold {
+			r.wake()
+		}
+		return n
+	}
+}
+
 // DropBelow makes the values below lowest stale: no take returns one, and the
-// first take to meet them, or DropBelow itself, claims them all as one run
-// and drops them (counted in Stats.Stale). It is how the cached generator
-// throws away IDs whose second has fallen too far behind the clock. The
-// values must be put in increasing order, so that the stale ones are always
-// a run at the head of the ring.
+// first take to meet them, or DropBelow itself, claims them all and drops
+// them (counted in Stats.Stale). It is how the cached generator throws away
+// IDs whose second has fallen too far behind the clock. The values must be
+// put in increasing order, so that the stale ones are always at the head of
+// the ring.
 //
 // Only the producer calls DropBelow.
 func (r *Ring) DropBelow(lowest int64) {
@@ -369,34 +448,37 @@ func (r *Ring) DropBelow(lowest int64) {
 }
 
 // dropStale claims the values below lowest at the head of the ring, which
-// increasing order keeps together, and drops them. It finds the first value
-// at or above lowest by bisecting slots cursor+1..tail, reading before it
-// claims as a take does: a CAS that succeeds proves the cursor stayed put,
-// so by Room and Publish what it read were the values put there, and no one
-// else claimed them. The loop is lock-free: a CAS fails only because
-// another claim succeeded.
+// increasing order keeps together, and drops them: in each run, from the
+// claim read to the first value at or above lowest, with one
+// compare-and-swap, so that a value is taken once or dropped once, never
+// both. A run it drops to the end it moves head past, and it goes on with
+// the next. The loop is lock-free: a CAS fails only because another claim
+// succeeded.
 func (r *Ring) dropStale(lowest int64) {
 	for {
-		c := r.cursor.Load()
-		t := r.tail.Load()
-		lo, hi := c+1, t+1 // the first fresh sequence lies in [lo, hi]
-		for lo < hi {
-			mid := lo + (hi-lo)/2
-			if r.slots[mid&r.mask].uid.Load() < lowest {
-				lo = mid + 1
-			} else {
-				hi = mid
+		d, c := r.headRun()
+		if d == nil || d.first+c*d.step >= lowest {
+			return // the ring is empty, or its head fresh
+		}
+		// The first fresh offset: lowest-first over step, rounded up, in
+		// unsigned arithmetic since lowest-first may pass MaxInt64.
+		dist := uint64(lowest) - uint64(d.first)
+		fresh := d.n
+		if q := dist / uint64(d.step); q < uint64(d.n) {
+			fresh = int64(q)
+			if dist%uint64(d.step) != 0 {
+				fresh++
 			}
 		}
-		if lo == c+1 {
-			return // the head is fresh, or the ring empty
-		}
-		if r.cursor.CompareAndSwap(c, lo-1) {
-			r.stale.Add(lo - 1 - c)
-			if t-(lo-1) < r.threshold {
-				r.wake()
+		if d.claim.CompareAndSwap(c, fresh) {
+			r.stale.Add(fresh - c)
+			if fresh < d.n {
+				if r.put.Load()-(d.before+fresh) < r.threshold {
+					r.wake()
+				}
+				return
 			}
-			return
+			r.advance(d)
 		}
 	}
 }
@@ -454,7 +536,7 @@ func (r *Ring) claimWaiting(dst []int64) (n int64, err error) {
 
 // Stats is a snapshot of a Ring's counters.
 type Stats struct {
-	Size        int64 // slots
+	Size        int64 // values the ring holds at most
 	Available   int64 // values waiting to be taken
 	Taken       int64 // values handed out by takes
 	TakesWaited int64 // takes that found the ring empty, waited and succeeded
@@ -462,17 +544,24 @@ type Stats struct {
 	Stale       int64 // values dropped as stale (DropBelow), never handed out
 }
 
+// claimed returns how many values takes have claimed, taken or dropped:
+// those before the run cur points to, and that run's claimed so far.
+func (r *Ring) claimed() int64 {
+	d := r.cur.Load()
+	return d.before + min(d.claim.Load(), d.n)
+}
+
 // Stats returns a snapshot of r's counters. The fields are read one by one
 // while the ring runs, so a busy ring's snapshot is only approximately of
 // one instant; Available is kept within [0, Size].
 func (r *Ring) Stats() Stats {
-	c := r.cursor.Load() // before tail: tail >= any cursor read earlier
-	t := r.tail.Load()
+	claimed := r.claimed()
+	put := r.put.Load()
 	stale := r.stale.Load()
 	return Stats{
 		Size:        r.size,
-		Available:   min(t-c, r.size),
-		Taken:       max(c+1-stale, 0),
+		Available:   min(max(put-claimed, 0), r.size),
+		Taken:       max(claimed-stale, 0),
 		TakesWaited: r.takesWaited.Load(),
 		TakesFailed: r.takesFailed.Load(),
 		Stale:       stale,

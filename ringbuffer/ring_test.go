@@ -3,6 +3,7 @@ package ringbuffer
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"runtime"
 	"slices"
@@ -44,37 +45,36 @@ func TestNewRejects(t *testing.T) {
 	}
 }
 
-// TestLayout checks the padding: slots of 16 bytes fill whole cache lines
-// from the first line of their own, and tail, cursor and what else the
-// consumers write each have a line to themselves.
+// TestLayout checks the padding: a run's claim has a line to itself, as
+// have cur, tail and what else the consumers write; and a ring needs no
+// more memory for its runs than 16 bytes a value, what a ring of values
+// took, but for a ring of under 16, which holds one run.
 func TestLayout(t *testing.T) {
-	if got := unsafe.Sizeof(slot{}); got != 16 || lineSize%got != 0 {
-		t.Errorf("slot is %d bytes, want 16, a whole number to a line of %d", got, lineSize)
+	if got, seq := unsafe.Sizeof(run{}), unsafe.Offsetof(run{}.seq); got != 2*lineSize || seq != lineSize {
+		t.Errorf("run is %d bytes with its fields from %d, want two lines (%d), claim alone on the first", got, seq, 2*lineSize)
 	}
 	var r Ring
-	tail, cursor := unsafe.Offsetof(r.tail), unsafe.Offsetof(r.cursor)
-	if lo, hi := unsafe.Offsetof(r.wakeups)+unsafe.Sizeof(r.wakeups), tail; hi-lo < lineSize {
-		t.Errorf("tail at %d is %d bytes after the read-only fields, want a line (%d)", tail, hi-lo, lineSize)
+	cur, tail := unsafe.Offsetof(r.cur), unsafe.Offsetof(r.tail)
+	if lo := unsafe.Offsetof(r.lowest) + 8; cur-lo < lineSize {
+		t.Errorf("cur at %d is %d bytes after the read-only fields, want a line (%d)", cur, cur-lo, lineSize)
 	}
-	if cursor-(tail+8) < lineSize {
-		t.Errorf("cursor at %d is %d bytes after tail, want a line (%d)", cursor, cursor-(tail+8), lineSize)
+	if tail-(cur+8) < lineSize {
+		t.Errorf("tail at %d is %d bytes after cur, want a line (%d)", tail, tail-(cur+8), lineSize)
 	}
-	if unsafe.Offsetof(r.wakePending)-(cursor+8) < lineSize {
-		t.Errorf("wakePending is %d bytes after cursor, want a line (%d)", unsafe.Offsetof(r.wakePending)-(cursor+8), lineSize)
+	if unsafe.Offsetof(r.wakePending)-(unsafe.Offsetof(r.put)+8) < lineSize {
+		t.Errorf("wakePending is %d bytes after put, want a line (%d)", unsafe.Offsetof(r.wakePending)-(unsafe.Offsetof(r.put)+8), lineSize)
 	}
-	if unsafe.Sizeof(r)-(unsafe.Offsetof(r.takesFailed)+8) < lineSize || tail < lineSize {
+	if unsafe.Sizeof(r)-(unsafe.Offsetof(r.stale)+8) < lineSize || unsafe.Offsetof(r.slots) < lineSize {
 		t.Errorf("Ring of %d bytes is not padded a line at both ends", unsafe.Sizeof(r))
 	}
-	for size := 1; size <= 1<<16; size *= 2 {
+	for size := 1; size <= MaxSize; size *= 2 {
 		r, err := New(Config{Size: size})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if addr := uintptr(unsafe.Pointer(&r.slots[0])); addr%lineSize != 0 {
-			t.Errorf("size %d: slots start at %#x, not on a line of %d", size, addr, lineSize)
-		}
-		if bytes := uintptr(len(r.slots)) * unsafe.Sizeof(slot{}); bytes%lineSize != 0 {
-			t.Errorf("size %d: slots end %d bytes into a line of %d", size, bytes%lineSize, lineSize)
+		perRun := unsafe.Sizeof(r.slots[0]) + 2*lineSize
+		if bytes := uintptr(len(r.slots)) * perRun; bytes > max(uintptr(size)*16, perRun) {
+			t.Errorf("size %d: %d runs of %d bytes, more than 16 a value", size, len(r.slots), perRun)
 		}
 	}
 }
@@ -98,12 +98,15 @@ func seqs(from, n int64) []int64 {
 }
 
 func TestPutTakeInOrder(t *testing.T) {
-	r := mustNew(t, Config{Size: 8, RejectedTake: Fail})
-	if n := r.Put(seqs(1, 5)); n != 5 {
-		t.Fatalf("Put 5 into an empty ring of 8 = %d", n)
+	r := mustNew(t, Config{Size: 32, RejectedTake: Fail}) // 2 slots
+	if n := r.Put(Run{First: 1, N: 20}); n != 20 {
+		t.Fatalf("Put 20 into an empty ring of 32 = %d", n)
 	}
-	if n := r.Put(seqs(6, 5)); n != 3 {
-		t.Fatalf("Put 5 into a ring with 3 free = %d", n)
+	if n := r.Put(Run{First: 21, N: 20}); n != 12 {
+		t.Fatalf("Put 20 into a ring with 12 free = %d", n)
+	}
+	if n := r.Put(Run{First: 33, N: 1}); n != 0 {
+		t.Fatalf("Put into a full ring = %d", n)
 	}
 	var got []int64
 	for range 4 {
@@ -113,23 +116,23 @@ func TestPutTakeInOrder(t *testing.T) {
 		}
 		got = append(got, v)
 	}
-	dst := make([]int64, 10)
+	dst := make([]int64, 40)
 	n, err := r.TakeN(dst)
-	if err != nil || n != 4 {
-		t.Fatalf("TakeN with 4 waiting = %d, %v", n, err)
+	if err != nil || n != 28 {
+		t.Fatalf("TakeN with 28 waiting in 2 runs = %d, %v", n, err)
 	}
 	got = append(got, dst[:n]...)
-	if !slices.Equal(got, seqs(1, 8)) {
-		t.Fatalf("took %v, want 1..8", got)
+	if !slices.Equal(got, seqs(1, 32)) {
+		t.Fatalf("took %v, want 1..32", got)
 	}
 	if _, err := r.Take(); !errors.Is(err, ErrEmpty) {
 		t.Fatalf("Take on an empty ring with Fail = %v, want ErrEmpty", err)
 	}
 	// A second lap reuses every slot.
-	if n := r.Put(seqs(11, 8)); n != 8 {
-		t.Fatalf("Put 8 on the second lap = %d", n)
+	if n := r.Put(Run{First: 41, N: 32}); n != 32 {
+		t.Fatalf("Put 32 on the second lap = %d", n)
 	}
-	want := Stats{Size: 8, Available: 8, Taken: 8, TakesFailed: 1}
+	want := Stats{Size: 32, Available: 32, Taken: 32, TakesFailed: 1}
 	if s := r.Stats(); s != want {
 		t.Fatalf("Stats = %+v, want %+v", s, want)
 	}
@@ -138,26 +141,57 @@ func TestPutTakeInOrder(t *testing.T) {
 	}
 }
 
-// TestClaimedSlotIsRoom: a claim reads its values before it moves the
-// cursor, so a claimed slot is room at once.
-func TestClaimedSlotIsRoom(t *testing.T) {
-	r := mustNew(t, Config{Size: 4, RejectedTake: Fail})
-	r.Put(seqs(1, 4))
+// TestClaimedIsRoom: a claim moves the run's claim past what it took, so a
+// claimed value is room at once, while a slot is free for another run only
+// once its run is used up.
+func TestClaimedIsRoom(t *testing.T) {
+	r := mustNew(t, Config{Size: 64, RejectedTake: Fail}) // 4 slots
+	r.Put(Run{First: 1, N: 64})
 	dst := make([]int64, 2)
 	if n := r.claim(dst); n != 2 || dst[0] != 1 || dst[1] != 2 || r.Free() != 2 {
 		t.Fatalf("claim = %d, %v with Free %d; want 2, [1 2], 2", n, dst, r.Free())
 	}
-	if n := r.Put([]int64{5, 6, 7}); n != 2 {
-		t.Fatalf("Put with 2 slots claimed placed %d, want 2", n)
+	if n := r.Put(Run{First: 65, N: 3}); n != 2 {
+		t.Fatalf("Put with 2 values claimed placed %d, want 2", n)
 	}
-	if s := r.Stats(); s.Available != 4 || s.Taken != 2 {
-		t.Fatalf("Stats = %+v; want 4 waiting and 2 taken", s)
+	if s := r.Stats(); s.Available != 64 || s.Taken != 2 {
+		t.Fatalf("Stats = %+v; want 64 waiting and 2 taken", s)
+	}
+	// Runs of one value each fill the slots before the values.
+	r = mustNew(t, Config{Size: 64, RejectedTake: Fail})
+	for i := range int64(4) {
+		if n := r.Put(Run{First: i + 1, N: 1}); n != 1 {
+			t.Fatalf("Put of run %d into a ring of 4 slots = %d", i, n)
+		}
+	}
+	if free := r.Free(); free != 0 {
+		t.Fatalf("Free with every slot holding a run = %d, want 0", free)
+	}
+	if v, err := r.Take(); v != 1 || err != nil || r.Free() != 61 {
+		t.Fatalf("Take = %d, %v with Free %d; want 1 and 61 free", v, err, r.Free())
+	}
+}
+
+// TestRunStep: a run's values are Step apart, a Step below 1 counts as 1,
+// and a run whose values would pass MaxInt64 is cut where they would.
+func TestRunStep(t *testing.T) {
+	r := mustNew(t, Config{Size: 64, RejectedTake: Fail})
+	r.Put(Run{First: 100, Step: 16, N: 3})
+	r.Put(Run{First: 200, Step: 0, N: 2})
+	if n := r.Put(Run{First: math.MaxInt64 - 20, Step: 10, N: 5}); n != 3 {
+		t.Fatalf("Put of a run that passes MaxInt64 placed %d, want 3", n)
+	}
+	dst := make([]int64, 10)
+	n, err := r.TakeN(dst)
+	want := []int64{100, 116, 132, 200, 201, math.MaxInt64 - 20, math.MaxInt64 - 10, math.MaxInt64}
+	if err != nil || !slices.Equal(dst[:n], want) {
+		t.Fatalf("TakeN = %v, %v; want %v", dst[:n], err, want)
 	}
 }
 
 func TestWakeOnePending(t *testing.T) {
 	r := mustNew(t, Config{Size: 8, PaddingFactor: 50})
-	r.Put(seqs(1, 8))
+	r.Put(Run{First: 1, N: 8})
 	pending := func() int { return len(r.Wakeups()) }
 	for range 4 { // leaves 7, 6, 5, 4: not below 4
 		if _, err := r.Take(); err != nil {
@@ -188,7 +222,7 @@ func TestWakeOnePending(t *testing.T) {
 func TestSealDrainsThenFails(t *testing.T) {
 	cause := errors.New("producer gone")
 	r := mustNew(t, Config{Size: 4})
-	r.Put(seqs(1, 2))
+	r.Put(Run{First: 1, N: 2})
 	r.Seal(cause)
 	r.Seal(errors.New("second seal, ignored"))
 	dst := make([]int64, 4)
@@ -212,7 +246,7 @@ func TestSealDrainsThenFails(t *testing.T) {
 // sealed ring returns what it took with dst past it zeroed.
 func TestTakeAll(t *testing.T) {
 	r := mustNew(t, Config{Size: 4})
-	r.Put(seqs(1, 4))
+	r.Put(Run{First: 1, N: 4})
 	dst := make([]int64, 6)
 	done := make(chan struct{})
 	go func() { // the second run, once the first has made room
@@ -220,13 +254,13 @@ func TestTakeAll(t *testing.T) {
 		for r.Free() < 2 {
 			runtime.Gosched()
 		}
-		r.Put(seqs(5, 2))
+		r.Put(Run{First: 5, N: 2})
 	}()
 	if n, err := r.TakeAll(dst); n != 6 || err != nil || !slices.Equal(dst, seqs(1, 6)) {
 		t.Fatalf("TakeAll = %d, %v, %v; want 1 to 6", n, err, dst)
 	}
 	<-done
-	r.Put(seqs(7, 2))
+	r.Put(Run{First: 7, N: 2})
 	r.Seal(errors.New("done"))
 	for i := range dst {
 		dst[i] = -1
@@ -246,7 +280,7 @@ func TestTakeWaitsForProducer(t *testing.T) {
 		defer close(done)
 		<-r.Wakeups()
 		r.Rearm()
-		r.Put([]int64{42})
+		r.Put(Run{First: 42, N: 1})
 	}()
 	v, err := r.Take()
 	<-done
@@ -275,7 +309,7 @@ func TestPause(t *testing.T) {
 		r.Pause(time.Now().Add(time.Second), errors.New("waiting for the clock"))
 		go func() {
 			time.Sleep(time.Second)
-			r.Put([]int64{7})
+			r.Put(Run{First: 7, N: 1})
 		}()
 		if v, err := r.Take(); v != 7 || err != nil {
 			t.Fatalf("Take through a 1 s pause with a 10 ms policy = %d, %v; want 7", v, err)
@@ -290,21 +324,22 @@ func TestPause(t *testing.T) {
 	if _, err := r.Take(); !errors.Is(err, ErrEmpty) || !errors.Is(err, why) {
 		t.Fatalf("Take on an open-ended pause = %v, want ErrEmpty wrapping the reason", err)
 	}
-	r.Put([]int64{8}) // ends the pause
+	r.Put(Run{First: 8, N: 1}) // ends the pause
 	r.Take()
 	if _, err := r.Take(); !errors.Is(err, ErrEmpty) || errors.Is(err, why) {
 		t.Fatalf("Take after the pause ended = %v, want ErrEmpty alone", err)
 	}
 }
 
-// TestStress runs one producer and 8 consumers over rings of 8 and 16 slots
-// and checks that every value put is taken exactly once, in increasing order
-// within each consumer, and that nothing else is taken. On rings this small
-// every slot is reused constantly, which is where a take that decides
-// emptiness apart from its claim (Baidu's) hands one value out twice.
+// TestStress runs one producer and 8 consumers over rings of one slot
+// and of four, with runs of random length, and checks that every value put
+// is taken exactly once, in increasing order within each consumer, and
+// that nothing else is taken. On rings this small every slot is reused
+// constantly, so takes that read a run after the producer has replaced it
+// in its slot are common.
 func TestStress(t *testing.T) {
 	total := sizetest.Pick(2_000_000, 100_000)
-	for _, size := range []int{8, 16} {
+	for _, size := range []int{16, 64} {
 		for _, batch := range []bool{false, true} {
 			name := "Take"
 			if batch {
@@ -388,15 +423,23 @@ func stress(t *testing.T, size, consumers, total int, batch bool, staleLag int64
 	}
 	close(gate)
 	rnd := rand.New(rand.NewPCG(1, 2))
+	progress := time.Now()
 	for next := int64(1); next <= int64(total) && !stop.Load(); {
-		b := seqs(next, min(1+rnd.Int64N(int64(size)), int64(total)+1-next))
-		for len(b) > 0 && !stop.Load() {
-			n := r.Put(b)
-			b = b[n:]
+		left := int(min(1+rnd.Int64N(int64(size)), int64(total)+1-next))
+		for left > 0 && !stop.Load() {
+			n := r.Put(Run{First: next, N: left})
+			left -= n
 			next += int64(n)
-			if n == 0 {
-				runtime.Gosched()
+			if n > 0 {
+				progress = time.Now()
+				continue
 			}
+			// Eight consumers free a ring of 64 in microseconds; a ring
+			// that takes free nothing of for this long has wedged.
+			if time.Since(progress) > 10*time.Second {
+				fail("Put placed nothing for 10 s with %d of %d put: the ring wedged, Stats %+v", next-1, total, r.Stats())
+			}
+			runtime.Gosched()
 		}
 		if staleLag > 0 && rnd.IntN(4) == 0 {
 			r.DropBelow(next - staleLag)

@@ -39,9 +39,6 @@ const (
 	giveBackTimeout = 2 * time.Second
 )
 
-// batchSize bounds the batch the padder puts at once.
-const batchSize = 4096
-
 // errClaiming is why the padder holds while the next range is on its way.
 var errClaiming = errors.New("waiting for the next range from the database")
 
@@ -55,7 +52,6 @@ type ranges struct {
 	returned string // the table of numbers given back: table + "_returned"
 	tag      string
 	ring     *ringbuffer.Ring
-	batch    []int64
 
 	mu       sync.Mutex // guards what follows; the padder and the claimer share it
 	cur      span       // the range in hand, from its first number not yet put
@@ -99,7 +95,7 @@ type ranges struct {
 // start prepares the tag's row, claims the first range and starts the
 // claimer.
 func start(ctx context.Context, c config, ring *ringbuffer.Ring) (*ranges, error) {
-	r := &ranges{c: c, db: c.DB, table: c.Table, returned: returnedTable(c.Table), tag: c.Tag, ring: ring, batch: make([]int64, batchSize),
+	r := &ranges{c: c, db: c.DB, table: c.Table, returned: returnedTable(c.Table), tag: c.Tag, ring: ring,
 		wake: make(chan struct{}, 1), quit: make(chan struct{}), done: make(chan struct{})}
 	step, err := r.prepare(ctx)
 	if err != nil {
@@ -278,7 +274,7 @@ func (r *ranges) nextSize(now time.Time, cursor int64) int64 {
 // Next hands the padder up to room numbers of the range in hand, taking
 // the spare range when that one is used up, and asks the claimer for the
 // next range once fewer than half a range are left to hand out.
-func (r *ranges) Next(room int) ([]int64, error) {
+func (r *ranges) Next(room int) (ringbuffer.Run, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.cur.len() == 0 && r.spare != nil {
@@ -295,28 +291,24 @@ func (r *ranges) Next(room int) ([]int64, error) {
 	if r.cur.len() == 0 {
 		switch age := time.Since(r.claimAt); {
 		case r.fatal != nil:
-			return nil, r.fatal // the executor seals the ring with it
+			return ringbuffer.Run{}, r.fatal // the executor seals the ring with it
 		case r.claimErr != nil:
-			return nil, &padding.Pause{Retry: failedWait, Why: r.claimErr}
+			return ringbuffer.Run{}, &padding.Pause{Retry: failedWait, Why: r.claimErr}
 		case !r.claiming:
 			// The ring still holds over half a range: nothing to put
 			// until a take wakes the padder again.
-			return nil, nil
+			return ringbuffer.Run{}, nil
 		case age >= unanswered:
-			return nil, &padding.Pause{Retry: failedWait,
+			return ringbuffer.Run{}, &padding.Pause{Retry: failedWait,
 				Why: fmt.Errorf("%w: a claim of the next range has had no answer for %v", uidgen.ErrUnreachable, age.Round(time.Millisecond))}
 		default:
 			// Ask again soon, and less often the longer the claim takes.
-			return nil, &padding.Pause{Retry: min(max(claimWait, age/10), failedWait), Why: errClaiming}
+			return ringbuffer.Run{}, &padding.Pause{Retry: min(max(claimWait, age/10), failedWait), Why: errClaiming}
 		}
 	}
-	n := int(min(int64(room), r.cur.len(), batchSize))
-	b := r.batch[:n]
-	for i := range b {
-		b[i] = r.cur.start + int64(i)
-	}
-	r.cur.start += int64(n)
-	return b, nil
+	run := ringbuffer.Run{First: r.cur.start, Step: 1, N: int(min(int64(room), r.cur.len()))}
+	r.cur.start += int64(run.N)
+	return run, nil
 }
 
 // claimer claims a range each time Next asks, until stop or until the tag

@@ -34,7 +34,7 @@ const (
 	// DefaultClaimEvery is how long a range is sized to last.
 	DefaultClaimEvery = 5 * time.Minute
 
-	// DefaultRingSize is the ring's slots: 1 MiB.
+	// DefaultRingSize is the most numbers the ring holds.
 	DefaultRingSize = 1 << 16
 
 	// StepLimit is the highest Config.MaxStep: 2^40 numbers, so that
@@ -138,8 +138,8 @@ type Config struct {
 	// Description is written to a tag New creates.
 	Description string
 
-	// RingSize is the ring's slots, a power of two, DefaultRingSize by
-	// default.
+	// RingSize is the most numbers the ring holds, a power of two,
+	// DefaultRingSize by default.
 	RingSize int
 
 	// RejectedTake decides what NextID does when the ring is empty. Nil
@@ -295,7 +295,7 @@ func (g *Generator) NextID() (int64, error) {
 }
 
 // NextIDs fills dst with numbers, in increasing order, claiming as many as
-// the ring holds with each compare-and-swap, and returns len(dst). On an
+// a run of the ring holds with each atomic add, and returns len(dst). On an
 // error it returns how many it filled and the error, as NextID would, and
 // leaves dst past them zero.
 func (g *Generator) NextIDs(dst []int64) (int, error) {
@@ -354,11 +354,11 @@ func (g *Generator) Close() error {
 // Stats is a snapshot of a Generator's ring, padder and claims.
 type Stats struct {
 	Taken        int64     // numbers handed out
-	Size         int64     // slots in the ring
+	Size         int64     // the most numbers the ring holds
 	Available    int64     // numbers waiting in the ring
 	TakesWaited  int64     // takes that found the ring empty and waited for the padder
 	TakesFailed  int64     // takes that returned an error
-	PadRuns      int64     // padder runs: at start, and per wake-up
+	Fills        int64     // padder fills: at start, and per wake-up
 	Claims       int64     // ranges claimed from the table
 	ClaimsFailed int64     // claim statements that failed
 	ClaimSize    int64     // numbers the last claim took
@@ -373,6 +373,6 @@ func (g *Generator) Stats() Stats {
 	rs := g.ring.Stats()
 	st := g.src.stats()
 	st.Taken, st.Size, st.Available, st.TakesWaited, st.TakesFailed = rs.Taken, rs.Size, rs.Available, rs.TakesWaited, rs.TakesFailed
-	st.PadRuns = g.padder.Runs()
+	st.Fills = g.padder.Fills()
 	return st
 }

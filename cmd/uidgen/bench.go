@@ -76,7 +76,7 @@ var contenders = []contender{
 			ring: func() string {
 				s := g.Stats()
 				return fmt.Sprintf("%s slots, %s pad runs, %s takes waited, %s failed",
-					group(s.Size), group(s.PadRuns), group(s.TakesWaited), group(s.TakesFailed))
+					group(s.Size), group(s.Fills), group(s.TakesWaited), group(s.TakesFailed))
 			},
 			close: g.Close,
 		}, nil

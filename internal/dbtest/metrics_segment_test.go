@@ -56,7 +56,7 @@ func TestSegment(t *testing.T) {
 		before := gather(t, c)
 		wantNames := []string{
 			"uidgen_ids_total", "uidgen_takes_failed_total", "uidgen_takes_waited_total",
-			"uidgen_padder_runs_total", "uidgen_ring_available", "uidgen_ring_size",
+			"uidgen_padder_fills_total", "uidgen_ring_available", "uidgen_ring_size",
 			"uidgen_segment_claim_size", "uidgen_segment_claims_failed_total", "uidgen_segment_claims_total",
 			"uidgen_segment_last_claim_timestamp_seconds", "uidgen_segment_pending",
 		}
@@ -73,7 +73,7 @@ func TestSegment(t *testing.T) {
 		}
 		after := gather(t, c)
 		if after["uidgen_ids_total"] != 250 || after["uidgen_segment_claims_total"] < 3 ||
-			after["uidgen_padder_runs_total"] <= before["uidgen_padder_runs_total"] {
+			after["uidgen_padder_fills_total"] <= before["uidgen_padder_fills_total"] {
 			t.Errorf("after 250 numbers: %v", after)
 		}
 	})

@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	mathbits "math/bits"
 	"math/rand/v2"
 	"time"
 
@@ -397,30 +398,24 @@ func (s *Scheme) Spread(base int64) int64 {
 	return base | int64(mix(uint64(base)))&s.alloc.MaxGene()
 }
 
-// Fill fills dst with the UIDs of consecutive sequences from first, a UID
-// of gene 0, with genes that spread them evenly: a Weyl sequence from a hash
-// of first, which visits every gene once in any 2^GeneBits consecutive
-// sequences at the cost of one multiply a UID.
-func (s *Scheme) Fill(dst []int64, first int64) {
-	// The next sequence's UID is step above: 1 where the sequence is the
-	// low bits, 2^WorkerBits where it sits above the worker (sonyflake).
-	step := s.alloc.Allocate(0, 0, 1)
-	if s.alloc.Spec().GeneBits == 0 {
-		for i := range dst {
-			dst[i] = first
-			first += step
-		}
-		return
+// Sow returns base, a UID of gene 0 that the cached generator takes from a
+// run of consecutive sequences, with a gene that spreads such runs evenly
+// over id % 2^k for every k: the top GeneBits bits of base's bits from
+// the sequence up times 2^64 over the golden ratio (Fibonacci hashing),
+// so that consecutive sequences fall far apart and each tick differently,
+// at the cost of one multiply a UID. Base itself for a layout without
+// gene bits.
+func (s *Scheme) Sow(base int64) int64 {
+	g := s.alloc.Spec().GeneBits
+	if g == 0 {
+		return base
 	}
-	mask, gene := s.alloc.MaxGene(), int64(mix(uint64(first)))
-	for i := range dst {
-		dst[i] = first + int64(i)*step | (gene+int64(i)*weyl)&mask
-	}
+	seq := uint64(base) >> uint(mathbits.TrailingZeros64(uint64(s.alloc.Allocate(0, 0, 1))))
+	return base | int64(seq*golden>>(64-g))
 }
 
-// weyl is odd, so i*weyl mod 2^k runs through every residue as i runs
-// through 2^k consecutive values: 2^64 over the golden ratio.
-const weyl = -0x61c8864680b583eb // 0x9e3779b97f4a7c15 as an int64
+// golden is 2^64 over the golden ratio, odd.
+const golden = 0x9e3779b97f4a7c15
 
 // WithGene returns base, a UID, with its gene bits replaced by key's low
 // ones, so that uid % 2^GeneBits == key % 2^GeneBits for a key of 0 or more.

@@ -72,7 +72,7 @@ func measure(tw *tabwriter.Writer, rate int, d time.Duration) error {
 	}
 	s := g.Stats()
 	fmt.Fprintf(tw, "%d\t%d\t%.2fs\t%.2fs\t%d\t%.2f\t\n", rate, n, worst.Seconds(), (sum / time.Duration(n)).Seconds(),
-		s.Stale, float64(s.PadRuns)/d.Seconds())
+		s.Stale, float64(s.Fills)/d.Seconds())
 	return nil
 }
 
@@ -85,9 +85,9 @@ func idle(d time.Duration) error {
 	}
 	defer g.Close()
 	time.Sleep(time.Second) // past the first fill
-	runs, cpu := g.Stats().PadRuns, cpuTime()
+	runs, cpu := g.Stats().Fills, cpuTime()
 	time.Sleep(d)
-	runs, cpu = g.Stats().PadRuns-runs, cpuTime()-cpu
+	runs, cpu = g.Stats().Fills-runs, cpuTime()-cpu
 	fmt.Printf("\nidle for %v: %.2f padder runs a second, %.3f ms of CPU a second (%.3f%% of a core)\n",
 		d, float64(runs)/d.Seconds(), cpu.Seconds()*1000/d.Seconds(), 100*cpu.Seconds()/d.Seconds())
 	return nil

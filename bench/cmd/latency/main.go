@@ -53,7 +53,7 @@ var contenders = []contender{
 		stats := func() string {
 			s := g.Stats()
 			return fmt.Sprintf("ring %d slots, %d pad runs, %d takes waited, %d failed, %d s ahead of the clock",
-				s.Size, s.PadRuns, s.TakesWaited, s.TakesFailed, int64(s.Ahead/time.Second))
+				s.Size, s.Fills, s.TakesWaited, s.TakesFailed, int64(s.Ahead/time.Second))
 		}
 		return g.NextID, stats, func() { g.Close() }, nil
 	}},
