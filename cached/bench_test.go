@@ -115,6 +115,27 @@ func benchGenerator(b *testing.B, cfg Config) *Generator {
 
 func BenchmarkNextID(b *testing.B) { benchSerial(b, benchGenerator(b, Config{}).NextID) }
 
+// BenchmarkNextIDDirect and BenchmarkAtomicDirect are the raw loop: the
+// call alone, no func value around it, against an atomic add inlined in
+// the same loop.
+func BenchmarkNextIDDirect(b *testing.B) {
+	g := benchGenerator(b, Config{})
+	b.ResetTimer()
+	for range b.N {
+		if _, err := g.NextID(); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkAtomicDirect(b *testing.B) {
+	b.ReportAllocs()
+	var n atomic.Int64
+	for range b.N {
+		n.Add(1)
+	}
+}
+
 func BenchmarkNextIDParallel(b *testing.B) { benchParallel(b, benchGenerator(b, Config{}).NextID) }
 
 // benchGeneConfig has the default layout less 10 worker bits, given to the gene.

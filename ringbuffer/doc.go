@@ -22,18 +22,19 @@
 // run object for every run and stores a pointer to it in slot seq &
 // (slots-1), where seq numbers the runs 0, 1, 2, ... It fills in the run's
 // fields before that store, and never writes them again: once published,
-// a run changes only in its claim, the offset of its next value.
+// a run changes only in next, the offset of its next value.
 //
 // cur points to the run takes take from. A take moves it, with a
 // compare-and-swap from the run it read to the run numbered one more,
-// once that run is published and every value of cur's run is claimed.
+// once that run is published and takes have passed over every value of
+// cur's run.
 //
 // # The take
 //
-// A take (Take, TakeN) claims values in two steps:
+// A take (Take, TakeN) takes values in two steps:
 //
 //  1. It reads cur: run d.
-//  2. One atomic add of k to d's claim returns the old claim, off; the
+//  2. One atomic add of k to d's next returns the old next, off; the
 //     take owns the offsets off..off+k-1 below d's N, and hands out their
 //     values, First + offset*Step, read from d's fields. An add that passed
 //     the end owns nothing there; the take moves cur on and looks again.
@@ -42,7 +43,7 @@
 // once cur has reached it. The run after cur is found through its slot,
 // so a run replaced before cur reached it would never be taken.
 //
-// No value is taken twice: the adds to one run's claim return disjoint
+// No value is taken twice: the adds to one run's next return disjoint
 // ranges of offsets, and different runs hold different values. No value is
 // lost: an offset below N is owned by exactly one add, and that take hands
 // its value out. A take that read d keeps reading d however long it is
@@ -51,7 +52,7 @@
 // garbage collector keeps d while a take holds it. So there is no moment in
 // which an add can land on a run whose fields the take cannot read, which
 // is what a ring of reused slots must guard against with a reader count or
-// a compare-and-swap before every claim. Values from one goroutine
+// a compare-and-swap before every take. Values from one goroutine
 // increase: cur only moves forward, a run's offsets are handed out in
 // increasing order, and runs are put in increasing order.
 //
@@ -67,20 +68,20 @@
 //
 // A producer that puts values in increasing order may make the values below
 // a bound stale (DropBelow): they are never handed out. A take checks the
-// value it claimed against the bound and drops it (Stats.Stale) if it is
+// value it took against the bound and drops it (Stats.Stale) if it is
 // below, then drops the whole stale run at the head of the ring: one
-// compare-and-swap moves the head run's claim from the offset read to the
+// compare-and-swap moves the head run's next from the offset read to the
 // first fresh one, so a value is taken once or dropped once, never both.
 // TestStress's stale cases fail when a take hands out a value below the
 // bound it read before its take, or when a drop counts values another take
-// claimed.
+// took.
 //
 // # Cache lines
 //
-// A take writes one line: its run's claim, which has a line to itself.
+// A take writes one line: its run's next, which has a line to itself.
 // The run's other fields, cur, and the fields New sets sit on lines that
 // only the producer writes, once a run or once a fill, so they stay in
-// every consumer's cache; takes on several cores pass only the claim's line
+// every consumer's cache; takes on several cores pass only next's line
 // between them, as an atomic counter's adds do. The producer writes no
 // line a take writes: it makes a run, stores one pointer, and publishes
 // tail and the count of values put, on a line of their own. bench/RESULTS.md

@@ -15,7 +15,7 @@ func Example() {
 	// The producer: one Put publishes the prefix of a run that fits.
 	fmt.Println("put", r.Put(ringbuffer.Run{First: 101, N: 5}))
 
-	// Consumers: one at a time, or many with one claim.
+	// Consumers: one at a time, or many with one atomic add.
 	first, _ := r.Take()
 	batch := make([]int64, 8)
 	n, _ := r.TakeN(batch)

@@ -43,20 +43,20 @@ type Run struct {
 const maxRuns = 64
 
 // run is one Run in the ring. Put makes a new one for every run and
-// publishes it by storing a pointer to it in a slot; after that only claim
+// publishes it by storing a pointer to it in a slot; after that only next
 // changes. A take that read the pointer keeps reading the run it points
 // to, however long it is delayed and whatever the slot holds by then: the
 // producer never rewrites a run, it replaces it, and the garbage collector
 // frees it once no take holds it.
 type run struct {
-	// claim is the offset of the next value to take: a take moves it on
+	// next is the offset of the next value to take: a take moves it on
 	// with an atomic add, and owns the offsets the add passed over; a
 	// drop moves it with a compare-and-swap. Offsets from n on are no
 	// values: an add past them takes nothing. The only field takes write,
 	// it has a line to itself, so that the others stay in every taker's
 	// cache while the takes' adds pass this line from core to core.
-	claim atomic.Int64
-	_     [lineSize - 8]byte
+	next atomic.Int64
+	_    [lineSize - 8]byte
 
 	seq    int64 // the run's number: 0 for the first put, then 1, 2, ...
 	first  int64
@@ -110,8 +110,8 @@ type Ring struct {
 	_ cpu.CacheLinePad
 
 	// cur is the run takes take from. A take moves it on to the next run,
-	// with a compare-and-swap from the run it read, once it has claimed the
-	// run's last value or finds them all claimed. Read by the producer for
+	// with a compare-and-swap from the run it read, once it has taken the
+	// run's last value or finds them all passed over. Read by the producer for
 	// room. Before the first run it is an empty run numbered -1.
 	cur atomic.Pointer[run]
 
@@ -201,7 +201,7 @@ func (r *Ring) Size() int { return int(r.size) }
 // Put places the longest prefix of run that fits, as one run, and returns
 // how many values it placed; the rest stay the caller's. A producer that
 // asks Free first and puts no more places them all. A value that a take
-// has claimed counts as room at once. Put never waits for a consumer.
+// has passed over counts as room at once. Put never waits for a consumer.
 //
 // Only one goroutine at a time may call Put: the ring's producer.
 func (r *Ring) Put(v Run) int {
@@ -236,7 +236,7 @@ func (r *Ring) Free() int {
 	if r.tail.Load()+1-int64(len(r.slots)) > r.cur.Load().seq {
 		return 0
 	}
-	return int(r.size - (r.put.Load() - r.claimed()))
+	return int(r.size - (r.put.Load() - r.passed()))
 }
 
 // Wakeups returns the channel on which consumers ask the producer to refill:
@@ -296,19 +296,19 @@ func (r *Ring) Seal(err error) { r.sealed.CompareAndSwap(nil, &err) }
 // see TakePolicy. A value is returned by at most one Take or TakeN.
 func (r *Ring) Take() (int64, error) {
 	// The common case, small enough to inline: one add on the only line a
-	// take writes claims the offset it passed over, whose value is fresh
+	// take writes takes the offset it passed over, whose value is fresh
 	// and neither its run's last nor one where the take looks at the
-	// threshold. takeClaimed does the rest.
+	// threshold. takeOffset does the rest.
 	d := r.cur.Load()
-	off := d.claim.Add(1) - 1
+	off := d.next.Add(1) - 1
 	if v := d.first + off*d.step; off < d.n-1 && off&r.wakeMask != 0 && v >= r.lowest.Load() {
 		return v, nil
 	}
-	return r.takeClaimed(d, off)
+	return r.takeOffset(d, off)
 }
 
-// takeClaimed is Take past its add, which claimed offset off of run d.
-func (r *Ring) takeClaimed(d *run, off int64) (int64, error) {
+// takeOffset is Take past its add, which took offset off of run d.
+func (r *Ring) takeOffset(d *run, off int64) (int64, error) {
 	if off < d.n {
 		if off == d.n-1 {
 			r.advance(d)
@@ -319,18 +319,18 @@ func (r *Ring) takeClaimed(d *run, off int64) (int64, error) {
 			}
 			return v, nil
 		}
-		r.stale.Add(1) // claimed, and dropped: below lowest
+		r.stale.Add(1) // taken, and dropped: below lowest
 	}
 	var dst [1]int64
-	if n := r.claim(dst[:]); n == 0 {
-		if _, err := r.claimWaiting(dst[:]); err != nil {
+	if n := r.takeRun(dst[:]); n == 0 {
+		if _, err := r.takeWaiting(dst[:]); err != nil {
 			return 0, err
 		}
 	}
 	return dst[0], nil
 }
 
-// TakeN fills a prefix of dst with the next values, claiming each run's
+// TakeN fills a prefix of dst with the next values, taking each run's
 // share with one atomic add, and returns how many it took: at least one
 // unless dst is empty or err is not nil. It takes no more than are
 // waiting, and treats an empty ring as Take does. Only dst[:n] is written.
@@ -338,15 +338,15 @@ func (r *Ring) TakeN(dst []int64) (int, error) {
 	if len(dst) == 0 {
 		return 0, nil
 	}
-	n := r.claim(dst)
+	n := r.takeRun(dst)
 	if n == 0 {
 		var err error
-		if n, err = r.claimWaiting(dst); err != nil {
+		if n, err = r.takeWaiting(dst); err != nil {
 			return 0, err
 		}
 	}
 	for n < int64(len(dst)) {
-		k := r.claim(dst[n:])
+		k := r.takeRun(dst[n:])
 		if k == 0 {
 			break
 		}
@@ -371,13 +371,13 @@ func (r *Ring) TakeAll(dst []int64) (int, error) {
 	return filled, nil
 }
 
-// headRun returns the run takes take from, and its claim as read, once
+// headRun returns the run takes take from, and its next as read, once
 // one has values left: it moves cur past runs used up. It returns nil when
 // the ring is empty.
 func (r *Ring) headRun() (d *run, c int64) {
 	for {
 		d = r.cur.Load()
-		if c = d.claim.Load(); c < d.n {
+		if c = d.next.Load(); c < d.n {
 			return d, c
 		}
 		if !r.advance(d) {
@@ -386,7 +386,7 @@ func (r *Ring) headRun() (d *run, c int64) {
 	}
 }
 
-// advance moves cur from d, whose values are all claimed, to the run after
+// advance moves cur from d, whose values are all passed over, to the run after
 // it, unless another take has already, and reports whether cur is past d:
 // false when the next run is not yet put.
 func (r *Ring) advance(d *run) bool {
@@ -400,12 +400,12 @@ func (r *Ring) advance(d *run) bool {
 	return true
 }
 
-// claim takes up to len(dst) waiting values of the head run into dst and
-// returns how many; n == 0 means the ring was empty. One atomic add claims
+// takeRun takes up to len(dst) waiting values of the head run into dst and
+// returns how many; n == 0 means the ring was empty. One atomic add takes
 // them: the offsets it passed over are the caller's, and no other take
 // passes over them. Some may lie past the run's end, which another take
 // reached first: the loop then looks again, at the next run.
-func (r *Ring) claim(dst []int64) (n int64) {
+func (r *Ring) takeRun(dst []int64) (n int64) {
 	for {
 		d, c := r.headRun()
 		if d == nil {
@@ -416,7 +416,7 @@ func (r *Ring) claim(dst []int64) (n int64) {
 			continue
 		}
 		want := min(int64(len(dst)), d.n-c)
-		off := d.claim.Add(want) - want
+		off := d.next.Add(want) - want
 		n = min(want, d.n-off)
 		if n <= 0 {
 			continue
@@ -435,7 +435,7 @@ func (r *Ring) claim(dst []int64) (n int64) {
 }
 
 // DropBelow makes the values below lowest stale: no take returns one, and the
-// first take to meet them, or DropBelow itself, claims them all and drops
+// first take to meet them, or DropBelow itself, passes over them all and drops
 // them (counted in Stats.Stale). It is how the cached generator throws away
 // IDs whose second has fallen too far behind the clock. The values must be
 // put in increasing order, so that the stale ones are always at the head of
@@ -447,12 +447,12 @@ func (r *Ring) DropBelow(lowest int64) {
 	r.dropStale(lowest)
 }
 
-// dropStale claims the values below lowest at the head of the ring, which
+// dropStale passes over the values below lowest at the head of the ring, which
 // increasing order keeps together, and drops them: in each run, from the
-// claim read to the first value at or above lowest, with one
+// next read to the first value at or above lowest, with one
 // compare-and-swap, so that a value is taken once or dropped once, never
 // both. A run it drops to the end it moves head past, and it goes on with
-// the next. The loop is lock-free: a CAS fails only because another claim
+// the next. The loop is lock-free: a CAS fails only because another take
 // succeeded.
 func (r *Ring) dropStale(lowest int64) {
 	for {
@@ -470,7 +470,7 @@ func (r *Ring) dropStale(lowest int64) {
 				fresh++
 			}
 		}
-		if d.claim.CompareAndSwap(c, fresh) {
+		if d.next.CompareAndSwap(c, fresh) {
 			r.stale.Add(fresh - c)
 			if fresh < d.n {
 				if r.put.Load()-(d.before+fresh) < r.threshold {
@@ -483,15 +483,15 @@ func (r *Ring) dropStale(lowest int64) {
 	}
 }
 
-// claimWaiting is claim on an empty ring: it wakes the producer and loops on
-// the RejectedTake policy until a claim succeeds, the policy gives up, or the
+// takeWaiting is takeRun on an empty ring: it wakes the producer and loops
+// on the RejectedTake policy until a take succeeds, the policy gives up, or the
 // ring is sealed and still empty.
 //
 // The policy is told how long the producer has put nothing, not how long
 // this take has waited: with more consumers than processors, a take can find
 // the ring empty for a long while only because others, scheduled first, take
 // each refill. That is contention, not a producer that has stopped.
-func (r *Ring) claimWaiting(dst []int64) (n int64, err error) {
+func (r *Ring) takeWaiting(dst []int64) (n int64, err error) {
 	since, tail := time.Now(), r.tail.Load()
 	for {
 		if t := r.tail.Load(); t != tail {
@@ -499,7 +499,7 @@ func (r *Ring) claimWaiting(dst []int64) (n int64, err error) {
 		}
 		if sealed := r.sealed.Load(); sealed != nil {
 			// Look once more: values put before the Seal must still drain.
-			if n = r.claim(dst); n > 0 {
+			if n = r.takeRun(dst); n > 0 {
 				break
 			}
 			r.takesFailed.Add(1)
@@ -513,7 +513,7 @@ func (r *Ring) claimWaiting(dst []int64) (n int64, err error) {
 			// The producer said when it puts again, and wakes itself then:
 			// sleep, in steps short enough to see a Put that comes sooner.
 			time.Sleep(min(wait, pauseStep))
-			if n = r.claim(dst); n > 0 {
+			if n = r.takeRun(dst); n > 0 {
 				break
 			}
 			continue
@@ -526,7 +526,7 @@ func (r *Ring) claimWaiting(dst []int64) (n int64, err error) {
 			}
 			return 0, err
 		}
-		if n = r.claim(dst); n > 0 {
+		if n = r.takeRun(dst); n > 0 {
 			break
 		}
 	}
@@ -544,24 +544,24 @@ type Stats struct {
 	Stale       int64 // values dropped as stale (DropBelow), never handed out
 }
 
-// claimed returns how many values takes have claimed, taken or dropped:
-// those before the run cur points to, and that run's claimed so far.
-func (r *Ring) claimed() int64 {
+// passed returns how many values takes have passed over, taken or
+// dropped: those before the run cur points to, and that run's so far.
+func (r *Ring) passed() int64 {
 	d := r.cur.Load()
-	return d.before + min(d.claim.Load(), d.n)
+	return d.before + min(d.next.Load(), d.n)
 }
 
 // Stats returns a snapshot of r's counters. The fields are read one by one
 // while the ring runs, so a busy ring's snapshot is only approximately of
 // one instant; Available is kept within [0, Size].
 func (r *Ring) Stats() Stats {
-	claimed := r.claimed()
+	passed := r.passed()
 	put := r.put.Load()
 	stale := r.stale.Load()
 	return Stats{
 		Size:        r.size,
-		Available:   min(max(put-claimed, 0), r.size),
-		Taken:       max(claimed-stale, 0),
+		Available:   min(max(put-passed, 0), r.size),
+		Taken:       max(passed-stale, 0),
 		TakesWaited: r.takesWaited.Load(),
 		TakesFailed: r.takesFailed.Load(),
 		Stale:       stale,

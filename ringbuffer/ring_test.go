@@ -45,13 +45,13 @@ func TestNewRejects(t *testing.T) {
 	}
 }
 
-// TestLayout checks the padding: a run's claim has a line to itself, as
+// TestLayout checks the padding: a run's next has a line to itself, as
 // have cur, tail and what else the consumers write; and a ring needs no
 // more memory for its runs than 16 bytes a value, what a ring of values
 // took, but for a ring of under 16, which holds one run.
 func TestLayout(t *testing.T) {
 	if got, seq := unsafe.Sizeof(run{}), unsafe.Offsetof(run{}.seq); got != 2*lineSize || seq != lineSize {
-		t.Errorf("run is %d bytes with its fields from %d, want two lines (%d), claim alone on the first", got, seq, 2*lineSize)
+		t.Errorf("run is %d bytes with its fields from %d, want two lines (%d), next alone on the first", got, seq, 2*lineSize)
 	}
 	var r Ring
 	cur, tail := unsafe.Offsetof(r.cur), unsafe.Offsetof(r.tail)
@@ -141,18 +141,18 @@ func TestPutTakeInOrder(t *testing.T) {
 	}
 }
 
-// TestClaimedIsRoom: a claim moves the run's claim past what it took, so a
-// claimed value is room at once, while a slot is free for another run only
+// TestTakenIsRoom: a take moves the run's next past what it took, so a
+// value taken is room at once, while a slot is free for another run only
 // once its run is used up.
-func TestClaimedIsRoom(t *testing.T) {
+func TestTakenIsRoom(t *testing.T) {
 	r := mustNew(t, Config{Size: 64, RejectedTake: Fail}) // 4 slots
 	r.Put(Run{First: 1, N: 64})
 	dst := make([]int64, 2)
-	if n := r.claim(dst); n != 2 || dst[0] != 1 || dst[1] != 2 || r.Free() != 2 {
-		t.Fatalf("claim = %d, %v with Free %d; want 2, [1 2], 2", n, dst, r.Free())
+	if n := r.takeRun(dst); n != 2 || dst[0] != 1 || dst[1] != 2 || r.Free() != 2 {
+		t.Fatalf("takeRun = %d, %v with Free %d; want 2, [1 2], 2", n, dst, r.Free())
 	}
 	if n := r.Put(Run{First: 65, N: 3}); n != 2 {
-		t.Fatalf("Put with 2 values claimed placed %d, want 2", n)
+		t.Fatalf("Put with 2 values taken placed %d, want 2", n)
 	}
 	if s := r.Stats(); s.Available != 64 || s.Taken != 2 {
 		t.Fatalf("Stats = %+v; want 64 waiting and 2 taken", s)
@@ -470,7 +470,7 @@ func stress(t *testing.T, size, consumers, total int, batch bool, staleLag int64
 		unseen++
 	}
 	if unseen != s.Stale {
-		t.Fatalf("%d values never taken, %d dropped as stale: a take claimed values it lost, or a drop counted taken ones", unseen, s.Stale)
+		t.Fatalf("%d values never taken, %d dropped as stale: a take lost values it passed over, or a drop counted taken ones", unseen, s.Stale)
 	}
 	if staleLag > 0 && s.Stale == 0 {
 		t.Fatalf("Stats = %+v: DropBelow dropped nothing, so the test tested nothing", s)
