@@ -1,11 +1,9 @@
 package uidgen
 
-import (
-	"fmt"
-	"time"
-)
+import "time"
 
-// ID is a UID taken apart: what Layout.Parse returns for Go callers.
+// ID is a UID taken apart: what Layout.Parse returns for Go callers;
+// Layout.ParseUID writes it as Baidu's string.
 //
 // Its JSON carries the numbers as strings, as Baidu's parse string does: a
 // UID is above 2^53, the largest integer a JavaScript number holds exactly,
@@ -21,22 +19,4 @@ type ID struct {
 	Sequence int64 `json:"sequence,string"`
 	// Gene is the gene field of a layout with gene bits, 0 for Baidu's.
 	Gene int64 `json:"gene,string,omitempty"`
-}
-
-// baiduTimeLayout is Java's "yyyy-MM-dd HH:mm:ss".
-const baiduTimeLayout = "2006-01-02 15:04:05"
-
-// String formats the ID exactly as Baidu's parseUID does, with the time in
-// its own zone (Parse gives the local zone, as Java's formatter), and
-// without the gene, which Baidu's layouts do not have (Layout.ParseUID adds
-// it for layouts that do):
-//
-//	{"UID":"%d","timestamp":"yyyy-MM-dd HH:mm:ss","workerId":"%d","sequence":"%d"}
-func (id ID) String() string { return id.baidu(baiduTimeLayout, "") }
-
-// baidu returns Baidu's string form with the time formatted as format and
-// tail before its closing brace.
-func (id ID) baidu(format, tail string) string {
-	return fmt.Sprintf(`{"UID":"%d","timestamp":"%s","workerId":"%d","sequence":"%d"%s}`,
-		id.UID, id.Time.Format(format), id.WorkerID, id.Sequence, tail)
 }

@@ -109,8 +109,11 @@ func (l Layout) Parse(uid int64) ID {
 	return ID{UID: uid, Time: l.TimeOf(delta), WorkerID: workerID, Sequence: seq, Gene: l.bits.Gene(uid)}
 }
 
-// millisTimeLayout is Java's "yyyy-MM-dd HH:mm:ss.SSS".
-const millisTimeLayout = "2006-01-02 15:04:05.000"
+// Java's "yyyy-MM-dd HH:mm:ss" and "yyyy-MM-dd HH:mm:ss.SSS".
+const (
+	baiduTimeLayout  = "2006-01-02 15:04:05"
+	millisTimeLayout = "2006-01-02 15:04:05.000"
+)
 
 // ParseUID returns Baidu's string form of uid, the timestamp in the local
 // zone as Java's formatter gives it:
@@ -130,7 +133,8 @@ func (l Layout) ParseUID(uid int64) string {
 	if l.bits.Spec().GeneBits > 0 {
 		tail = fmt.Sprintf(`,"gene":"%d"`, id.Gene)
 	}
-	return id.baidu(format, tail)
+	return fmt.Sprintf(`{"UID":"%d","timestamp":"%s","workerId":"%d","sequence":"%d"%s}`,
+		id.UID, id.Time.Format(format), id.WorkerID, id.Sequence, tail)
 }
 
 // String describes the layout, as "1+30+20+13 bits (sign+time+worker+sequence)
