@@ -84,8 +84,8 @@ var (
 	ErrIDSyntax = errors.New("bad ID string")
 
 	// ErrIDRange: the text is well formed but names a number past 2^63-1,
-	// or a negative one, which no generator makes; a UID's MarshalText,
-	// MarshalJSON and Value refuse a negative UID with it too.
+	// or a negative one, which no generator makes; a UID's MarshalText
+	// (and so its JSON) and Value refuse a negative UID with it too.
 	ErrIDRange = errors.New("ID out of range")
 
 	// ErrNilDB: a store's Config.DB is nil (worker, segment).

@@ -12,9 +12,10 @@ import (
 // UID(id) and back with int64(u); write it in another encoding with
 // Encoding.Format(int64(u)).
 //
-// Its JSON is a string, "512360392635531266", because a UID is above 2^53,
-// the largest integer a JavaScript number holds exactly; UnmarshalJSON
-// takes a number too. In SQL it is a BIGINT. Its zero value, 0, is a
+// Its JSON is a string, "512360392635531266" (encoding/json writes
+// MarshalText's digits as one), because a UID is above 2^53, the largest
+// integer a JavaScript number holds exactly; UnmarshalJSON takes a number
+// too. In SQL it is a BIGINT. Its zero value, 0, is a
 // valid ID. A negative UID is never an ID: every method that can fail
 // refuses one with ErrIDRange, and String prints it with its sign.
 type UID int64
@@ -23,7 +24,7 @@ type UID int64
 func (u UID) String() string { return strconv.FormatInt(int64(u), 10) }
 
 // MarshalText returns u in decimal, or an error wrapping ErrIDRange if u
-// is negative.
+// is negative; it is u's JSON too, as a string.
 func (u UID) MarshalText() ([]byte, error) {
 	if u < 0 {
 		return nil, u.negative()
@@ -43,18 +44,6 @@ func (u *UID) parse(s string) error {
 	}
 	*u = UID(id)
 	return nil
-}
-
-// MarshalJSON returns u as a JSON string of its decimal digits, or an
-// error wrapping ErrIDRange if u is negative.
-func (u UID) MarshalJSON() ([]byte, error) {
-	if u < 0 {
-		return nil, u.negative()
-	}
-	b := make([]byte, 0, 21) // 19 digits and 2 quotes
-	b = append(b, '"')
-	b = strconv.AppendInt(b, int64(u), 10)
-	return append(b, '"'), nil
 }
 
 // UnmarshalJSON sets u from a JSON string of decimal digits, with no
