@@ -365,13 +365,11 @@ func (g *Generator) Close() error {
 
 // Stats is a snapshot of a Generator's ring and padder.
 type Stats struct {
-	Taken       int64 // UIDs handed out
-	Size        int64 // the most UIDs the ring holds
-	Available   int64 // UIDs waiting in the ring
-	TakesWaited int64 // takes that found the ring empty and waited for the padder
-	TakesFailed int64 // takes that returned an error
-	Fills       int64 // padder fills: at start, and per wake-up or tick
-	Stale       int64 // UIDs thrown away, more than MaxLag behind the clock
+	// Stats is the ring's: its values are UIDs, and Stale counts those
+	// thrown away, more than MaxLag behind the clock.
+	ringbuffer.Stats
+
+	Fills int64 // padder fills: at start, and per wake-up or tick
 
 	// Ahead is how far the newest tick the padder made is ahead of the
 	// clock's: the time borrowed from the future, 0 when not ahead.
@@ -388,18 +386,11 @@ type Stats struct {
 // Stats returns a snapshot of g's ring and padder. Under load the fields are
 // read one at a time, so they describe nearby instants, not one.
 func (g *Generator) Stats() Stats {
-	rs := g.ring.Stats()
-	ahead := g.src.ahead()
 	return Stats{
-		Taken:       rs.Taken,
-		Size:        rs.Size,
-		Available:   rs.Available,
-		TakesWaited: rs.TakesWaited,
-		TakesFailed: rs.TakesFailed,
-		Stale:       rs.Stale,
-		Fills:       g.padder.Fills(),
-		Ahead:       ahead,
-		ClockWait:   time.Duration(g.src.clockWait.Load()),
-		Lease:       g.s.LeaseStats(),
+		Stats:     g.ring.Stats(),
+		Fills:     g.padder.Fills(),
+		Ahead:     g.src.ahead(),
+		ClockWait: time.Duration(g.src.clockWait.Load()),
+		Lease:     g.s.LeaseStats(),
 	}
 }

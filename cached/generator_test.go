@@ -311,7 +311,7 @@ func TestStatsAfterNew(t *testing.T) {
 	schemetest.WholeSeconds(t)
 	synctest.Test(t, func(t *testing.T) {
 		g := newGenerator(t, Config{Clock: clocktest.New(uidgen.DefaultLayout().Epoch().Add(time.Hour))})
-		want := Stats{Size: 1 << 16, Available: 1 << 16, Fills: 1, Ahead: 7 * time.Second}
+		want := Stats{Stats: ringbuffer.Stats{Size: 1 << 16, Available: 1 << 16}, Fills: 1, Ahead: 7 * time.Second}
 		if s := g.Stats(); s != want {
 			t.Fatalf("Stats = %+v, want %+v", s, want)
 		}
