@@ -166,10 +166,11 @@ func TestPeersReadOurGenerators(t *testing.T) {
 			t.Run(name+"/"+gen, func(t *testing.T) {
 				// The cached generator fills its ring in New, from the
 				// tick New read, and hands out IDs up to MaxLag old.
-				before := time.Now().Add(-cached.DefaultMaxLag - l.Tick())
+				const maxLag = 2 * time.Second
+				before := time.Now().Add(-maxLag - l.Tick())
 				var g idMaker
 				if gen == "cached" {
-					g, err = cached.New(t.Context(), cached.Config{Layout: l, Assigner: uidgen.Static(7)})
+					g, err = cached.New(t.Context(), cached.Config{Layout: l, Assigner: uidgen.Static(7), MaxLag: maxLag})
 				} else {
 					g, err = defaultgen.New(t.Context(), defaultgen.Config{Layout: l, Assigner: uidgen.Static(7)})
 				}

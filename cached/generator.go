@@ -37,8 +37,8 @@ import (
 	"github.com/seed4d941b13/uidgen/ringbuffer"
 )
 
-// DefaultMaxLag is the MaxLag of a Config that leaves it zero.
-const DefaultMaxLag = 2 * time.Second
+// defaultMaxLag is the MaxLag of a Config that leaves it zero.
+const defaultMaxLag = 2 * time.Second
 
 // DefaultBoostPower is the BoostPower of a Config that leaves it zero: a
 // ring of 8 seconds of IDs, 65,536 with 13 sequence bits.
@@ -123,8 +123,8 @@ type Config struct {
 	// the moment of the take. Older ones are thrown away (Stats.Stale),
 	// which costs no time bits: the clock spends those seconds anyway. To
 	// keep the bound the padder wakes once a second, and refills the ring as
-	// it goes (Baidu's scheduleInterval, at one second). Zero means
-	// DefaultMaxLag; a negative MaxLag keeps Baidu's behaviour, where an ID
+	// it goes (Baidu's scheduleInterval, at one second). Zero means 2
+	// seconds; a negative MaxLag keeps Baidu's behaviour, where an ID
 	// waits in the ring however long takes are slow (hours, at a few IDs a
 	// second), and only a take below the padding threshold wakes the padder.
 	MaxLag time.Duration
@@ -235,7 +235,7 @@ func (cfg Config) check() (checked, error) {
 	if err != nil {
 		return checked{}, err
 	}
-	c := checked{s: s, maxAhead: cfg.MaxAhead, maxLag: cmp.Or(cfg.MaxLag, DefaultMaxLag)}
+	c := checked{s: s, maxAhead: cfg.MaxAhead, maxLag: cmp.Or(cfg.MaxLag, defaultMaxLag)}
 	boost, seqBits := cmp.Or(cfg.BoostPower, DefaultBoostPower), s.Bits().Spec().SeqBits
 	if cfg.BoostPower == 0 && s.Tick() < time.Second {
 		boost = max(boost, minTickRingBits-seqBits)

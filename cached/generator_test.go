@@ -326,7 +326,7 @@ func TestPadderTicks(t *testing.T) {
 		maxLag time.Duration
 		fills  int64
 	}{
-		{0, 11}, // DefaultMaxLag: New's fill and one a second
+		{0, 11}, // defaultMaxLag: New's fill and one a second
 		{5 * time.Second, 11},
 		{-1, 1}, // New's fill alone
 	} {
