@@ -19,11 +19,11 @@ import (
 // slot, as a script that touches two of them needs.
 const DefaultPrefix = "{uidgen}:"
 
-// DefaultReplicaTimeout is how long a reservation write waits for
+// defaultReplicaTimeout is how long a reservation write waits for
 // Config.Replicas to acknowledge it, where the Config names no time and
 // the lease's TTL is 6 s or more; under a shorter TTL the default is a
 // sixth of it, so that a WAIT ends within a renewal's own time limit.
-const DefaultReplicaTimeout = time.Second
+const defaultReplicaTimeout = time.Second
 
 // freePoll is how often LeaseWorkerID looks again when every ID is held: a
 // released ID is free at once, an abandoned one after its TTL.
@@ -95,7 +95,7 @@ type Config struct {
 
 	// ReplicaTimeout bounds each WAIT for Replicas, from a millisecond to
 	// under a third of LeaseTTL (a renewal's own time limit); zero means
-	// DefaultReplicaTimeout, or a sixth of LeaseTTL where that is less. A
+	// a second, or a sixth of LeaseTTL where that is less. A
 	// write not acknowledged in time fails the take or the renewal
 	// (ErrReplicas), which are tried again: the take every second until
 	// its context ends, the renewal as any failing one.
@@ -140,7 +140,7 @@ func (cfg Config) check() (Config, error) {
 	// A LeaseTTL out of its range is NewLeased's uidgen.ErrLeaseTTL, and sizes no
 	// ReplicaTimeout.
 	if cfg.LeaseTTL >= worker.MinLeaseTTL {
-		cfg.ReplicaTimeout = cmp.Or(cfg.ReplicaTimeout, min(DefaultReplicaTimeout, cfg.LeaseTTL/6))
+		cfg.ReplicaTimeout = cmp.Or(cfg.ReplicaTimeout, min(defaultReplicaTimeout, cfg.LeaseTTL/6))
 		if cfg.ReplicaTimeout < time.Millisecond || cfg.ReplicaTimeout >= cfg.LeaseTTL/3 {
 			return cfg, fmt.Errorf("redisworker: %w: Config.ReplicaTimeout is %v, want 1ms to under a third of LeaseTTL (%v)",
 				ErrReplicas, cfg.ReplicaTimeout, cfg.LeaseTTL/3)
