@@ -1,7 +1,8 @@
 // Command memory reports what the cached generator's ring costs in memory:
-// the bytes of one slot, and the peak resident set of `uidgen bench` with
-// the default layout beside one of 20 sequence bits, whose ring of
-// 2^20 << 3 slots is the largest a common layout asks for.
+// the heap of a generator built with the default layout, and with one of 20
+// sequence bits, whose ring of 2^20 << 3 IDs is the largest a common layout
+// asks for; beside it, what a ring of one 16-byte slot an ID takes; and the
+// peak resident set of `uidgen bench` with each layout.
 //
 //	go run ./cmd/memory -d 1s
 //
@@ -11,6 +12,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"flag"
 	"fmt"
 	"os"
@@ -20,11 +22,16 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/seed4d941b13/uidgen"
+	"github.com/seed4d941b13/uidgen/bits"
 	"github.com/seed4d941b13/uidgen/cached"
-	"github.com/seed4d941b13/uidgen/ringbuffer"
 
 	"github.com/seed4d941b13/uidgen/bench/internal/uidgenbin"
 )
+
+// slotBytes is what a ring of one slot an ID spends on each ID: the bound
+// the ring of runs must stay under at every layout.
+const slotBytes = 16
 
 // layouts are the ones measured: time, worker and sequence bits.
 var layouts = []struct {
@@ -45,9 +52,14 @@ func main() {
 }
 
 func run(d time.Duration) error {
-	perSlot, err := slotBytes()
-	if err != nil {
-		return err
+	type heap struct{ ids, bytes int64 }
+	heaps := make([]heap, len(layouts))
+	for i, l := range layouts {
+		ids, b, err := generatorHeap(bits.Spec{TimeBits: l.time, WorkerBits: l.worker, SeqBits: l.seq})
+		if err != nil {
+			return fmt.Errorf("%s layout: %w", l.name, err)
+		}
+		heaps[i] = heap{ids, b}
 	}
 	bin, remove, err := uidgenbin.Build()
 	if err != nil {
@@ -55,39 +67,64 @@ func run(d time.Duration) error {
 	}
 	defer remove()
 
-	fmt.Printf("ring slot: %.1f bytes (ringbuffer.New of 2^20 slots, heap bytes per slot)\n\n", perSlot)
 	w := tabwriter.NewWriter(os.Stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(w, "layout\ttime/worker/seq bits\tring slots\tring\tpeak RSS\t\n")
-	for _, l := range layouts {
+	fmt.Fprintf(w, "layout\ttime/worker/seq bits\tring IDs\tgenerator heap\tas %d-byte slots\tpeak RSS\t\n", slotBytes)
+	for i, l := range layouts {
 		args := []string{"bench", "-d", d.String(), "-worker", "1",
 			"-time-bits", fmt.Sprint(l.time), "-worker-bits", fmt.Sprint(l.worker), "-seq-bits", fmt.Sprint(l.seq)}
 		rss, err := peakRSS(bin, args)
 		if err != nil {
 			return err
 		}
-		slots := int64(1) << l.seq << cached.DefaultBoostPower
-		fmt.Fprintf(w, "%s\t%d/%d/%d\t%d\t%.1f MiB\t%.0f MB\t\n",
-			l.name, l.time, l.worker, l.seq, slots, float64(slots)*perSlot/(1<<20), float64(rss)/1e6)
+		h := heaps[i]
+		fmt.Fprintf(w, "%s\t%d/%d/%d\t%d\t%.1f KiB\t%.1f MiB\t%.0f MB\t\n",
+			l.name, l.time, l.worker, l.seq, h.ids, float64(h.bytes)/(1<<10), float64(h.ids*slotBytes)/(1<<20), float64(rss)/1e6)
 	}
 	if err := w.Flush(); err != nil {
 		return err
 	}
-	fmt.Printf("\npeak RSS: of `uidgen bench -d %v -worker 1` with the layout's bits, both generators in one process\n", d)
+	fmt.Printf("\ngenerator heap: live heap after cached.New with the layout, its ring filled, less before it (least of %d)\n", heapTries)
+	fmt.Printf("as %d-byte slots: what a ring of one %d-byte slot an ID takes: ring IDs × %d\n", slotBytes, slotBytes, slotBytes)
+	fmt.Printf("peak RSS: of `uidgen bench -d %v -worker 1` with the layout's bits, both generators in one process\n", d)
 	return nil
 }
 
-// slotBytes returns the heap a ring takes per slot.
-func slotBytes() (float64, error) {
-	const size = 1 << 20
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	r, err := ringbuffer.New(ringbuffer.Config{Size: size})
+// heapTries is how many generators generatorHeap builds of a layout: the
+// runtime's own allocations land in some tries by KiB, and the fewest
+// bytes is the generator's.
+const heapTries = 5
+
+// generatorHeap builds cached generators of the layout s describes, in
+// seconds from the default epoch, and returns the most IDs a ring holds
+// and the least live heap a generator added once New had filled its ring.
+func generatorHeap(s bits.Spec) (ids, heap int64, err error) {
+	layout, err := uidgen.NewLayout(s, time.Second, uidgen.DefaultLayout().Epoch())
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	runtime.ReadMemStats(&after)
-	runtime.KeepAlive(r)
-	return float64(after.TotalAlloc-before.TotalAlloc) / size, nil
+	for i := range heapTries {
+		before := liveHeap()
+		g, err := cached.New(context.Background(), cached.Config{Layout: layout, Assigner: uidgen.Static(1)})
+		if err != nil {
+			return 0, 0, err
+		}
+		if h := liveHeap() - before; i == 0 || h < heap {
+			heap = h
+		}
+		ids = g.Stats().Size
+		if err := g.Close(); err != nil {
+			return 0, 0, err
+		}
+	}
+	return ids, heap, nil
+}
+
+// liveHeap returns the bytes of heap objects that survive a collection.
+func liveHeap() int64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return int64(m.HeapAlloc)
 }
 
 // peakRSS runs bin with args and returns its peak resident set in bytes.
