@@ -24,4 +24,7 @@
 // package prefix ("time bits exhausted"); a generator or the worker package
 // adds its own prefix once, where its exported function returns, so an error
 // reads "cached: next ID: ring is empty: time bits exhausted: ...".
+//
+// The words these docs use, such as tick, run, take, lease and claim,
+// mean one thing each, defined in the repository's docs/glossary.md.
 package uidgen

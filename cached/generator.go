@@ -19,6 +19,9 @@
 // under ordinary load, and wastes a second of IDs on every refill, this one
 // does none of that, and its Stats say how far ahead of the clock it has
 // borrowed.
+//
+// The words these docs use, such as tick, run, take, lease and claim,
+// mean one thing each, defined in the repository's docs/glossary.md.
 package cached
 
 import (

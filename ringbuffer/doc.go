@@ -87,4 +87,7 @@
 // tail and the count of values put, on a line of their own. bench/RESULTS.md
 // has what this costs next to a bare atomic add, and what a ring of one
 // 16-byte slot a value cost before it.
+//
+// The words these docs use, such as tick, run, take, lease and claim,
+// mean one thing each, defined in the repository's docs/glossary.md.
 package ringbuffer

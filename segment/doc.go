@@ -125,4 +125,7 @@
 // numbers below max_id dense (TestDenseAcrossRestarts), and a process
 // restarted ten times alone hands out 1, 2, 3, ... without a gap
 // (TestRestartsLeaveNoGap).
+//
+// The words these docs use, such as tick, run, take, lease and claim,
+// mean one thing each, defined in the repository's docs/glossary.md.
 package segment

@@ -152,4 +152,7 @@
 // MySQL, set the DSN's timeout, readTimeout and writeTimeout to a few
 // seconds, so that a primary that died behind a proxy is noticed in
 // seconds rather than at the TCP keepalive's minutes.
+//
+// The words these docs use, such as tick, run, take, lease and claim,
+// mean one thing each, defined in the repository's docs/glossary.md.
 package worker
