@@ -181,16 +181,16 @@ func (l *Leased) leaseOnce(ctx context.Context, g *granter, lo, hi int64) (*leas
 	if err != nil {
 		return nil, err
 	}
-	return l.take(ctx, s, id, now)
+	return l.acquire(ctx, s, id, now)
 }
 
-// take takes worker ID s.id under the etcd lease id, if its held key is
+// acquire leases worker ID s.id under the etcd lease id, if its held key is
 // still absent and its reserved key is as s read it, and returns its lease,
 // started; or nil when another process changed either first. The holder
 // starts at the clock for an ID never leased, and above the reservation read
 // for any other: the comparison of the reservation's mod revision makes the
 // value read the one at the takeover.
-func (l *Leased) take(ctx context.Context, s idState, id clientv3.LeaseID, now time.Time) (*lease, error) {
+func (l *Leased) acquire(ctx context.Context, s idState, id clientv3.LeaseID, now time.Time) (*lease, error) {
 	first := now.Unix()
 	if s.modRev != 0 {
 		first = max(first, s.reserved+1)

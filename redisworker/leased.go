@@ -150,13 +150,13 @@ func (l *Leased) leaseOnce(ctx context.Context, lo, hi int64) (*lease, error) {
 	if !ok {
 		return nil, leasing.ErrFull
 	}
-	return l.take(ctx, id, now)
+	return l.acquire(ctx, id, now)
 }
 
-// take takes worker ID id with takeScript, which starts the holder above
+// acquire leases worker ID id with takeScript, which starts the holder above
 // the reservation it reads in the same step, and returns its lease,
 // started; or nil when the ID is held.
-func (l *Leased) take(ctx context.Context, id int64, now time.Time) (*lease, error) {
+func (l *Leased) acquire(ctx context.Context, id int64, now time.Time) (*lease, error) {
 	token := make([]byte, 16)
 	rand.Read(token)
 	value, err := json.Marshal(holder{Host: l.host, PID: os.Getpid(), Since: now.UTC().Truncate(time.Second),

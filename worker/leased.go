@@ -216,7 +216,7 @@ func (l *Leased) LeaseWorkerID(ctx context.Context, maxWorkerID int64) (uidgen.L
 // starts above that reservation. It returns again when another process took
 // the ID it chose first, and what holds the IDs when none is free.
 func (l *Leased) leaseOnce(ctx context.Context, n node, now time.Time, lo, hi int64) (s *taking, again bool, full heldIDs, err error) {
-	if s, found, err := l.take(ctx, n, now, lo, hi, true); err != nil || s != nil || found {
+	if s, found, err := l.acquire(ctx, n, now, lo, hi, true); err != nil || s != nil || found {
 		return s, found, full, err
 	}
 	s, full, err = l.insert(ctx, n, now, lo, hi)
@@ -226,11 +226,11 @@ func (l *Leased) leaseOnce(ctx context.Context, n node, now time.Time, lo, hi in
 	if err != nil || s != nil {
 		return s, false, full, err
 	}
-	s, again, err = l.take(ctx, n, now, lo, hi, false)
+	s, again, err = l.acquire(ctx, n, now, lo, hi, false)
 	return s, again, full, err
 }
 
-// take takes over a leased row in [lo, hi] whose lease has expired and
+// acquire leases a leased row in [lo, hi] whose lease has expired and
 // returns its lease: with cold, the lowest whose reservation has passed by
 // the database's clock or passes within coldSlack, as a clean release's
 // does; otherwise the one whose reservation ends soonest. It returns nil and
@@ -238,7 +238,7 @@ func (l *Leased) leaseOnce(ctx context.Context, n node, now time.Time, lo, hi in
 // is free. The update succeeds only if RESERVED_UNTIL still holds the value
 // read, so the lease starts above the reservation as it stood at the
 // takeover: which row is chosen changes nothing of that.
-func (l *Leased) take(ctx context.Context, n node, now time.Time, lo, hi int64, cold bool) (s *taking, found bool, err error) {
+func (l *Leased) acquire(ctx context.Context, n node, now time.Time, lo, hi int64, cold bool) (s *taking, found bool, err error) {
 	var id, dbNow int64
 	var reserved sql.NullInt64
 	which := " ORDER BY RESERVED_UNTIL, ID LIMIT 1"
