@@ -3,8 +3,8 @@
 # the ratios that matter, and rewrites bench/RESULTS.md and
 # bench/ids-per-second.png from them. The raw output stays in bench/results/.
 #
-#   bash bench/run.sh                      # -count 6 -benchtime 1s: about 15 minutes
-#   COUNT=10 BENCHTIME=2s LATENCY=5s bash bench/run.sh
+#   bash bench/run.sh                      # -count 6 -benchtime 1s: about 18 minutes
+#   COUNT=10 BENCHTIME=2s LATENCY=5s CPU=20s bash bench/run.sh
 #
 # The machine should be otherwise idle; on a shared one, compare within a run.
 set -euo pipefail
@@ -13,6 +13,7 @@ cd "$(dirname "$0")"
 COUNT="${COUNT:-6}"
 BENCHTIME="${BENCHTIME:-1s}"
 LATENCY="${LATENCY:-3s}"
+CPU="${CPU:-10s}"
 mkdir -p results
 
 step() { printf '\n== %s\n' "$*" >&2; }
@@ -30,7 +31,10 @@ step "benchmarks: -count $COUNT -benchtime $BENCHTIME (raw output: bench/results
 step "NextID latency, $LATENCY per row (bench/results/latency.txt)"
 go run ./cmd/latency -d "$LATENCY" | tee results/latency.txt
 
-step "ring memory: bytes a slot, peak RSS of uidgen bench by layout (bench/results/memory.txt)"
+step "CPU at a steady rate, $CPU a cell: idle to 1M IDs/s, and the padder flat out (bench/results/cpu.txt)"
+go run ./cmd/cpu -d "$CPU" | tee results/cpu.txt
+
+step "ring memory: a cached generator's heap, peak RSS of uidgen bench by layout (bench/results/memory.txt)"
 go run ./cmd/memory -d 1s | tee results/memory.txt
 
 go list -m github.com/bwmarrin/snowflake github.com/sony/sonyflake/v2 >results/peers.txt

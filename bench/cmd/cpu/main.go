@@ -192,7 +192,7 @@ func run(w io.Writer, d time.Duration) error {
 		fmt.Fprintf(w, "cached ÷ bwmarrin/snowflake at %s: %.2f (target: 0.5 or less)\n", rates[2].label, cs/bs)
 		if a.err == nil {
 			as := a.s.share(a.s.Process)
-			fmt.Fprintf(w, "  less the atomic row's, what pacing costs: cached %s, bwmarrin/snowflake %s\n", percent(cs-as), percent(bs-as))
+			fmt.Fprintf(w, "  less the atomic row's (the pacing): cached %s, bwmarrin/snowflake %s of a core\n", percent(cs-as), percent(bs-as))
 		}
 	}
 	if c := cells["cached"][0]; c.err == nil {

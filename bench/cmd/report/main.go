@@ -1,13 +1,14 @@
 // Command report turns one run of bench/run.sh into bench/RESULTS.md and
 // bench/ids-per-second.png: median IDs/s per implementation and goroutine
-// count, the ratios that matter, benchstat's table and the latency
-// histograms, with the machine, Go version and date they were measured on.
+// count, the ratios that matter, benchstat's table, the latency histograms,
+// CPU at a steady rate and ring memory, with the machine, Go version and
+// date they were measured on.
 //
 //	go run ./cmd/report -results results -benchtime 1s -out .
 //
 // It reads, from the results directory, bench.txt (`go test -bench`),
-// benchstat.txt, latency.txt (cmd/latency), memory.txt (cmd/memory) and
-// peers.txt (`go list -m`). The sections of the old RESULTS.md that other
+// benchstat.txt, latency.txt (cmd/latency), cpu.txt (cmd/cpu), memory.txt
+// (cmd/memory) and peers.txt (`go list -m`). The sections of the old RESULTS.md that other
 // commands own, and the one written by hand, are kept as they are, last
 // (package sections).
 package main
@@ -29,7 +30,7 @@ import (
 const plotFile = "ids-per-second.png"
 
 func main() {
-	dir := flag.String("results", "results", "directory holding bench.txt, benchstat.txt, latency.txt and peers.txt")
+	dir := flag.String("results", "results", "directory holding bench.txt, benchstat.txt, latency.txt, cpu.txt, memory.txt and peers.txt")
 	benchtime := flag.String("benchtime", "1s", "the -benchtime the run used, for the record")
 	out := flag.String("out", ".", "directory to write RESULTS.md and "+plotFile+" to")
 	flag.Parse()
@@ -60,7 +61,7 @@ func report(dir, benchtime, out string) error {
 		benchtime: benchtime,
 	}
 	for name, dst := range map[string]*string{"peers.txt": &r.peers, "benchstat.txt": &r.benchstat,
-		"latency.txt": &r.latency, "memory.txt": &r.memory} {
+		"latency.txt": &r.latency, "cpu.txt": &r.cpu, "memory.txt": &r.memory} {
 		if *dst, err = read(name); err != nil {
 			return err
 		}

@@ -52,7 +52,7 @@ func TestReport(t *testing.T) {
 
 	var md bytes.Buffer
 	r := &run{res: res, date: "2026-01-02", goVersion: "go1.26", cores: 2, benchtime: "1s",
-		peers: "x v1\n", benchstat: "table\n", latency: "hist\n", memory: "ring slot: 16.0 bytes\n",
+		peers: "x v1\n", benchstat: "table\n", latency: "hist\n", cpu: "cpu table\n", memory: "ring heap\n",
 		kept: resultsmd.Kept("# old\n\n" + resultsmd.Serve + "\nwrk\n\n" + resultsmd.ByHand + "\nby hand\n")}
 	if err := writeMarkdown(&md, r, "plot.png"); err != nil {
 		t.Fatal(err)
@@ -68,8 +68,9 @@ func TestReport(t *testing.T) {
 		"- cached batch at 64 goroutines, 1 run: `bench_test.go:81: ring is empty`\n",
 		"- cached at 2 goroutines, 2 runs: `bench_test.go:81: stalled`\n",
 		"![IDs per second by implementation and goroutines](plot.png)",
-		"## Ring memory\n",
-		"```text\nring slot: 16.0 bytes\n```\n",
+		"## CPU at a steady rate\n",
+		"```text\ncpu table\n```\n\n## Ring memory\n",
+		"```text\nring heap\n```\n",
 	} {
 		if !strings.Contains(md.String(), want) {
 			t.Errorf("RESULTS.md lacks %q:\n%s", want, md.String())
