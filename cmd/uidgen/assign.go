@@ -57,15 +57,15 @@ func (m *makerFlags) config() (defaultgen.Config, func(), error) {
 // open builds the generator called name (see openContender) from the
 // config the flags describe; its close also releases what the Assigner or
 // Leaser holds.
-func (m *makerFlags) open(name string) (benchee, defaultgen.Config, error) {
+func (m *makerFlags) open(name string) (maker, defaultgen.Config, error) {
 	cfg, release, err := m.config()
 	if err != nil {
-		return benchee{}, cfg, err
+		return maker{}, cfg, err
 	}
 	b, err := openContender(name, cfg)
 	if err != nil {
 		release()
-		return benchee{}, cfg, err
+		return maker{}, cfg, err
 	}
 	closeGen := b.close
 	b.close = func() error {

@@ -31,12 +31,12 @@ const benchSampleEvery = 32
 // the flags' config.
 type contender struct {
 	name string
-	open func(ctx context.Context, cfg defaultgen.Config) (benchee, error)
+	open func(ctx context.Context, cfg defaultgen.Config) (maker, error)
 }
 
-// benchee is a generator as the commands use it: gen and serve take IDs,
+// maker is a generator as the commands use it: gen and serve take its IDs,
 // bench measures it.
-type benchee struct {
+type maker struct {
 	next      func() (int64, error)
 	nextIDs   func(dst []int64) (int, error) // fills dst, as cached.Generator.NextIDs
 	nextFor   func(key int64) (int64, error)
@@ -52,15 +52,15 @@ type benchee struct {
 
 // contenders are measured in this order.
 var contenders = []contender{
-	{"cached", func(ctx context.Context, cfg defaultgen.Config) (benchee, error) {
+	{"cached", func(ctx context.Context, cfg defaultgen.Config) (maker, error) {
 		g, err := cached.New(ctx, cached.Config{
 			Layout: cfg.Layout, After: cfg.After,
 			Assigner: cfg.Assigner, Leaser: cfg.Leaser, Clock: cfg.Clock,
 		})
 		if err != nil {
-			return benchee{}, err
+			return maker{}, err
 		}
-		return benchee{
+		return maker{
 			next:      g.NextID,
 			nextIDs:   g.NextIDs,
 			nextFor:   g.NextIDFor,
@@ -81,12 +81,12 @@ var contenders = []contender{
 			close: g.Close,
 		}, nil
 	}},
-	{"default", func(ctx context.Context, cfg defaultgen.Config) (benchee, error) {
+	{"default", func(ctx context.Context, cfg defaultgen.Config) (maker, error) {
 		g, err := defaultgen.New(ctx, cfg)
 		if err != nil {
-			return benchee{}, err
+			return maker{}, err
 		}
-		return benchee{next: g.NextID, nextIDs: oneByOne(g.NextID), nextFor: g.NextIDFor, parse: g.Layout().Parse,
+		return maker{next: g.NextID, nextIDs: oneByOne(g.NextID), nextFor: g.NextIDFor, parse: g.Layout().Parse,
 			workerID: g.WorkerID(), collector: metrics.NewDefault(g),
 			ahead:  func() time.Duration { return g.Stats().Ahead },
 			layout: g.Layout(),
@@ -102,8 +102,8 @@ var contenders = []contender{
 // goroutines and harness as the generators: a bare atomic counter, the
 // cheapest unique number there is. Each generator's ns/ID divided by its
 // ns/ID is a ratio that means the same on any machine, where IDs/s do not.
-var atomicContender = contender{"atomic", func(context.Context, defaultgen.Config) (benchee, error) {
-	return benchee{next: benchtest.Atomic(), close: func() error { return nil }}, nil
+var atomicContender = contender{"atomic", func(context.Context, defaultgen.Config) (maker, error) {
+	return maker{next: benchtest.Atomic(), close: func() error { return nil }}, nil
 }}
 
 // oneByOne makes NextIDs of next, for a generator that has no batch take:
@@ -123,22 +123,22 @@ func oneByOne(next func() (int64, error)) func(dst []int64) (int, error) {
 
 // openContender builds the generator called name from cfg, bounding the
 // worker ID assignment by assignTimeout.
-func openContender(name string, cfg defaultgen.Config) (benchee, error) {
+func openContender(name string, cfg defaultgen.Config) (maker, error) {
 	i := slices.IndexFunc(contenders, func(c contender) bool { return c.name == name })
 	if i < 0 {
-		return benchee{}, fmt.Errorf("%w: -generator %q: want cached or default", ErrUsage, name)
+		return maker{}, fmt.Errorf("%w: -generator %q: want cached or default", ErrUsage, name)
 	}
 	return contenders[i].build(cfg)
 }
 
 // build builds c from cfg, bounding the worker ID assignment by
 // assignTimeout.
-func (c contender) build(cfg defaultgen.Config) (benchee, error) {
+func (c contender) build(cfg defaultgen.Config) (maker, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), assignTimeout)
 	defer cancel()
 	b, err := c.open(ctx, cfg)
 	if err != nil {
-		return benchee{}, usageIf(err)
+		return maker{}, usageIf(err)
 	}
 	return b, nil
 }
@@ -146,12 +146,12 @@ func (c contender) build(cfg defaultgen.Config) (benchee, error) {
 // segmentContender is the segment generator the flags ask for, on dsn's
 // database: `uidgen bench -segment` measures it beside the cached one.
 func segmentContender(sf *segmentFlags, dsn string) contender {
-	return contender{"segment", func(context.Context, defaultgen.Config) (benchee, error) {
+	return contender{"segment", func(context.Context, defaultgen.Config) (maker, error) {
 		g, closeAll, err := sf.open(dsn)
 		if err != nil {
-			return benchee{}, err
+			return maker{}, err
 		}
-		return benchee{
+		return maker{
 			next:  g.NextID,
 			ahead: func() time.Duration { return 0 },
 			ring: func() string {

@@ -195,7 +195,7 @@ func runServe(args []string, _, stderr io.Writer, store leaseStore) error {
 // idServer is the HTTP face of one generator, and of the segment tags of
 // a table where tags is not nil.
 type idServer struct {
-	g       benchee
+	g       maker
 	tags    *tagServer
 	metrics http.Handler
 	bufs    sync.Pool // of *idsBuf
@@ -209,7 +209,7 @@ type idsBuf struct {
 	out []byte
 }
 
-func newIDServer(g benchee, tags *tagServer) *idServer {
+func newIDServer(g maker, tags *tagServer) *idServer {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(g.collector, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	gather := prometheus.Gatherers{reg}
