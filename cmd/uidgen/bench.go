@@ -16,6 +16,7 @@ import (
 
 	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/cached"
+	"github.com/seed4d941b13/uidgen/cmd/uidgen/internal/human"
 	"github.com/seed4d941b13/uidgen/defaultgen"
 	"github.com/seed4d941b13/uidgen/internal/benchtest"
 	"github.com/seed4d941b13/uidgen/internal/loadtest"
@@ -76,7 +77,7 @@ var contenders = []contender{
 			ring: func() string {
 				s := g.Stats()
 				return fmt.Sprintf("%s slots, %s pad runs, %s takes waited, %s failed",
-					group(s.Size), group(s.Fills), group(s.TakesWaited), group(s.TakesFailed))
+					human.Group(s.Size), human.Group(s.Fills), human.Group(s.TakesWaited), human.Group(s.TakesFailed))
 			},
 			close: g.Close,
 		}, nil
@@ -157,7 +158,7 @@ func segmentContender(sf *segmentFlags, dsn string) contender {
 			ring: func() string {
 				s := g.Stats()
 				return fmt.Sprintf("%s slots, %s claims of up to %s, %s takes waited, %s failed",
-					group(s.Size), group(s.Claims), group(s.ClaimSize), group(s.TakesWaited), group(s.TakesFailed))
+					human.Group(s.Size), human.Group(s.Claims), human.Group(s.ClaimSize), human.Group(s.TakesWaited), human.Group(s.TakesFailed))
 			},
 			close: closeAll,
 		}, nil
@@ -168,7 +169,7 @@ func segmentContender(sf *segmentFlags, dsn string) contender {
 type benchRow struct {
 	name  string
 	r     loadtest.Result
-	ahead string // aheadText of the ID time borrowed beyond the clock, or "-"
+	ahead string // human.Ahead of the ID time borrowed beyond the clock, or "-"
 	ring  string // the ring's statistics, or "-"
 }
 
@@ -255,7 +256,7 @@ func benchOne(c contender, cfg defaultgen.Config, goroutines int, d time.Duratio
 	}
 	progress := func(ids int64, elapsed time.Duration) {
 		line := fmt.Sprintf("%-8s %5.1fs of %v  %15s IDs  %12s IDs/s", c.name,
-			elapsed.Seconds(), d, group(ids), group(int64(float64(ids)/elapsed.Seconds())))
+			elapsed.Seconds(), d, human.Group(ids), human.Group(int64(float64(ids)/elapsed.Seconds())))
 		if tty {
 			fmt.Fprintf(stderr, "\r%s ", line)
 		} else {
@@ -278,7 +279,7 @@ func benchOne(c contender, cfg defaultgen.Config, goroutines int, d time.Duratio
 	}
 	row := benchRow{name: c.name, r: r, ahead: "-", ring: "-"}
 	if b.ahead != nil {
-		row.ahead = aheadText(b.ahead())
+		row.ahead = human.Ahead(b.ahead())
 	}
 	if b.ring != nil {
 		row.ring = b.ring()
@@ -294,7 +295,7 @@ func printBench(w io.Writer, rows []benchRow, goroutines int, cfg defaultgen.Con
 	for _, r := range rows {
 		h := r.r.Latency
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%v\t%v\t%v\t%s\t%s\n", r.name, ratio(r.r.NsPerID()/rows[0].r.NsPerID()),
-			group(int64(r.r.PerSecond())), nsPerID(r.r.NsPerID()),
+			human.Group(int64(r.r.PerSecond())), nsPerID(r.r.NsPerID()),
 			loadtest.Round(loadtest.Quantile(h, 0.5)), loadtest.Round(loadtest.Quantile(h, 0.99)), loadtest.Round(loadtest.Max(h)), r.ahead, r.ring)
 	}
 	if err := tw.Flush(); err != nil {
@@ -310,21 +311,10 @@ func printBench(w io.Writer, rows []benchRow, goroutines int, cfg defaultgen.Con
 	if slices.ContainsFunc(rows, func(r benchRow) bool { return r.name == "default" }) {
 		perTick, tick := cfg.Layout.Bits().MaxSequence()+1, cfg.Layout.Tick() // the layout flags always set Layout
 		fmt.Fprintf(w, "default makes at most %s IDs a second (its sequence bits); past that, callers sleep to the next tick.\n",
-			group(perTick*int64(time.Second/tick)))
+			human.Group(perTick*int64(time.Second/tick)))
 	}
 	_, err := fmt.Fprintln(w, "ahead is how much ID time a generator has borrowed beyond the clock.")
 	return err
-}
-
-// aheadText says how far a generator has borrowed ahead: in whole seconds
-// from a second on, as the borrowed seconds of a per-second layout read
-// best, and to the millisecond below, where a layout of millisecond ticks
-// borrows.
-func aheadText(d time.Duration) string {
-	if d >= time.Second {
-		return fmt.Sprintf("%ds", d/time.Second)
-	}
-	return d.Round(time.Millisecond).String()
 }
 
 // isTerminal reports whether w is a terminal, where a progress line may
@@ -339,7 +329,7 @@ func ratio(x float64) string {
 	if x < 100 {
 		return fmt.Sprintf("%.2fx", x)
 	}
-	return group(int64(math.Round(x))) + "x"
+	return human.Group(int64(math.Round(x))) + "x"
 }
 
 // nsPerID formats nanoseconds per ID: one decimal where it matters.
@@ -347,5 +337,5 @@ func nsPerID(ns float64) string {
 	if ns < 100 {
 		return fmt.Sprintf("%.1f", ns)
 	}
-	return group(int64(math.Round(ns)))
+	return human.Group(int64(math.Round(ns)))
 }

@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -63,23 +62,6 @@ func TestBenchPrintsATableRowPerGenerator(t *testing.T) {
 	}
 	if !strings.Contains(out, "3 goroutines;") || !strings.Contains(out, "at most 8,192 IDs a second") || !strings.Contains(out, "×atomic is ns/ID over") {
 		t.Errorf("no legend:\n%s", out)
-	}
-}
-
-// TestAheadText: bench's and the status page's "ahead" are whole seconds
-// from a second on, and milliseconds below, where a layout of millisecond
-// ticks borrows.
-func TestAheadText(t *testing.T) {
-	for _, tt := range []struct {
-		d    time.Duration
-		want string
-	}{
-		{0, "0s"}, {400 * time.Microsecond, "0s"}, {45 * time.Millisecond, "45ms"}, {999 * time.Millisecond, "999ms"},
-		{1500 * time.Millisecond, "1s"}, {20044 * time.Second, "20044s"},
-	} {
-		if got := aheadText(tt.d); got != tt.want {
-			t.Errorf("aheadText(%v) = %q, want %q", tt.d, got, tt.want)
-		}
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/bits"
+	"github.com/seed4d941b13/uidgen/cmd/uidgen/internal/human"
 	"github.com/seed4d941b13/uidgen/worker"
 )
 
@@ -246,7 +247,7 @@ func makePlan(layout uidgen.Layout, from time.Time, qps, restarts float64) layou
 func (p *layoutPlan) print(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	day := p.From.Format(time.DateOnly)
-	perSecond := group(p.IDsPerSecond)
+	perSecond := human.Group(p.IDsPerSecond)
 	fmt.Fprintf(tw, "layout\t%s from %s\n", p.Layout, p.Epoch.Format("2006-01-02 15:04:05.999 MST"))
 	switch {
 	case p.UsedBits <= 53:
@@ -255,7 +256,7 @@ func (p *layoutPlan) print(w io.Writer) error {
 		fmt.Fprintf(tw, "  %d bits\tevery ID is below 2^%d; above 2^53 a JavaScript number rounds it\n", p.UsedBits, p.UsedBits)
 	}
 	if p.GeneBits > 0 {
-		fmt.Fprintf(tw, "  gene\tNextIDFor(key) puts key %% %s in the low bits: the key's shard of %s\n", group(1<<p.GeneBits), group(1<<p.GeneBits))
+		fmt.Fprintf(tw, "  gene\tNextIDFor(key) puts key %% %s in the low bits: the key's shard of %s\n", human.Group(1<<p.GeneBits), human.Group(1<<p.GeneBits))
 	}
 	tick, unit := fmt.Sprintf("2^%d", p.SeqBits), "s"
 	if p.tick != time.Second {
@@ -267,7 +268,7 @@ func (p *layoutPlan) print(w io.Writer) error {
 		fmt.Fprintf(tw, "  at %s\talready run out: no IDs can be made with this layout and epoch\n", day)
 	} else {
 		fmt.Fprintf(tw, "  at the clock's pace\t%s years left after %s\n", years(p.YearsLeft), day)
-		load := group(int64(p.QPS))
+		load := human.Group(int64(p.QPS))
 		switch {
 		case p.QPS == 0:
 			fmt.Fprintf(tw, "  under load\tgive -qps: past %s IDs/s the cached generator borrows future seconds\n", perSecond)
@@ -280,14 +281,14 @@ func (p *layoutPlan) print(w io.Writer) error {
 			fmt.Fprintf(tw, "\tdefaultgen makes at most %s IDs/s per process; its callers wait for the next tick\n", perSecond)
 		}
 	}
-	fmt.Fprintf(tw, "worker IDs\t%s process starts (2^%d-1), each taking a fresh ID\n", group(p.WorkerIDs), p.WorkerBits)
+	fmt.Fprintf(tw, "worker IDs\t%s process starts (2^%d-1), each taking a fresh ID\n", human.Group(p.WorkerIDs), p.WorkerBits)
 	if p.RestartYears == nil {
 		fmt.Fprintf(tw, "  restarts\tgive -restarts-per-day for how many years they last\n")
 	} else {
 		fmt.Fprintf(tw, "  at %v starts a day\tthey last %s years\n", p.RestartsPerDay, years(*p.RestartYears))
 	}
 	need := p.PeakWorkers + p.ReservedByCrashes
-	alive := group(p.PeakWorkers) + " processes alive at once"
+	alive := human.Group(p.PeakWorkers) + " processes alive at once"
 	if p.ReservedByCrashes > 0 {
 		alive += fmt.Sprintf(" and %s that crashes keep reserved (%v an hour, each for a %v horizon)",
 			plural(p.ReservedByCrashes, "ID", "IDs"), p.CrashesPerHour, time.Duration(p.LeaseHorizonSeconds*float64(time.Second)))
@@ -339,24 +340,11 @@ func years(y float64) string {
 	return strconv.FormatFloat(y, 'f', 1, 64)
 }
 
-// group formats n >= 0 with commas between groups of three digits.
-func group(n int64) string {
-	s := strconv.FormatInt(n, 10)
-	out := make([]byte, 0, len(s)+len(s)/3)
-	for i := range len(s) {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			out = append(out, ',')
-		}
-		out = append(out, s[i])
-	}
-	return string(out)
-}
-
 // plural returns n, grouped, and the noun that agrees with it: "1 ID",
 // "2 IDs".
 func plural(n int64, one, many string) string {
 	if n == 1 {
 		return "1 " + one
 	}
-	return group(n) + " " + many
+	return human.Group(n) + " " + many
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/seed4d941b13/uidgen"
+	"github.com/seed4d941b13/uidgen/cmd/uidgen/internal/human"
 	"github.com/seed4d941b13/uidgen/segment"
 )
 
@@ -35,7 +36,7 @@ const tagReadTimeout = 2 * time.Second
 var statusHTML string
 
 var statusTemplate = template.Must(template.New("status").Funcs(template.FuncMap{
-	"group": group, "when": when, "span": span, "perSecond": perSecond,
+	"group": human.Group, "when": when, "span": span, "perSecond": perSecond,
 }).Parse(statusHTML))
 
 // genStatus is what the status page shows of serve's generator, read from
@@ -94,7 +95,7 @@ type statusPage struct {
 	RunsOut     time.Time
 	YearsLeft   float64 // from Now to RunsOut, in years of 365.25 days
 	Rate        rateSpan
-	Ahead       string         // aheadText of the ID time borrowed beyond the clock
+	Ahead       string         // human.Ahead of the ID time borrowed beyond the clock
 	Tags        *tagsStatus    // nil without -dsn
 	Serials     *serialsStatus // nil without -serial
 }
@@ -168,7 +169,7 @@ func (s *idServer) status(ctx context.Context) statusPage {
 		Layout: layout.Bits().String(), Epoch: layout.Epoch(), RunsOut: layout.RunsOut(),
 		YearsLeft: max(0, layout.RunsOut().Sub(now).Hours()/24/365.25),
 		Rate:      s.rate.measure(now, st.Taken),
-		Ahead:     aheadText(s.g.ahead()),
+		Ahead:     human.Ahead(s.g.ahead()),
 	}
 	if st.Lease.Leased {
 		p.HorizonLeft = max(0, st.Lease.ReservedUntil.Sub(now))
@@ -233,5 +234,5 @@ func perSecond(f float64) string {
 	if f < 10 {
 		return fmt.Sprintf("%.1f", f)
 	}
-	return group(int64(math.Round(f)))
+	return human.Group(int64(math.Round(f)))
 }
