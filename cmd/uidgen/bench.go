@@ -17,6 +17,7 @@ import (
 	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/cached"
 	"github.com/seed4d941b13/uidgen/cmd/uidgen/internal/human"
+	"github.com/seed4d941b13/uidgen/cmd/uidgen/internal/serve"
 	"github.com/seed4d941b13/uidgen/defaultgen"
 	"github.com/seed4d941b13/uidgen/internal/benchtest"
 	"github.com/seed4d941b13/uidgen/internal/loadtest"
@@ -35,20 +36,20 @@ type contender struct {
 	open func(ctx context.Context, cfg defaultgen.Config) (maker, error)
 }
 
-// maker is a generator as the commands use it: gen and serve take its IDs,
-// bench measures it.
+// maker is a generator as the commands use it: gen and serve take its
+// IDs, bench measures it.
 type maker struct {
-	next      func() (int64, error)
-	nextIDs   func(dst []int64) (int, error) // fills dst, as cached.Generator.NextIDs
-	nextFor   func(key int64) (int64, error)
-	parse     func(uid int64) uidgen.ID
-	workerID  int64
-	collector prometheus.Collector // its metrics, for serve
-	ahead     func() time.Duration // ID time borrowed beyond the clock so far
-	ring      func() string        // the ring's statistics for the table; nil without a ring
-	layout    uidgen.Layout        // the IDs' layout, for serve's status page
-	status    func() genStatus     // the counters of serve's status page; nil for the atomic and segment contenders
-	close     func() error         // releases the generator
+	next    func() (int64, error)
+	nextFor func(key int64) (int64, error)
+	parse   func(uid int64) uidgen.ID
+	ahead   func() time.Duration // ID time borrowed beyond the clock so far
+	ring    func() string        // the ring's statistics for the table; nil without a ring
+	// served is the generator as serve hands out its IDs, and metrics its
+	// metrics; nil for the atomic and segment contenders, which serve
+	// does not run.
+	served  serve.Generator
+	metrics prometheus.Collector
+	close   func() error // releases the generator
 }
 
 // contenders are measured in this order.
@@ -62,24 +63,18 @@ var contenders = []contender{
 			return maker{}, err
 		}
 		return maker{
-			next:      g.NextID,
-			nextIDs:   g.NextIDs,
-			nextFor:   g.NextIDFor,
-			parse:     g.Layout().Parse,
-			workerID:  g.WorkerID(),
-			collector: metrics.NewCached(g),
-			ahead:     func() time.Duration { return g.Stats().Ahead },
-			layout:    g.Layout(),
-			status: func() genStatus {
-				s := g.Stats()
-				return genStatus{Taken: s.Taken, RingSize: s.Size, RingAvailable: s.Available, Lease: s.Lease}
-			},
+			next:    g.NextID,
+			nextFor: g.NextIDFor,
+			parse:   g.Layout().Parse,
+			ahead:   func() time.Duration { return g.Stats().Ahead },
 			ring: func() string {
 				s := g.Stats()
 				return fmt.Sprintf("%s slots, %s pad runs, %s takes waited, %s failed",
 					human.Group(s.Size), human.Group(s.Fills), human.Group(s.TakesWaited), human.Group(s.TakesFailed))
 			},
-			close: g.Close,
+			served:  servedCached{g},
+			metrics: metrics.NewCached(g),
+			close:   g.Close,
 		}, nil
 	}},
 	{"default", func(ctx context.Context, cfg defaultgen.Config) (maker, error) {
@@ -87,16 +82,40 @@ var contenders = []contender{
 		if err != nil {
 			return maker{}, err
 		}
-		return maker{next: g.NextID, nextIDs: oneByOne(g.NextID), nextFor: g.NextIDFor, parse: g.Layout().Parse,
-			workerID: g.WorkerID(), collector: metrics.NewDefault(g),
+		return maker{next: g.NextID, nextFor: g.NextIDFor, parse: g.Layout().Parse,
 			ahead:  func() time.Duration { return g.Stats().Ahead },
-			layout: g.Layout(),
-			status: func() genStatus {
-				s := g.Stats()
-				return genStatus{Taken: s.Taken, Lease: s.Lease}
-			},
+			served: servedDefault{g}, metrics: metrics.NewDefault(g),
 			close: g.Close}, nil
 	}},
+}
+
+// servedCached is a cached generator as serve takes it.
+type servedCached struct{ *cached.Generator }
+
+func (g servedCached) Stats() serve.Stats {
+	s := g.Generator.Stats()
+	return serve.Stats{Taken: s.Taken, RingSize: s.Size, RingAvailable: s.Available, Ahead: s.Ahead, Lease: s.Lease}
+}
+
+// servedDefault is a default generator as serve takes it: it has no
+// batch take, so NextIDs takes one ID at a time.
+type servedDefault struct{ *defaultgen.Generator }
+
+// NextIDs fills dst from the front and stops at the first error.
+func (g servedDefault) NextIDs(dst []int64) (int, error) {
+	for i := range dst {
+		uid, err := g.NextID()
+		if err != nil {
+			return i, err
+		}
+		dst[i] = uid
+	}
+	return len(dst), nil
+}
+
+func (g servedDefault) Stats() serve.Stats {
+	s := g.Generator.Stats()
+	return serve.Stats{Taken: s.Taken, Ahead: s.Ahead, Lease: s.Lease}
 }
 
 // atomicContender is the baseline `uidgen bench` runs first, with the same
@@ -106,21 +125,6 @@ var contenders = []contender{
 var atomicContender = contender{"atomic", func(context.Context, defaultgen.Config) (maker, error) {
 	return maker{next: benchtest.Atomic(), close: func() error { return nil }}, nil
 }}
-
-// oneByOne makes NextIDs of next, for a generator that has no batch take:
-// it fills dst from the front and stops at the first error.
-func oneByOne(next func() (int64, error)) func(dst []int64) (int, error) {
-	return func(dst []int64) (int, error) {
-		for i := range dst {
-			uid, err := next()
-			if err != nil {
-				return i, err
-			}
-			dst[i] = uid
-		}
-		return len(dst), nil
-	}
-}
 
 // openContender builds the generator called name from cfg, bounding the
 // worker ID assignment by assignTimeout.

@@ -2,39 +2,21 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log"
-	"mime"
+	"maps"
 	"net"
-	"net/http"
-	"net/url"
 	"os"
 	"os/signal"
-	"strconv"
-	"strings"
-	"sync"
+	"slices"
 	"syscall"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
-	"github.com/prometheus/client_golang/prometheus/collectors"
-	"github.com/prometheus/client_golang/prometheus/promhttp"
-
+	"github.com/seed4d941b13/uidgen/cmd/uidgen/internal/serve"
 	"github.com/seed4d941b13/uidgen/segment"
-)
-
-// maxIDs is the most IDs one GET /ids may ask for: 10,000 IDs are about
-// 220 kB of JSON, and a caller that wants more asks again.
-const maxIDs = 10_000
-
-// The Content-Type values, made once so that setting one allocates
-// nothing.
-var (
-	textPlain = []string{"text/plain; charset=utf-8"}
-	jsonType  = []string{"application/json"}
 )
 
 const serveSynopsis = `serve [-addr HOST:PORT] [-generator cached|default] [-shutdown-timeout D]
@@ -98,15 +80,8 @@ func runServe(args []string, _, stderr io.Writer, store leaseStore) error {
 	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on; port 0 picks a free port")
 	generator := fs.String("generator", "cached", "cached (the ring) or default (per-call Snowflake)")
 	grace := fs.Duration("shutdown-timeout", 10*time.Second, "on SIGTERM or SIGINT, how long requests in flight may take to finish")
-	table := fs.String("segment-table", segment.DefaultTable, "the table of the segment tags served")
-	maxTags := fs.Int("max-tags", defaultMaxTags, "the most tags served; a generator holds 1 MiB of numbers")
-	createTags := fs.Bool("create-tags", false, "serve tags not in the table too, creating their rows (and the table)")
-	var claims claimFlags
-	claims.register(fs, "of a segment tag")
-	specs := serialSpecs{}
-	fs.Var(specs, "serial", "serve GET /serial/NAME: serial numbers of `NAME=PATTERN` that restart each period of its dates (repeatable):\n"+patternHelp)
-	var zone zoneFlag
-	zone.register(fs)
+	var tf tagFlags
+	tf.register(fs)
 	var mf makerFlags
 	mf.register(fs, store)
 	if err := parseFlags(fs, args); err != nil {
@@ -117,311 +92,135 @@ func runServe(args []string, _, stderr io.Writer, store leaseStore) error {
 		return fmt.Errorf("%w: unexpected argument %q", ErrUsage, fs.Arg(0))
 	case *grace <= 0:
 		return fmt.Errorf("%w: -shutdown-timeout %v: must be more than 0", ErrUsage, *grace)
-	case *maxTags < 1:
-		return fmt.Errorf("%w: -max-tags %d: must be 1 or more", ErrUsage, *maxTags)
+	case tf.maxTags < 1:
+		return fmt.Errorf("%w: -max-tags %d: must be 1 or more", ErrUsage, tf.maxTags)
 	}
 	tagDSN, err := mf.worker.tagDSN()
 	if err != nil {
 		return err
 	}
-	if zone.name != "" && len(specs) == 0 {
-		return fmt.Errorf("%w: -tz needs -serial: it is the zone of the serial numbers' dates", ErrUsage)
+	if err := tf.check(fs, tagDSN, mf.worker.store.store.Flag()); err != nil {
+		return err
 	}
-	if name := setFlag(fs, append([]string{"segment-table", "max-tags", "create-tags", "serial"}, claimFlagNames...)...); name != "" && tagDSN == "" {
-		return fmt.Errorf("%w: -%s needs -dsn or -db: the tags live in a table, not in %s", ErrUsage, name, "-"+mf.worker.store.store.Flag())
-	}
+
 	// Signals that arrive while the worker ID is assigned wait for the
 	// server to start, then stop it: a leased ID is given back either way.
+	// Once one has come, stop makes a second end the process at once, as
+	// by default.
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
+	context.AfterFunc(ctx, stop)
 	g, _, err := mf.open(*generator)
 	if err != nil {
 		return err
 	}
-	var tags *tagServer
+	var tags *serve.Tags
 	closeAll := g.close
 	if tagDSN != "" {
-		if tags, err = newTagServer(tagDSN, *table, *maxTags, *createTags, claims); err != nil {
+		var closeTags func() error
+		if tags, closeTags, err = tf.open(tagDSN); err != nil {
 			return errors.Join(err, g.close())
 		}
-		if len(specs) > 0 {
-			if tags.serials, err = tags.openSerials(specs, &zone); err != nil {
-				return errors.Join(err, tags.close(), g.close())
-			}
-		}
-		closeAll = func() error { return errors.Join(tags.close(), g.close()) }
+		closeAll = func() error { return errors.Join(closeTags(), g.close()) }
 	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return errors.Join(fmt.Errorf("%w: -addr %s: %v", ErrUsage, *addr, err), closeAll())
 	}
-	srv := &http.Server{
-		Handler:           newIDServer(g, tags).routes(),
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		ErrorLog:          log.New(stderr, "uidgen serve: ", 0),
-	}
-	served := make(chan error, 1)
-	go func() { served <- srv.Serve(ln) }()
-	fmt.Fprintf(stderr, "uidgen serve: listening on %s (%s generator, worker ID %d)\n", ln.Addr(), *generator, g.workerID)
-	if tags != nil {
-		fmt.Fprintf(stderr, "uidgen serve: serving up to %d segment tags of table %s\n", *maxTags, *table)
-	}
 
-	select {
-	case err := <-served:
-		return errors.Join(fmt.Errorf("serve: %w", err), closeAll())
-	case <-ctx.Done():
+	h := serve.New(serve.Config{Generator: g.served, Metrics: g.metrics, Tags: tags})
+	fmt.Fprintf(stderr, "uidgen serve: listening on %s (%s generator, worker ID %d)\n", ln.Addr(), *generator, g.served.WorkerID())
+	if tags != nil {
+		fmt.Fprintf(stderr, "uidgen serve: serving up to %d segment tags of table %s\n", tf.maxTags, tf.table)
 	}
-	stop() // a second signal ends the process at once, as by default
-	fmt.Fprintf(stderr, "uidgen serve: stopping: no new connections; finishing requests in flight (up to %v)\n", *grace)
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), *grace)
-	defer cancel()
-	var shutdownErr error
-	if err := srv.Shutdown(shutdownCtx); err != nil {
-		srv.Close()
-		shutdownErr = fmt.Errorf("requests still in flight after -shutdown-timeout %v were cut off: %w", *grace, err)
-	}
-	<-served // http.ErrServerClosed
-	// No request runs now, so none can find a generator closed, and each
-	// tag's generator gives back all it did not hand out.
-	if err := errors.Join(shutdownErr, closeAll()); err != nil {
+	// Run returns once no request runs, so none can find a generator
+	// closed, and each tag's generator gives back all it did not hand out.
+	if err := errors.Join(serve.Run(ctx, ln, h, *grace, log.New(stderr, "uidgen serve: ", 0)), closeAll()); err != nil {
 		return err
 	}
 	fmt.Fprintln(stderr, "uidgen serve: stopped")
 	return nil
 }
 
-// idServer is the HTTP face of one generator, and of the segment tags of
-// a table where tags is not nil.
-type idServer struct {
-	g       maker
-	tags    *tagServer
-	metrics http.Handler
-	bufs    sync.Pool // of *idsBuf
-	now     func() time.Time
-	rate    idRate // IDs a second between loads of the status page
+// tagFlags are serve's flags of the segment tags and serial numbers it
+// hands out from the tag table.
+type tagFlags struct {
+	table   string
+	maxTags int
+	create  bool
+	claims  claimFlags
+	serials serialSpecs
+	zone    zoneFlag
 }
 
-// idsBuf is what one GET /ids fills: the IDs, and the body made of them.
-type idsBuf struct {
-	ids []int64
-	out []byte
+// tagFlagNames are the flags that need a tag table.
+var tagFlagNames = append([]string{"segment-table", "max-tags", "create-tags", "serial"}, claimFlagNames...)
+
+func (t *tagFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&t.table, "segment-table", segment.DefaultTable, "the table of the segment tags served")
+	fs.IntVar(&t.maxTags, "max-tags", serve.DefaultMaxTags, "the most tags served; a generator holds 1 MiB of numbers")
+	fs.BoolVar(&t.create, "create-tags", false, "serve tags not in the table too, creating their rows (and the table)")
+	t.claims.register(fs, "of a segment tag")
+	t.serials = serialSpecs{}
+	fs.Var(t.serials, "serial", "serve GET /serial/NAME: serial numbers of `NAME=PATTERN` that restart each period of its dates (repeatable):\n"+patternHelp)
+	t.zone.register(fs)
 }
 
-func newIDServer(g maker, tags *tagServer) *idServer {
-	reg := prometheus.NewRegistry()
-	reg.MustRegister(g.collector, collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	gather := prometheus.Gatherers{reg}
-	if tags != nil {
-		// The tags' metrics share names with the generator's, with a tag
-		// label: one Registry refuses that, so they have their own.
-		gather = append(gather, tags.reg)
+// check refuses the flags that have no table to act on: tagDSN is "" where
+// store, a lease store's flag, keeps the worker ID instead.
+func (t *tagFlags) check(fs *flag.FlagSet, tagDSN, store string) error {
+	if t.zone.name != "" && len(t.serials) == 0 {
+		return fmt.Errorf("%w: -tz needs -serial: it is the zone of the serial numbers' dates", ErrUsage)
 	}
-	s := &idServer{g: g, tags: tags, metrics: promhttp.HandlerFor(gather, promhttp.HandlerOpts{}), now: time.Now}
-	s.bufs.New = func() any { return &idsBuf{ids: make([]int64, maxIDs)} }
-	return s
+	if name := setFlag(fs, tagFlagNames...); name != "" && tagDSN == "" {
+		return fmt.Errorf("%w: -%s needs -dsn or -db: the tags live in a table, not in %s", ErrUsage, name, "-"+store)
+	}
+	return nil
 }
 
-func (s *idServer) routes() http.Handler {
-	mux := http.NewServeMux()
-	mux.Handle("/id", onlyGet(s.id))
-	mux.Handle("/ids", onlyGet(s.ids))
-	mux.Handle("/parse/{uid...}", onlyGet(s.parse))
-	mux.Handle("/healthz", onlyGet(s.health))
-	mux.Handle("/metrics", onlyGet(s.metrics.ServeHTTP))
-	mux.Handle("/segment/{tag}", onlyGet(s.segmentID))
-	mux.Handle("/segment/{tag}/ids", onlyGet(s.segmentIDs))
-	mux.Handle("/segments", onlyGet(s.segments))
-	mux.Handle("/serial/{name}", onlyGet(s.serialOne))
-	mux.Handle("/serial/{name}/ids", onlyGet(s.serialIDs))
-	// leaf-server maps these for every method (@RequestMapping without one).
-	mux.HandleFunc("/api/segment/get/{key}", s.leafSegment)
-	mux.HandleFunc("/api/snowflake/get/{key}", s.leafSnowflake)
-	mux.HandleFunc("/decodeSnowflakeId", s.leafDecode)
-	mux.HandleFunc("/{$}", s.root)
-	mux.HandleFunc("/", notFound)
-	return mux
-}
-
-// notFound answers a path serve has no route for with 404 and the routes
-// it has.
-func notFound(w http.ResponseWriter, r *http.Request) {
-	writeError(w, http.StatusNotFound, fmt.Sprintf("no such path %q: try %s", r.URL.Path, strings.Join(routeList, ", ")))
-}
-
-// onlyGet answers any method but GET with 405 and a JSON error.
-func onlyGet(h http.HandlerFunc) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != http.MethodGet {
-			w.Header().Set("Allow", http.MethodGet)
-			writeError(w, http.StatusMethodNotAllowed, fmt.Sprintf("method %s not allowed on %s: use GET", r.Method, r.URL.Path))
-			return
-		}
-		h(w, r)
-	})
-}
-
-func (s *idServer) id(w http.ResponseWriter, _ *http.Request) {
-	uid, err := s.g.next()
+// open serves the tags of the table in dsn's database, and -serial's
+// serials there. It returns them and a func that closes them and the
+// database.
+func (t *tagFlags) open(dsn string) (*serve.Tags, func() error, error) {
+	db, err := openDB(dsn)
 	if err != nil {
-		writeError(w, http.StatusServiceUnavailable, err.Error())
-		return
+		return nil, nil, err
 	}
-	writeNumber(w, uid)
-}
-
-// writeNumber answers n as a line of text.
-func writeNumber(w http.ResponseWriter, n int64) {
-	var buf [24]byte
-	w.Header()["Content-Type"] = textPlain
-	w.Write(append(strconv.AppendInt(buf[:0], n, 10), '\n'))
-}
-
-func (s *idServer) ids(w http.ResponseWriter, r *http.Request) {
-	n, err := idsWanted(r.URL.RawQuery)
+	base := segment.Config{DB: db, Table: t.table, Description: "made by uidgen serve"}
+	t.claims.apply(&base)
+	serials, err := t.openSerials(base)
 	if err != nil {
-		writeError(w, http.StatusBadRequest, err.Error())
-		return
+		return nil, nil, errors.Join(err, db.Close())
 	}
-	buf := s.bufs.Get().(*idsBuf)
-	defer s.bufs.Put(buf)
-	ids := buf.ids[:n]
-	if _, err := s.g.nextIDs(ids); err != nil {
-		writeError(w, http.StatusServiceUnavailable, err.Error())
-		return
-	}
-	buf.write(w, r, ids)
-}
-
-// write answers r with ids, a prefix of b.ids: a JSON array of strings, or
-// one per line where r's Accept header prefers text/plain.
-func (b *idsBuf) write(w http.ResponseWriter, r *http.Request, ids []int64) {
-	out := b.out[:0]
-	if prefersText(r.Header.Get("Accept")) {
-		w.Header()["Content-Type"] = textPlain
-		for _, uid := range ids {
-			out = append(strconv.AppendInt(out, uid, 10), '\n')
-		}
-	} else {
-		w.Header()["Content-Type"] = jsonType
-		out = append(out, '[')
-		for i, uid := range ids {
-			if i > 0 {
-				out = append(out, ',')
-			}
-			out = append(strconv.AppendInt(append(out, '"'), uid, 10), '"')
-		}
-		out = append(out, "]\n"...)
-	}
-	b.out = out
-	w.Write(out)
-}
-
-// idsWanted returns the n of a /ids query, or an error that says what is
-// wrong with it.
-func idsWanted(rawQuery string) (int, error) {
-	q, err := url.ParseQuery(rawQuery)
+	loc, _ := t.zone.loc() // openSerials found it good, or had no use for it
+	tags, err := serve.NewTags(serve.TagsConfig{Segment: base, MaxTags: t.maxTags, Create: t.create, Serials: serials, Zone: loc})
 	if err != nil {
-		return 0, fmt.Errorf("bad query %q: %v", rawQuery, err)
+		return nil, nil, errors.Join(segmentUsage(err), serials.Close(), db.Close())
 	}
-	switch ns := q["n"]; {
-	case len(ns) == 0:
-		return 0, fmt.Errorf("no n: want /ids?n=N with N from 1 to %d", maxIDs)
-	case len(ns) > 1:
-		return 0, fmt.Errorf("n given %d times (%s): want it once, from 1 to %d", len(ns), strings.Join(ns, ", "), maxIDs)
-	default:
-		n, err := strconv.Atoi(ns[0])
+	return tags, func() error { return errors.Join(tags.Close(), db.Close()) }, nil
+}
+
+// openSerials opens a Segment serial per -serial on base's table, each on
+// the tags NAME:<date>. It closes what it opened where one fails.
+func (t *tagFlags) openSerials(base segment.Config) (serve.Serials, error) {
+	if len(t.serials) == 0 {
+		return nil, nil
+	}
+	if _, err := t.zone.loc(); err != nil {
+		return nil, err
+	}
+	out := make(serve.Serials, len(t.serials))
+	for _, name := range slices.Sorted(maps.Keys(t.serials)) {
+		seg := base
+		seg.Tag, seg.Description = name, "made by uidgen serve -serial"
+		cfg, _ := t.zone.serialConfig(seg, t.serials[name])
+		ctx, cancel := context.WithTimeout(context.Background(), assignTimeout)
+		g, err := newSerial(ctx, cfg)
+		cancel()
 		if err != nil {
-			return 0, fmt.Errorf("n %q is not a whole number: want 1 to %d", ns[0], maxIDs)
+			return nil, errors.Join(fmt.Errorf("-serial %s=%s: %w", name, t.serials[name], err), out.Close())
 		}
-		if n < 1 || n > maxIDs {
-			return 0, fmt.Errorf("n %d is out of range: want 1 to %d", n, maxIDs)
-		}
-		return n, nil
+		out[name] = serve.Serial{Pattern: t.serials[name], Gen: g}
 	}
-}
-
-// prefersText reports whether an Accept header rates text/plain above
-// application/json. A tie, and no header, go to JSON.
-func prefersText(accept string) bool {
-	return accept != "" && quality(accept, "text", "plain") > quality(accept, "application", "json")
-}
-
-// quality returns the q that an Accept header gives typ/sub: that of the
-// most specific media range matching it, 0 where none does. A range that
-// does not parse counts for nothing; a q that does not parse, as 1.
-func quality(accept, typ, sub string) float64 {
-	q, specificity := 0.0, -1
-	for _, part := range strings.Split(accept, ",") {
-		mediaType, params, err := mime.ParseMediaType(part)
-		if err != nil {
-			continue
-		}
-		t, s, _ := strings.Cut(mediaType, "/")
-		var spec int
-		switch {
-		case t == typ && s == sub:
-			spec = 2
-		case t == typ && s == "*":
-			spec = 1
-		case t == "*" && s == "*":
-			spec = 0
-		default:
-			continue
-		}
-		if spec <= specificity {
-			continue
-		}
-		specificity, q = spec, 1
-		if v, ok := params["q"]; ok {
-			if f, err := strconv.ParseFloat(v, 64); err == nil && f >= 0 && f <= 1 {
-				q = f
-			}
-		}
-	}
-	return q
-}
-
-func (s *idServer) parse(w http.ResponseWriter, r *http.Request) {
-	raw := r.PathValue("uid")
-	if raw == "" {
-		writeError(w, http.StatusBadRequest, "no ID to parse: want /parse/{uid}, uid a 64-bit integer")
-		return
-	}
-	uid, err := strconv.ParseInt(raw, 10, 64)
-	if err != nil {
-		why := "is not a 64-bit integer"
-		if errors.Is(err, strconv.ErrRange) {
-			why = "is out of the range of a 64-bit integer"
-		}
-		writeError(w, http.StatusBadRequest, fmt.Sprintf("ID %q %s", raw, why))
-		return
-	}
-	writeJSON(w, http.StatusOK, s.g.parse(uid))
-}
-
-// health takes an ID and throws it away: the surest sign that IDs can be
-// had, whatever stands in the way (a spent layout, a lost lease, a
-// reservation run out).
-func (s *idServer) health(w http.ResponseWriter, _ *http.Request) {
-	if _, err := s.g.next(); err != nil {
-		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable", "error": err.Error()})
-		return
-	}
-	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
-}
-
-func writeError(w http.ResponseWriter, status int, msg string) {
-	writeJSON(w, status, map[string]string{"error": msg})
-}
-
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	body, err := json.Marshal(v)
-	if err != nil {
-		status, body = http.StatusInternalServerError, []byte(`{"error":"encoding the response failed"}`)
-	}
-	w.Header()["Content-Type"] = jsonType
-	w.WriteHeader(status)
-	w.Write(append(body, '\n'))
+	return out, nil
 }

@@ -10,6 +10,16 @@ import (
 	"github.com/seed4d941b13/uidgen"
 )
 
+// leaf-server's error bodies, as its clients read them: the tests spell
+// them out rather than read serve's constants, so that a change of the
+// wire fails them.
+const (
+	leafException    = "com.sankuai.inf.leaf.server.exception.LeafServerException"
+	leafMissingParam = "org.springframework.web.bind.MissingServletRequestParameterException"
+	leafNoKey        = "Result{id=-2, status=EXCEPTION}"
+	leafFailed       = "Result{id=-3, status=EXCEPTION}"
+)
+
 // TestServeLeafSnowflake: serve -layout leaf hands out IDs in Leaf's own
 // layout on Leaf's snowflake route, above an older Leaf's last ID with
 // -after, and answers Leaf's decodeSnowflakeId as leaf-server does: its

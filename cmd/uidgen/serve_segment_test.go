@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seed4d941b13/uidgen/cmd/uidgen/internal/serve"
 	"github.com/seed4d941b13/uidgen/internal/dbtest"
 	"github.com/seed4d941b13/uidgen/internal/fleettest"
 	"github.com/seed4d941b13/uidgen/internal/redistest"
@@ -279,7 +280,14 @@ func TestServeSegmentTags(t *testing.T) {
 			var page struct {
 				Table   string
 				MaxTags int `json:"max_tags"`
-				Tags    map[string]tagView
+				Tags    map[string]struct {
+					RingSize      int64     `json:"ring_size"`
+					RingAvailable int64     `json:"ring_available"`
+					Held          int64     `json:"held"`
+					Taken         int64     `json:"taken"`
+					Claims        int64     `json:"claims"`
+					LastClaim     time.Time `json:"last_claim"`
+				}
 			}
 			if err := json.Unmarshal([]byte(r.body), &page); r.status != 200 || err != nil || page.Table != tt.name || page.MaxTags != 4 {
 				t.Fatalf("GET /segments: %d %s (%v)", r.status, r.body, err)
@@ -417,7 +425,7 @@ func TestServeSegmentOff(t *testing.T) {
 			t.Errorf("GET %s: %d %s, want 501 and segment mode is off", path, r.status, r.body)
 		}
 	}
-	checkLeafError(t, srv.do(t, "GET", "/api/segment/get/order"), "/api/segment/get/order", errSegmentOff.Error())
+	checkLeafError(t, srv.do(t, "GET", "/api/segment/get/order"), "/api/segment/get/order", serve.ErrSegmentOff.Error())
 	leafNumber(t, srv.do(t, "GET", "/api/snowflake/get/anything"), "/api/snowflake/get/anything")
 	srv.stop(t, syscall.SIGTERM)
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,7 +14,6 @@ import (
 	"time"
 
 	"github.com/seed4d941b13/uidgen"
-	"github.com/seed4d941b13/uidgen/defaultgen"
 	"github.com/seed4d941b13/uidgen/internal/dbtest"
 )
 
@@ -64,100 +62,6 @@ func TestStatusPage(t *testing.T) {
 		t.Errorf("GET /nowhere from a browser: %d %s, want 404 and the routes", r.status, r.body)
 	}
 	s.stop(t, syscall.SIGTERM)
-}
-
-// TestStatusRate: the page's IDs a second are the IDs handed out between
-// two loads at least minRateWindow apart, over the time between them, and
-// the page says which window.
-func TestStatusRate(t *testing.T) {
-	g, err := openContender("cached", defaultgen.Config{Assigner: uidgen.Static(3)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer g.close()
-	s := newIDServer(g, nil)
-	start := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
-	now := start
-	s.now = func() time.Time { return now }
-	h := s.routes()
-	page := func() string {
-		t.Helper()
-		req := httptest.NewRequest("GET", "/", nil)
-		req.Header.Set("Accept", "text/html")
-		w := httptest.NewRecorder()
-		h.ServeHTTP(w, req)
-		if w.Code != 200 {
-			t.Fatalf("GET /: %d %s", w.Code, w.Body)
-		}
-		return w.Body.String()
-	}
-	take := func(n int) {
-		t.Helper()
-		if _, err := g.nextIDs(make([]int64, n)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	steps := []struct {
-		name  string
-		after time.Duration // since the last step
-		take  int           // IDs taken before the load
-		want  string
-	}{
-		{"first load", 0, 0, `id="rate">from the next load on`},
-		{"too soon to measure", 500 * time.Millisecond, 1000, `id="rate">from the next load on`},
-		{"two seconds after the first", 1500 * time.Millisecond, 1000, `id="rate">1,000, over the 2s to 2026-03-01 12:00:02 UTC`},
-		{"too soon: the rate before", 200 * time.Millisecond, 5000, `id="rate">1,000, over the 2s to 2026-03-01 12:00:02 UTC`},
-		{"a slow second", 800 * time.Millisecond, 2, `id="rate">5,002, over the 1s to 2026-03-01 12:00:03 UTC`},
-		{"idle", 10 * time.Second, 0, `id="rate">0.0, over the 10s to 2026-03-01 12:00:13 UTC`},
-	}
-	for _, st := range steps {
-		now = now.Add(st.after)
-		take(st.take)
-		if body := page(); !strings.Contains(body, st.want) {
-			t.Errorf("%s: no %q in the page:\n%s", st.name, st.want, body)
-		}
-	}
-}
-
-// TestPrefersHTML: a browser gets the page, a client that asks for JSON
-// or for anything gets JSON.
-func TestPrefersHTML(t *testing.T) {
-	for accept, want := range map[string]bool{
-		"":                                  false,
-		chromeAccept:                        true,
-		"text/html":                         true,
-		"text/*":                            true,
-		"application/json":                  false,
-		"*/*":                               false,
-		"text/html, application/json":       false, // a tie goes to JSON
-		"text/html;q=0.9, application/json": false,
-		"application/json;q=0.9, text/html": true,
-		"text/plain":                        false,
-	} {
-		if got := prefersHTML(accept); got != want {
-			t.Errorf("prefersHTML(%q) = %v, want %v", accept, got, want)
-		}
-	}
-}
-
-// TestStatusPageEscapes: what the page shows from outside (a tag, a
-// database's error) is escaped, never markup.
-func TestStatusPageEscapes(t *testing.T) {
-	const evil = `<script>alert("x")</script>`
-	var body bytes.Buffer
-	err := statusTemplate.Execute(&body, statusPage{
-		Refresh: statusRefresh, Layout: evil,
-		Tags: &tagsStatus{Table: evil, ReadErr: evil, Tags: []tagRow{{Tag: evil}}},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if strings.Contains(body.String(), "<script") {
-		t.Fatalf("the page holds markup from outside:\n%s", body.String())
-	}
-	if n := strings.Count(body.String(), "&lt;script&gt;"); n < 4 {
-		t.Errorf("the page shows the outside text escaped %d times, want 4 or more:\n%s", n, body.String())
-	}
 }
 
 // chromiumTimeout bounds one headless Chromium run: a cold start on a

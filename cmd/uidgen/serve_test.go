@@ -20,6 +20,7 @@ import (
 
 	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/bits"
+	"github.com/seed4d941b13/uidgen/cmd/uidgen/internal/serve"
 	"github.com/seed4d941b13/uidgen/defaultgen"
 	"github.com/seed4d941b13/uidgen/internal/dbtest"
 	"github.com/seed4d941b13/uidgen/internal/fleettest"
@@ -235,9 +236,9 @@ func TestServeEndpoints(t *testing.T) {
 				}
 				got = append(got, ids)
 			}
-			most := s.do(t, "GET", fmt.Sprintf("/ids?n=%d", maxIDs))
-			if ids, err := most.ids(); most.status != 200 || err != nil || len(ids) != maxIDs {
-				t.Fatalf("GET /ids?n=%d: %d, %d IDs, %v", maxIDs, most.status, len(ids), err)
+			most := s.do(t, "GET", fmt.Sprintf("/ids?n=%d", serve.MaxIDs))
+			if ids, err := most.ids(); most.status != 200 || err != nil || len(ids) != serve.MaxIDs {
+				t.Fatalf("GET /ids?n=%d: %d, %d IDs, %v", serve.MaxIDs, most.status, len(ids), err)
 			} else {
 				got = append(got, ids)
 			}
@@ -255,8 +256,8 @@ func TestServeEndpoints(t *testing.T) {
 			if h := s.do(t, "GET", "/healthz"); h.status != 200 || !strings.Contains(h.body, `"status":"ok"`) {
 				t.Errorf("GET /healthz: %d %s, want 200 ok", h.status, h.body)
 			}
-			// /id, 5 × /ids?n=50, /ids?n=maxIDs, and the ID /healthz takes.
-			if got, want := s.metric(t, "uidgen_ids_total")-before, float64(1+5*50+maxIDs+1); got != want {
+			// /id, 5 × /ids?n=50, /ids?n=serve.MaxIDs, and the ID /healthz takes.
+			if got, want := s.metric(t, "uidgen_ids_total")-before, float64(1+5*50+serve.MaxIDs+1); got != want {
 				t.Errorf("uidgen_ids_total rose by %v, want %v", got, want)
 			}
 			if w := s.metric(t, "uidgen_worker_id"); w != 7 {
@@ -475,28 +476,6 @@ func TestServeBadCalls(t *testing.T) {
 	})
 }
 
-func TestPrefersText(t *testing.T) {
-	for accept, want := range map[string]bool{
-		"":                                   false,
-		"text/plain":                         true,
-		"application/json":                   false,
-		"*/*":                                false,
-		"text/*":                             true,
-		"text/plain, application/json":       false, // a tie goes to JSON
-		"text/plain;q=0.5, application/json": false,
-		"application/json;q=0.5, text/plain": true,
-		"*/*;q=0.1, text/plain":              true,
-		"text/plain;q=0, */*":                false,
-		"text/plain;q=nonsense":              true, // a q that does not parse counts as 1
-		";;;, text/plain":                    true,
-		"image/png":                          false,
-	} {
-		if got := prefersText(accept); got != want {
-			t.Errorf("prefersText(%q) = %v, want %v", accept, got, want)
-		}
-	}
-}
-
 // discard is a ResponseWriter that keeps nothing, so the handler
 // benchmarks time the handlers and the mux, without a network.
 type discard struct{ h http.Header }
@@ -515,14 +494,14 @@ func BenchmarkHandlerID(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer g.close()
-	benchHandler(b, newIDServer(g, nil).routes())
+	benchHandler(b, serve.New(serve.Config{Generator: g.served, Metrics: g.metrics}))
 }
 
 func BenchmarkHandlerBare(b *testing.B) {
 	body := []byte("512991495129688974\n")
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /id", func(w http.ResponseWriter, _ *http.Request) {
-		w.Header()["Content-Type"] = textPlain
+		w.Header()["Content-Type"] = []string{"text/plain; charset=utf-8"}
 		w.Write(body)
 	})
 	benchHandler(b, mux)

@@ -1,8 +1,7 @@
-package main
+package serve
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"net/http"
@@ -16,9 +15,13 @@ import (
 	"github.com/seed4d941b13/uidgen/segment"
 )
 
-// defaultMaxTags bounds the generators serve opens: each holds a ring of
-// segment.DefaultRingSize numbers (1 MiB) and two goroutines.
-const defaultMaxTags = 100
+// DefaultMaxTags bounds the generators Tags opens by default: each holds
+// a ring of segment.DefaultRingSize numbers (1 MiB) and two goroutines.
+const DefaultMaxTags = 100
+
+// openTimeout bounds opening a tag's generator, and NewTags's read of its
+// table: connecting, and creating the table or the row where asked to.
+const openTimeout = 10 * time.Second
 
 // missingFresh is how long a tag that segment.Lookup found missing answers
 // 404 without asking again: repeated requests for a tag that is not there
@@ -28,36 +31,49 @@ const missingFresh = time.Second
 
 // Why serve has no generator for a tag; the handlers map them to statuses.
 var (
-	errSegmentOff  = errors.New("segment mode is off: the worker ID is leased from etcd or Redis, which keep no tag table")
+	ErrSegmentOff  = errors.New("segment mode is off: the worker ID is leased from etcd or Redis, which keep no tag table")
 	errUnknownTag  = errors.New("unknown tag")
 	errTooManyTags = errors.New("too many tags")
 	errStopping    = errors.New("serve is stopping")
 )
 
-// tagServer opens a segment generator per tag of one table on the tag's
-// first request, and closes them all at the end.
-// A tagServer must not be copied.
-type tagServer struct {
-	db      *sql.DB
-	table   string
-	create  bool // open tags not in the table, creating their rows
-	claims  claimFlags
+// TagsConfig is what Tags serves.
+type TagsConfig struct {
+	// Segment is the config of every tag's generator, Tag aside: its DB
+	// and Table, which are required, its claim sizes and Description.
+	Segment segment.Config
+	// MaxTags is the most tags served at once; 0 means DefaultMaxTags.
+	MaxTags int
+	// Create serves tags not in the table too, creating their rows, and
+	// the table where it is missing.
+	Create bool
+	// Serials are -serial's serial numbers, on the tags NAME and
+	// NAME:<date> of the same table; Close closes them. Zone is their
+	// dates' zone.
+	Serials Serials
+	Zone    *time.Location
+}
+
+// Tags opens a segment generator per tag of one table on the tag's first
+// request, and closes them all at the end.
+// A Tags must not be copied.
+type Tags struct {
+	base    segment.Config // each generator's config, Tag aside
+	create  bool           // open tags not in the table, creating their rows
 	maxTags int
 	reg     *prometheus.Registry // each generator's metrics, labelled with its tag
 	now     func() time.Time
-	// serials are -serial's, on the same table: set by serve before it
-	// listens, read by requests, closed by close before the database.
-	serials *serials
+	serials *serials // nil without Config.Serials
 
-	// ctx bounds the opens in progress; close cancels it.
+	// ctx bounds the opens in progress; Close cancels it.
 	ctx    context.Context
 	cancel context.CancelFunc
 
 	mu     sync.Mutex           // guards tags and closed
 	tags   map[string]*tagEntry // the tags opened and being opened: at most maxTags
-	closed bool                 // set by close: no tag is opened from then on
+	closed bool                 // set by Close: no tag is opened from then on
 	// opening counts the opens in progress: Add under mu while !closed,
-	// so close, which sets closed first, waits for every one.
+	// so Close, which sets closed first, waits for every one.
 	opening sync.WaitGroup
 
 	// missingMu guards missing and missingSince. missing holds the tags
@@ -75,29 +91,30 @@ type tagEntry struct {
 	err   error // why the open failed; the entry is gone from tags then
 }
 
-// newTagServer serves the tags of table in dsn's database, up to maxTags
-// (at least 1) of them, their claims sized by claims. It checks the
-// table's name and creates the table where create is set and it is
-// missing; a missing table is otherwise a table without tags.
-func newTagServer(dsn, table string, maxTags int, create bool, claims claimFlags) (*tagServer, error) {
-	db, err := openDB(dsn)
-	if err != nil {
-		return nil, err
+// NewTags serves the tags of cfg's table. It checks the table's name, and
+// creates the table where cfg.Create is set and it is missing; a missing
+// table is otherwise a table without tags. It fails with the segment
+// package's errors: segment.ErrBadTag, uidgen.ErrBadTable, ... On failure
+// the serials are the caller's to close.
+func NewTags(cfg TagsConfig) (*Tags, error) {
+	if cfg.MaxTags == 0 {
+		cfg.MaxTags = DefaultMaxTags
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &tagServer{db: db, table: table, create: create, claims: claims, maxTags: maxTags, reg: prometheus.NewRegistry(), now: time.Now,
+	s := &Tags{base: cfg.Segment, create: cfg.Create, maxTags: cfg.MaxTags, reg: prometheus.NewRegistry(), now: time.Now,
 		ctx: ctx, cancel: cancel, tags: make(map[string]*tagEntry)}
-	listCtx, cancelList := context.WithTimeout(ctx, assignTimeout)
+	if len(cfg.Serials) > 0 {
+		s.serials = &serials{loc: cfg.Zone, byName: cfg.Serials}
+	}
+	listCtx, cancelList := context.WithTimeout(ctx, openTimeout)
 	defer cancelList()
-	cfg := segment.Config{DB: db, Table: table}
-	_, err = segment.List(listCtx, cfg)
-	if errors.Is(err, uidgen.ErrNoTable) && create {
-		err = segment.EnsureSchema(listCtx, cfg)
+	_, err := segment.List(listCtx, s.base)
+	if errors.Is(err, uidgen.ErrNoTable) && s.create {
+		err = segment.EnsureSchema(listCtx, s.base)
 	}
 	if err != nil && !errors.Is(err, uidgen.ErrNoTable) {
 		cancel()
-		db.Close()
-		return nil, segmentUsage(err)
+		return nil, err
 	}
 	return s, nil
 }
@@ -105,7 +122,7 @@ func newTagServer(dsn, table string, maxTags int, create bool, claims claimFlags
 // generator returns tag's generator, opening it on the tag's first request.
 // Concurrent first requests share one open; one that fails is tried again
 // by the next request. ctx bounds the wait, not the open.
-func (s *tagServer) generator(ctx context.Context, tag string) (*segment.Generator, error) {
+func (s *Tags) generator(ctx context.Context, tag string) (*segment.Generator, error) {
 	s.mu.Lock()
 	if s.closed {
 		s.mu.Unlock()
@@ -134,10 +151,10 @@ func (s *tagServer) generator(ctx context.Context, tag string) (*segment.Generat
 }
 
 // open opens tag's generator into e, or drops e with the reason.
-func (s *tagServer) open(tag string, e *tagEntry) {
+func (s *Tags) open(tag string, e *tagEntry) {
 	defer s.opening.Done()
 	defer close(e.ready)
-	ctx, cancel := context.WithTimeout(s.ctx, assignTimeout)
+	ctx, cancel := context.WithTimeout(s.ctx, openTimeout)
 	defer cancel()
 	e.g, e.err = s.newGenerator(ctx, tag)
 	if e.err != nil {
@@ -150,9 +167,9 @@ func (s *tagServer) open(tag string, e *tagEntry) {
 // newGenerator opens tag's generator and registers its metrics. Without
 // create it opens only a tag in the table (segment.Lookup), for segment.New
 // would create it.
-func (s *tagServer) newGenerator(ctx context.Context, tag string) (*segment.Generator, error) {
-	cfg := segment.Config{DB: s.db, Tag: tag, Table: s.table, Description: "made by uidgen serve"}
-	s.claims.apply(&cfg)
+func (s *Tags) newGenerator(ctx context.Context, tag string) (*segment.Generator, error) {
+	cfg := s.base
+	cfg.Tag = tag
 	var g *segment.Generator
 	var err error
 	if s.create {
@@ -178,8 +195,8 @@ func (s *tagServer) newGenerator(ctx context.Context, tag string) (*segment.Gene
 // it found the tag missing less than missingFresh ago. A missing tag or
 // table is errUnknownTag, and so is a name no row can have, which Lookup
 // refuses before it sends anything.
-func (s *tagServer) lookup(ctx context.Context, cfg segment.Config) (*segment.Generator, error) {
-	unknown := fmt.Errorf("%w: no row %q in %s: add one, or start serve with -create-tags", errUnknownTag, cfg.Tag, s.table)
+func (s *Tags) lookup(ctx context.Context, cfg segment.Config) (*segment.Generator, error) {
+	unknown := fmt.Errorf("%w: no row %q in %s: add one, or start serve with -create-tags", errUnknownTag, cfg.Tag, s.base.Table)
 	s.missingMu.Lock()
 	if s.now().Sub(s.missingSince) >= missingFresh {
 		s.missing, s.missingSince = map[string]bool{}, s.now()
@@ -202,10 +219,11 @@ func (s *tagServer) lookup(ctx context.Context, cfg segment.Config) (*segment.Ge
 	return g, err
 }
 
-// close stops opening tags, waits for the opens in progress, and closes
-// every generator, which gives back the numbers it holds, and the
-// database. Serve calls it once no request runs.
-func (s *tagServer) close() error {
+// Close stops opening tags, waits for the opens in progress, and closes
+// every generator and serial, which gives back the numbers each holds. It
+// leaves the database open, for the caller opened it. Serve calls it once
+// no request runs.
+func (s *Tags) Close() error {
 	s.mu.Lock()
 	s.closed = true
 	s.mu.Unlock()
@@ -225,9 +243,9 @@ func (s *tagServer) close() error {
 	}
 	wg.Wait()
 	if s.serials != nil {
-		errs = append(errs, s.serials.close())
+		errs = append(errs, s.serials.byName.Close())
 	}
-	return errors.Join(errors.Join(errs...), s.db.Close())
+	return errors.Join(errs...)
 }
 
 // tagView is one served tag on the /segments page, as Leaf's /cache page
@@ -245,7 +263,7 @@ type tagView struct {
 }
 
 // views returns the tags open now, by name.
-func (s *tagServer) views() map[string]tagView {
+func (s *Tags) views() map[string]tagView {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	v := make(map[string]tagView, len(s.tags))
@@ -273,7 +291,7 @@ func tagStatus(err error) int {
 		return http.StatusNotFound
 	case errors.Is(err, segment.ErrBadTag):
 		return http.StatusBadRequest
-	case errors.Is(err, errSegmentOff):
+	case errors.Is(err, ErrSegmentOff):
 		return http.StatusNotImplemented
 	default:
 		return http.StatusServiceUnavailable
@@ -282,9 +300,9 @@ func tagStatus(err error) int {
 
 // tagGenerator returns the generator of the request's tag, or answers why
 // there is none.
-func (s *idServer) tagGenerator(w http.ResponseWriter, r *http.Request) (*segment.Generator, bool) {
+func (s *Server) tagGenerator(w http.ResponseWriter, r *http.Request) (*segment.Generator, bool) {
 	if s.tags == nil {
-		writeError(w, tagStatus(errSegmentOff), errSegmentOff.Error())
+		writeError(w, tagStatus(ErrSegmentOff), ErrSegmentOff.Error())
 		return nil, false
 	}
 	if name, ok := s.tags.serials.owner(r.PathValue("tag")); ok {
@@ -299,7 +317,7 @@ func (s *idServer) tagGenerator(w http.ResponseWriter, r *http.Request) (*segmen
 	return g, true
 }
 
-func (s *idServer) segmentID(w http.ResponseWriter, r *http.Request) {
+func (s *Server) segmentID(w http.ResponseWriter, r *http.Request) {
 	g, ok := s.tagGenerator(w, r)
 	if !ok {
 		return
@@ -312,7 +330,7 @@ func (s *idServer) segmentID(w http.ResponseWriter, r *http.Request) {
 	writeNumber(w, n)
 }
 
-func (s *idServer) segmentIDs(w http.ResponseWriter, r *http.Request) {
+func (s *Server) segmentIDs(w http.ResponseWriter, r *http.Request) {
 	n, err := idsWanted(r.URL.RawQuery)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
@@ -334,14 +352,14 @@ func (s *idServer) segmentIDs(w http.ResponseWriter, r *http.Request) {
 
 // segments is the monitor page: every tag served, its ring, claims and
 // the numbers it holds.
-func (s *idServer) segments(w http.ResponseWriter, _ *http.Request) {
+func (s *Server) segments(w http.ResponseWriter, _ *http.Request) {
 	if s.tags == nil {
-		writeError(w, tagStatus(errSegmentOff), errSegmentOff.Error())
+		writeError(w, tagStatus(ErrSegmentOff), ErrSegmentOff.Error())
 		return
 	}
 	writeJSON(w, http.StatusOK, struct {
 		Table   string             `json:"table"`
 		MaxTags int                `json:"max_tags"`
 		Tags    map[string]tagView `json:"tags"`
-	}{s.tags.table, s.tags.maxTags, s.tags.views()})
+	}{s.tags.base.Table, s.tags.maxTags, s.tags.views()})
 }

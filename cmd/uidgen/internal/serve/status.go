@@ -1,4 +1,4 @@
-package main
+package serve
 
 import (
 	"bytes"
@@ -14,7 +14,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/cmd/uidgen/internal/human"
 	"github.com/seed4d941b13/uidgen/segment"
 )
@@ -32,21 +31,12 @@ const minRateWindow = time.Second
 // a database that hangs leaves the rest of the page readable.
 const tagReadTimeout = 2 * time.Second
 
-//go:embed serve_status.html
+//go:embed status.html
 var statusHTML string
 
 var statusTemplate = template.Must(template.New("status").Funcs(template.FuncMap{
 	"group": human.Group, "when": when, "span": span, "perSecond": perSecond,
 }).Parse(statusHTML))
-
-// genStatus is what the status page shows of serve's generator, read from
-// its Stats.
-type genStatus struct {
-	Taken         int64 // IDs handed out
-	RingSize      int64 // slots in the ring; 0 for a generator without one
-	RingAvailable int64 // IDs waiting in the ring
-	Lease         uidgen.LeaseStats
-}
 
 // idRate measures IDs a second as the difference of the IDs handed out
 // between two loads of the status page, by anyone, at least minRateWindow
@@ -85,17 +75,17 @@ func (r *idRate) measure(now time.Time, taken int64) rateSpan {
 
 // statusPage is what the status page shows.
 type statusPage struct {
-	Refresh  int // seconds between reloads
-	Now      time.Time
-	WorkerID int64
-	genStatus
+	Refresh     int // seconds between reloads
+	Now         time.Time
+	WorkerID    int64
+	Stats                     // the generator's; Ahead below shadows its Ahead
 	HorizonLeft time.Duration // from Now to Lease.ReservedUntil; 0 once past
 	Layout      string        // the widths, as "1+30+20+13 bits (sign+time+worker+sequence)"
 	Epoch       time.Time
 	RunsOut     time.Time
 	YearsLeft   float64 // from Now to RunsOut, in years of 365.25 days
 	Rate        rateSpan
-	Ahead       string         // human.Ahead of the ID time borrowed beyond the clock
+	Ahead       string         // human.Ahead of Stats.Ahead
 	Tags        *tagsStatus    // nil without -dsn
 	Serials     *serialsStatus // nil without -serial
 }
@@ -119,7 +109,7 @@ type tagRow struct {
 // root answers GET / with the status page where the Accept header prefers
 // text/html (a browser), and any other client (curl) with an index as
 // JSON: the worker ID, the layout and the routes. Other methods get 405.
-func (s *idServer) root(w http.ResponseWriter, r *http.Request) {
+func (s *Server) root(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Vary", "Accept")
 	if r.Method != http.MethodGet {
 		w.Header().Set("Allow", http.MethodGet)
@@ -127,7 +117,7 @@ func (s *idServer) root(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !prefersHTML(r.Header.Get("Accept")) {
-		writeJSON(w, http.StatusOK, index{WorkerID: strconv.FormatInt(s.g.workerID, 10), Layout: s.g.layout.Bits().String(), Routes: routeList})
+		writeJSON(w, http.StatusOK, index{WorkerID: strconv.FormatInt(s.g.WorkerID(), 10), Layout: s.g.Layout().Bits().String(), Routes: routeList})
 		return
 	}
 	var body bytes.Buffer
@@ -160,16 +150,16 @@ func prefersHTML(accept string) bool {
 
 // status reads the page's values: the generator's Stats, and where tags
 // are served, each open tag's view and row.
-func (s *idServer) status(ctx context.Context) statusPage {
+func (s *Server) status(ctx context.Context) statusPage {
 	now := s.now()
-	st := s.g.status()
-	layout := s.g.layout
+	st := s.g.Stats()
+	layout := s.g.Layout()
 	p := statusPage{
-		Refresh: statusRefresh, Now: now, WorkerID: s.g.workerID, genStatus: st,
+		Refresh: statusRefresh, Now: now, WorkerID: s.g.WorkerID(), Stats: st,
 		Layout: layout.Bits().String(), Epoch: layout.Epoch(), RunsOut: layout.RunsOut(),
 		YearsLeft: max(0, layout.RunsOut().Sub(now).Hours()/24/365.25),
 		Rate:      s.rate.measure(now, st.Taken),
-		Ahead:     human.Ahead(s.g.ahead()),
+		Ahead:     human.Ahead(st.Ahead),
 	}
 	if st.Lease.Leased {
 		p.HorizonLeft = max(0, st.Lease.ReservedUntil.Sub(now))
@@ -186,9 +176,9 @@ func (s *idServer) status(ctx context.Context) statusPage {
 // status returns the tags open now, with their rows where the table can
 // be read within tagReadTimeout. Only tags served appear, never the
 // table's other rows.
-func (s *tagServer) status(ctx context.Context) *tagsStatus {
+func (s *Tags) status(ctx context.Context) *tagsStatus {
 	views := s.views()
-	ts := &tagsStatus{Table: s.table, MaxTags: s.maxTags, Tags: make([]tagRow, 0, len(views))}
+	ts := &tagsStatus{Table: s.base.Table, MaxTags: s.maxTags, Tags: make([]tagRow, 0, len(views))}
 	for _, tag := range slices.Sorted(maps.Keys(views)) {
 		ts.Tags = append(ts.Tags, tagRow{Tag: tag, tagView: views[tag]})
 	}
@@ -197,7 +187,7 @@ func (s *tagServer) status(ctx context.Context) *tagsStatus {
 	}
 	ctx, cancel := context.WithTimeout(ctx, tagReadTimeout)
 	defer cancel()
-	rows, err := segment.List(ctx, segment.Config{DB: s.db, Table: s.table})
+	rows, err := segment.List(ctx, segment.Config{DB: s.base.DB, Table: s.base.Table})
 	if err != nil {
 		ts.ReadErr = err.Error()
 		return ts

@@ -1,4 +1,4 @@
-package main
+package serve
 
 import (
 	"encoding/json"
@@ -65,9 +65,9 @@ type leafError struct {
 }
 
 // leafSegment is Leaf's GET /api/segment/get/{key}: the tag's next number.
-func (s *idServer) leafSegment(w http.ResponseWriter, r *http.Request) {
+func (s *Server) leafSegment(w http.ResponseWriter, r *http.Request) {
 	if s.tags == nil {
-		s.leafFail(w, r, errSegmentOff.Error())
+		s.leafFail(w, r, ErrSegmentOff.Error())
 		return
 	}
 	// A -serial's tags are its own, as on /segment/: their numbers end with
@@ -95,8 +95,8 @@ func (s *idServer) leafSegment(w http.ResponseWriter, r *http.Request) {
 
 // leafSnowflake is Leaf's GET /api/snowflake/get/{key}: an ID of serve's
 // generator. Leaf's snowflake ignores the key, and so does this.
-func (s *idServer) leafSnowflake(w http.ResponseWriter, r *http.Request) {
-	uid, err := s.g.next()
+func (s *Server) leafSnowflake(w http.ResponseWriter, r *http.Request) {
+	uid, err := s.g.NextID()
 	if err != nil {
 		s.leafFail(w, r, err.Error())
 		return
@@ -112,7 +112,7 @@ func (s *idServer) leafSnowflake(w http.ResponseWriter, r *http.Request) {
 //
 // in the server's zone, as SimpleDateFormat's. A value that is not a
 // number gets Leaf's errorMsg; no value, Spring's 400.
-func (s *idServer) leafDecode(w http.ResponseWriter, r *http.Request) {
+func (s *Server) leafDecode(w http.ResponseWriter, r *http.Request) {
 	q, ok := r.URL.Query()["snowflakeId"]
 	if !ok {
 		s.leafError(w, r, http.StatusBadRequest, leafMissingParam, "Required String parameter 'snowflakeId' is not present")
@@ -139,13 +139,13 @@ func leafWrite(w http.ResponseWriter, n int64) {
 }
 
 // leafFail answers 500 with Spring Boot's body for LeafServerException(msg).
-func (s *idServer) leafFail(w http.ResponseWriter, r *http.Request, msg string) {
+func (s *Server) leafFail(w http.ResponseWriter, r *http.Request, msg string) {
 	s.leafError(w, r, http.StatusInternalServerError, leafException, msg)
 }
 
 // leafError answers status with Spring Boot's body for an exception of
 // class exception and message msg.
-func (s *idServer) leafError(w http.ResponseWriter, r *http.Request, status int, exception, msg string) {
+func (s *Server) leafError(w http.ResponseWriter, r *http.Request, status int, exception, msg string) {
 	body, err := json.Marshal(leafError{
 		Timestamp: s.now().UnixMilli(), Status: status, Error: http.StatusText(status),
 		Exception: exception, Message: msg, Path: r.URL.EscapedPath(),
