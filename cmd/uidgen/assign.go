@@ -57,22 +57,22 @@ func (m *makerFlags) config() (defaultgen.Config, func(), error) {
 // open builds the generator called name (see openContender) from the
 // config the flags describe; its close also releases what the Assigner or
 // Leaser holds.
-func (m *makerFlags) open(name string) (maker, defaultgen.Config, error) {
+func (m *makerFlags) open(name string) (maker, error) {
 	cfg, release, err := m.config()
 	if err != nil {
-		return maker{}, cfg, err
+		return maker{}, err
 	}
-	b, err := openContender(name, cfg)
+	g, err := openContender(name, cfg)
 	if err != nil {
 		release()
-		return maker{}, cfg, err
+		return maker{}, err
 	}
-	closeGen := b.close
-	b.close = func() error {
+	closeGen := g.close
+	g.close = func() error {
 		defer release()
 		return closeGen()
 	}
-	return b, cfg, nil
+	return g, nil
 }
 
 // workerFlags are the flags of the commands that make IDs: where the worker

@@ -63,34 +63,43 @@ func runGen(args []string, stdout, stderr io.Writer, store leaseStore) error {
 		return fmt.Errorf("%w: -%s needs -segment", ErrUsage, name)
 	}
 	format := encoding.Format
-	if *pattern != "" {
-		layout, err := mf.layout.layout()
-		if err != nil {
+	var (
+		layout uidgen.Layout
+		k      int64 // -key's
+		err    error
+	)
+	if *pattern != "" || *key != "" {
+		if layout, err = mf.layout.layout(); err != nil {
 			return err
 		}
+	}
+	if *pattern != "" {
 		f, err := zone.snowflake(*pattern, layout)
 		if err != nil {
 			return err
 		}
 		format = f.Format
 	}
+	if *key != "" {
+		if k, err = strconv.ParseInt(*key, 10, 64); err != nil {
+			return fmt.Errorf("%w: -key %q is not a 64-bit integer", ErrUsage, *key)
+		}
+		if layout.Bits().Spec().GeneBits == 0 {
+			return fmt.Errorf("%w: -key needs -gene-bits: the key goes in the gene bits", ErrUsage)
+		}
+	}
 	if *n == 0 {
 		return nil // nothing to print, so no worker ID taken, and no row or lease spent
 	}
-	g, cfg, err := mf.open(*generator)
+
+	g, err := mf.open(*generator)
 	if err != nil {
 		return err
 	}
 	defer g.close()
+
 	next := g.next
 	if *key != "" {
-		k, err := strconv.ParseInt(*key, 10, 64)
-		if err != nil {
-			return fmt.Errorf("%w: -key %q is not a 64-bit integer", ErrUsage, *key)
-		}
-		if cfg.Layout.Bits().Spec().GeneBits == 0 {
-			return fmt.Errorf("%w: -key needs -gene-bits: the key goes in the gene bits", ErrUsage)
-		}
 		next = func() (int64, error) { return g.nextFor(k) }
 	}
 	out := bufio.NewWriter(stdout)

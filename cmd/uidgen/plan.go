@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -123,35 +122,37 @@ func runPlan(args []string, stdout, stderr io.Writer, _ leaseStore) error {
 	if fs.NArg() > 0 {
 		return fmt.Errorf("%w: unexpected argument %q", ErrUsage, fs.Arg(0))
 	}
-	if *qps < 0 || math.IsInf(*qps, 0) || math.IsNaN(*qps) {
-		return fmt.Errorf("%w: -qps %v: must be 0 or more", ErrUsage, *qps)
-	}
-	if *restarts < 0 || math.IsInf(*restarts, 0) || math.IsNaN(*restarts) {
-		return fmt.Errorf("%w: -restarts-per-day %v: must be 0 or more", ErrUsage, *restarts)
+	for _, f := range []struct {
+		name string
+		v    float64
+	}{{"qps", *qps}, {"restarts-per-day", *restarts}, {"crashes-per-hour", *crashes}} {
+		if f.v < 0 || math.IsInf(f.v, 0) || math.IsNaN(f.v) {
+			return fmt.Errorf("%w: -%s %v: must be 0 or more", ErrUsage, f.name, f.v)
+		}
 	}
 	if *peak < 0 {
 		return fmt.Errorf("%w: -peak-workers %d: must be 0 or more", ErrUsage, *peak)
 	}
-	if *crashes < 0 || math.IsInf(*crashes, 0) || math.IsNaN(*crashes) {
-		return fmt.Errorf("%w: -crashes-per-hour %v: must be 0 or more", ErrUsage, *crashes)
-	}
 	if *horizon < worker.MinLeaseHorizon || *horizon > worker.MaxLeaseHorizon {
 		return fmt.Errorf("%w: -lease-horizon %v: want %v to %v", ErrUsage, *horizon, worker.MinLeaseHorizon, worker.MaxLeaseHorizon)
 	}
-	// Crashes at a steady rate keep rate × horizon IDs reserved at once.
-	reserved := int64(math.Ceil(*crashes * horizon.Hours()))
 	if *fit && layout.name != "" {
 		return fmt.Errorf("%w: -fit chooses the bits, -layout %s has its own: give one or the other", ErrUsage, layout.name)
 	}
-	if *fit {
-		set := false
-		fs.Visit(func(f *flag.Flag) {
-			set = set || f.Name == "time-bits" || f.Name == "worker-bits" || f.Name == "seq-bits"
-		})
-		if set {
-			return fmt.Errorf("%w: -fit chooses the bits: give -peak-workers and -years, not -time-bits, -worker-bits or -seq-bits", ErrUsage)
+	if *fit && setFlag(fs, "time-bits", "worker-bits", "seq-bits") != "" {
+		return fmt.Errorf("%w: -fit chooses the bits: give -peak-workers and -years, not -time-bits, -worker-bits or -seq-bits", ErrUsage)
+	}
+	var err error
+	start := time.Now().Truncate(time.Second)
+	if *from != "" {
+		if start, err = parseEpoch(*from); err != nil {
+			return fmt.Errorf("%w: -from %q is neither YYYY-MM-DD nor RFC 3339", ErrUsage, *from)
 		}
-		var err error
+	}
+
+	// Crashes at a steady rate keep rate × horizon IDs reserved at once.
+	reserved := int64(math.Ceil(*crashes * horizon.Hours()))
+	if *fit {
 		if layout.timeBits, layout.workerBits, layout.seqBits, err = fitLayout(*peak+reserved, *lifetime, layout.geneBits, *maxBits); err != nil {
 			return err
 		}
@@ -160,14 +161,9 @@ func runPlan(args []string, stdout, stderr io.Writer, _ leaseStore) error {
 	if err != nil {
 		return err
 	}
-	start := time.Now().Truncate(time.Second)
-	if *from != "" {
-		if start, err = parseEpoch(*from); err != nil {
-			return fmt.Errorf("%w: -from %q is neither YYYY-MM-DD nor RFC 3339", ErrUsage, *from)
-		}
-	}
 	p := makePlan(l, start, *qps, *restarts)
 	p.PeakWorkers, p.CrashesPerHour, p.LeaseHorizonSeconds, p.ReservedByCrashes = *peak, *crashes, horizon.Seconds(), reserved
+
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")

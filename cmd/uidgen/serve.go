@@ -110,7 +110,7 @@ func runServe(args []string, _, stderr io.Writer, store leaseStore) error {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
 	context.AfterFunc(ctx, stop)
-	g, _, err := mf.open(*generator)
+	g, err := mf.open(*generator)
 	if err != nil {
 		return err
 	}
