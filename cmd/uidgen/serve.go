@@ -166,11 +166,15 @@ func (t *tagFlags) register(fs *flag.FlagSet) {
 	t.zone.register(fs)
 }
 
-// check refuses the flags that have no table to act on: tagDSN is "" where
-// store, a lease store's flag, keeps the worker ID instead.
+// check refuses a -tz that names no zone, and the flags that have no
+// table to act on: tagDSN is "" where store, a lease store's flag, keeps
+// the worker ID instead.
 func (t *tagFlags) check(fs *flag.FlagSet, tagDSN, store string) error {
 	if t.zone.name != "" && len(t.serials) == 0 {
 		return fmt.Errorf("%w: -tz needs -serial: it is the zone of the serial numbers' dates", ErrUsage)
+	}
+	if _, err := t.zone.loc(); err != nil {
+		return err
 	}
 	if name := setFlag(fs, tagFlagNames...); name != "" && tagDSN == "" {
 		return fmt.Errorf("%w: -%s needs -dsn or -db: the tags live in a table, not in %s", ErrUsage, name, "-"+store)
@@ -192,7 +196,7 @@ func (t *tagFlags) open(dsn string) (*serve.Tags, func() error, error) {
 	if err != nil {
 		return nil, nil, errors.Join(err, db.Close())
 	}
-	loc, _ := t.zone.loc() // openSerials found it good, or had no use for it
+	loc, _ := t.zone.loc() // check found it good
 	tags, err := serve.NewTags(serve.TagsConfig{Segment: base, MaxTags: t.maxTags, Create: t.create, Serials: serials, Zone: loc})
 	if err != nil {
 		return nil, nil, errors.Join(segmentUsage(err), serials.Close(), db.Close())
@@ -206,14 +210,11 @@ func (t *tagFlags) openSerials(base segment.Config) (serve.Serials, error) {
 	if len(t.serials) == 0 {
 		return nil, nil
 	}
-	if _, err := t.zone.loc(); err != nil {
-		return nil, err
-	}
 	out := make(serve.Serials, len(t.serials))
 	for _, name := range slices.Sorted(maps.Keys(t.serials)) {
 		seg := base
 		seg.Tag, seg.Description = name, "made by uidgen serve -serial"
-		cfg, _ := t.zone.serialConfig(seg, t.serials[name])
+		cfg, _ := t.zone.serialConfig(seg, t.serials[name]) // check found the zone good
 		ctx, cancel := context.WithTimeout(context.Background(), assignTimeout)
 		g, err := newSerial(ctx, cfg)
 		cancel()
