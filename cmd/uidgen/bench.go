@@ -69,7 +69,7 @@ var contenders = []contender{
 			ahead:   func() time.Duration { return g.Stats().Ahead },
 			ring: func() string {
 				s := g.Stats()
-				return fmt.Sprintf("%s slots, %s pad runs, %s takes waited, %s failed",
+				return fmt.Sprintf("ring of %s, %s fills, %s takes waited, %s failed",
 					human.Group(s.Size), human.Group(s.Fills), human.Group(s.TakesWaited), human.Group(s.TakesFailed))
 			},
 			served:  servedCached{g},
@@ -161,7 +161,7 @@ func segmentContender(sf *segmentFlags, dsn string) contender {
 			ahead: func() time.Duration { return 0 },
 			ring: func() string {
 				s := g.Stats()
-				return fmt.Sprintf("%s slots, %s claims of up to %s, %s takes waited, %s failed",
+				return fmt.Sprintf("ring of %s, %s claims of up to %s, %s takes waited, %s failed",
 					human.Group(s.Size), human.Group(s.Claims), human.Group(s.ClaimSize), human.Group(s.TakesWaited), human.Group(s.TakesFailed))
 			},
 			close: closeAll,
