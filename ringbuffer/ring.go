@@ -295,10 +295,10 @@ func (r *Ring) Seal(err error) { r.sealed.CompareAndSwap(nil, &err) }
 // asks the RejectedTake policy, which either lets it look again or fails it;
 // see TakePolicy. A value is returned by at most one Take or TakeN.
 func (r *Ring) Take() (int64, error) {
-	// The common case, small enough to inline: one add on the only line a
-	// take writes takes the offset it passed over, whose value is fresh
-	// and neither its run's last nor one where the take looks at the
-	// threshold. takeOffset does the rest.
+	// The common case, spelled out so that it costs no second call: one
+	// add on the only line a take writes takes the offset it passed over,
+	// whose value is fresh and neither its run's last nor one where the
+	// take looks at the threshold. takeOffset does the rest.
 	d := r.cur.Load()
 	off := d.next.Add(1) - 1
 	if v := d.first + off*d.step; off < d.n-1 && off&r.wakeMask != 0 && v >= r.lowest.Load() {
