@@ -8,13 +8,9 @@ import "errors"
 // several return is defined here once, so that errors.Is(err,
 // uidgen.ErrUnreachable) holds whichever of them failed.
 var (
-	// ErrNoAssigner: a generator's Config has neither an Assigner nor a
-	// Leaser.
-	ErrNoAssigner = errors.New("no worker ID assigner")
-
-	// ErrAssignerAndLeaser: a generator's Config has both an Assigner and a
-	// Leaser; the worker ID comes from one of them.
-	ErrAssignerAndLeaser = errors.New("both an Assigner and a Leaser")
+	// ErrAssigner: a generator's Config has neither an Assigner nor a
+	// Leaser, or both; the worker ID comes from exactly one of them.
+	ErrAssigner = errors.New("want exactly one of an Assigner and a Leaser")
 
 	// ErrEpochInFuture: the epoch is later than the clock's now.
 	ErrEpochInFuture = errors.New("epoch is in the future")
@@ -28,7 +24,9 @@ var (
 	ErrWorkerIDRange = errors.New("worker ID out of range")
 
 	// ErrWorkerIDs: a WorkerIDRange starts below 1, is empty or ends above
-	// the largest worker ID of the layout, or "LO-HI" does not parse.
+	// the largest worker ID of the layout, or "LO-HI" does not parse; or
+	// LeaseWorkerID was given a largest worker ID below 1, which leaves no
+	// range at all.
 	ErrWorkerIDs = errors.New("bad worker ID range")
 
 	// ErrAfter: a generator's Config.After is negative.
@@ -58,9 +56,6 @@ var (
 	// ErrLeaseHorizon: a leaser's Config.LeaseHorizon is outside
 	// worker.MinLeaseHorizon to worker.MaxLeaseHorizon.
 	ErrLeaseHorizon = errors.New("lease horizon out of range")
-
-	// ErrMaxWorkerID: LeaseWorkerID was given a largest worker ID below 1.
-	ErrMaxWorkerID = errors.New("largest worker ID out of range")
 
 	// ErrNoFreeID: every worker ID a lease may take is held, and none came
 	// free before the context ended (or, under a context with no deadline,

@@ -65,8 +65,7 @@ type Generator struct {
 // for a lease) under ctx. Every field is checked before the Assigner or
 // Leaser is asked, so a bad Config costs no worker ID. Errors start
 // "defaultgen: " and wrap:
-//   - uidgen.ErrNoAssigner: Assigner and Leaser are both nil;
-//   - uidgen.ErrAssignerAndLeaser: Assigner and Leaser are both set;
+//   - uidgen.ErrAssigner: Assigner and Leaser are both nil, or both set;
 //   - uidgen.ErrEpochInFuture: the layout's epoch is after the clock's now;
 //   - uidgen.ErrTimeExhausted: the ticks since the layout's epoch no longer
 //     fit its time bits, or After is in the layout's last tick;

@@ -84,14 +84,14 @@ var _ uidgen.Leaser = (*Leased)(nil)
 // uidgen.ErrNoFreeID and ctx.Err() that names the range (under a ctx with no
 // deadline, after one lease TTL, with uidgen.ErrNoFreeID alone). Give ctx a
 // deadline: an unreachable cluster fails with the client's error only when ctx
-// ends. It fails with uidgen.ErrMaxWorkerID for a maxWorkerID below 1 and with
-// uidgen.ErrWorkerIDs for a range that ends above it, both before it sends
+// ends. It fails with uidgen.ErrWorkerIDs for a maxWorkerID below 1 or a
+// range that ends above it, both before it sends
 // anything, and with uidgen.ErrBadKey when a key under the prefix is not this
 // package's.
 func (l *Leased) LeaseWorkerID(ctx context.Context, maxWorkerID int64) (uidgen.Lease, error) {
 	op := "lease a worker ID under " + l.prefix
 	if maxWorkerID < 1 {
-		return nil, fmt.Errorf("etcdworker: %s: %w: %d, want 1 or more", op, uidgen.ErrMaxWorkerID, maxWorkerID)
+		return nil, fmt.Errorf("etcdworker: %s: %w: largest worker ID %d, want 1 or more", op, uidgen.ErrWorkerIDs, maxWorkerID)
 	}
 	lo, hi, err := l.ids.Bounds(maxWorkerID)
 	if err != nil {

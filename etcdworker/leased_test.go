@@ -116,8 +116,8 @@ func TestConfigErrors(t *testing.T) {
 	if l.prefix != "/a/" {
 		t.Errorf("prefix %q, want %q: a fleet's keys must not run into another fleet's", l.prefix, "/a/")
 	}
-	if _, err := l.LeaseWorkerID(t.Context(), 0); !errors.Is(err, uidgen.ErrMaxWorkerID) {
-		t.Errorf("LeaseWorkerID(0): %v, want %q", err, uidgen.ErrMaxWorkerID)
+	if _, err := l.LeaseWorkerID(t.Context(), 0); !errors.Is(err, uidgen.ErrWorkerIDs) {
+		t.Errorf("LeaseWorkerID(0): %v, want %q", err, uidgen.ErrWorkerIDs)
 	}
 }
 

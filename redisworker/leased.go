@@ -85,8 +85,8 @@ var _ uidgen.Leaser = (*Leased)(nil)
 // uidgen.ErrNoFreeID and ctx.Err() that names the range (under a ctx with no
 // deadline, after one lease TTL, with uidgen.ErrNoFreeID alone). A Redis that
 // does not answer is asked again every second until ctx ends, and the error
-// names its last failure. It fails with uidgen.ErrMaxWorkerID for a maxWorkerID
-// below 1 and with uidgen.ErrWorkerIDs for a range that ends above it, both
+// names its last failure. It fails with uidgen.ErrWorkerIDs for a maxWorkerID
+// below 1 or a range that ends above it, both
 // before it sends anything, with uidgen.ErrBadKey when a key of the fleet is
 // not this package's, and with an error wrapping ErrReplicas and ctx.Err() when
 // no take the replicas acknowledged landed before ctx ended: a failover that
@@ -95,7 +95,7 @@ var _ uidgen.Leaser = (*Leased)(nil)
 func (l *Leased) LeaseWorkerID(ctx context.Context, maxWorkerID int64) (uidgen.Lease, error) {
 	op := "lease a worker ID under " + l.prefix
 	if maxWorkerID < 1 {
-		return nil, fmt.Errorf("redisworker: %s: %w: %d, want 1 or more", op, uidgen.ErrMaxWorkerID, maxWorkerID)
+		return nil, fmt.Errorf("redisworker: %s: %w: largest worker ID %d, want 1 or more", op, uidgen.ErrWorkerIDs, maxWorkerID)
 	}
 	lo, hi, err := l.ids.Bounds(maxWorkerID)
 	if err != nil {

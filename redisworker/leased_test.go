@@ -215,8 +215,8 @@ func TestConfigErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, maxID := range []int64{0, -1} {
-		if _, err := l.LeaseWorkerID(t.Context(), maxID); !errors.Is(err, uidgen.ErrMaxWorkerID) || !strings.Contains(err.Error(), fmt.Sprint(maxID)) {
-			t.Errorf("LeaseWorkerID(%d): %v, want %q naming it", maxID, err, uidgen.ErrMaxWorkerID)
+		if _, err := l.LeaseWorkerID(t.Context(), maxID); !errors.Is(err, uidgen.ErrWorkerIDs) || !strings.Contains(err.Error(), fmt.Sprint(maxID)) {
+			t.Errorf("LeaseWorkerID(%d): %v, want %q naming it", maxID, err, uidgen.ErrWorkerIDs)
 		}
 	}
 }

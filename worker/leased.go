@@ -119,14 +119,14 @@ var _ uidgen.Leaser = (*Leased)(nil)
 // uidgen.ErrNoFreeID and ctx.Err() that names the range and how many IDs are held
 // (on a range of up to 3 IDs, each holder). Under a ctx with no deadline
 // it waits for one lease TTL, after which every ID a dead holder left has
-// expired, and then fails with uidgen.ErrNoFreeID alone. It fails with uidgen.ErrMaxWorkerID for a maxWorkerID below
-// 1, with uidgen.ErrWorkerIDs for a range that ends above maxWorkerID, both before
+// expired, and then fails with uidgen.ErrNoFreeID alone. It fails with uidgen.ErrWorkerIDs for a maxWorkerID below
+// 1 or a range that ends above it, both before
 // it sends anything, and otherwise as Disposable.AssignWorkerID does, or
 // with ErrNoLeaseColumns where the table lacks the lease columns.
 func (l *Leased) LeaseWorkerID(ctx context.Context, maxWorkerID int64) (uidgen.Lease, error) {
 	op := "lease a worker ID from " + l.table
 	if maxWorkerID < 1 {
-		return nil, fmt.Errorf("worker: %s: %w: %d, want 1 or more", op, uidgen.ErrMaxWorkerID, maxWorkerID)
+		return nil, fmt.Errorf("worker: %s: %w: largest worker ID %d, want 1 or more", op, uidgen.ErrWorkerIDs, maxWorkerID)
 	}
 	lo, hi, err := l.ids.Bounds(maxWorkerID)
 	if err != nil {

@@ -229,7 +229,7 @@ func TestLeasedErrors(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, err = l.LeaseWorkerID(ctx, 0)
-		checkErr(t, "LeaseWorkerID(0)", err, uidgen.ErrMaxWorkerID, []string{"worker: lease a worker ID from " + table, "0, want 1 or more"})
+		checkErr(t, "LeaseWorkerID(0)", err, uidgen.ErrWorkerIDs, []string{"worker: lease a worker ID from " + table, "0, want 1 or more"})
 		_, err = l.LeaseWorkerID(ctx, 7)
 		noColumn := map[string]string{"mysql": "1054", "postgres": "42703"}[srv.Kind]
 		checkErr(t, "LeaseWorkerID without the lease columns", err, ErrNoLeaseColumns, []string{"EnsureSchema", noColumn})

@@ -67,8 +67,7 @@ type Scheme struct {
 // New checks p without I/O and returns the Scheme it describes, with no
 // worker ID yet. Its errors carry no package prefix; the generator adds its
 // own. It fails on:
-//   - neither an Assigner nor a Leaser (uidgen.ErrNoAssigner);
-//   - both (uidgen.ErrAssignerAndLeaser);
+//   - neither an Assigner nor a Leaser, or both (uidgen.ErrAssigner);
 //   - an epoch after now (uidgen.ErrEpochInFuture);
 //   - an epoch whose time bits ran out before now, or an After in the
 //     layout's last tick (uidgen.ErrTimeExhausted);
@@ -79,10 +78,10 @@ func New(p Params) (*Scheme, error) {
 		layout = uidgen.DefaultLayout()
 	}
 	if p.Assigner == nil && p.Leaser == nil {
-		return nil, fmt.Errorf("%w: set Config.Assigner (uidgen.Static(id) for one process, a worker.NewDisposable for a fleet) or Config.Leaser (a worker.NewLeased)", uidgen.ErrNoAssigner)
+		return nil, fmt.Errorf("%w: set Config.Assigner (uidgen.Static(id) for one process, a worker.NewDisposable for a fleet) or Config.Leaser (a worker.NewLeased)", uidgen.ErrAssigner)
 	}
 	if p.Assigner != nil && p.Leaser != nil {
-		return nil, fmt.Errorf("%w: Config.Assigner %T and Config.Leaser %T are both set; the worker ID comes from one of them", uidgen.ErrAssignerAndLeaser, p.Assigner, p.Leaser)
+		return nil, fmt.Errorf("%w: Config.Assigner %T and Config.Leaser %T are both set; the worker ID comes from one of them", uidgen.ErrAssigner, p.Assigner, p.Leaser)
 	}
 	if p.Clock == nil {
 		p.Clock = uidgen.SystemClock()
