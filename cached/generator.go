@@ -162,7 +162,6 @@ type Generator struct {
 	ring   *ringbuffer.Ring
 	src    *ticks
 	padder *padding.Executor
-	sow    bool // the layout has gene bits, which takes sow (scheme.Sow)
 
 	closed    atomic.Bool // set once, by Close; read by every NextID
 	closeOnce sync.Once
@@ -270,7 +269,7 @@ func start(c checked, ring *ringbuffer.Ring) (*Generator, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Generator{s: c.s, ring: ring, src: src, padder: padder, sow: c.s.Bits().Spec().GeneBits > 0}, nil
+	return &Generator{s: c.s, ring: ring, src: src, padder: padder}, nil
 }
 
 // NextID returns a new UID. IDs from one goroutine increase (on a layout
@@ -291,10 +290,7 @@ func (g *Generator) NextID() (int64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("cached: next ID: %w", err)
 	}
-	if g.sow {
-		uid = g.s.Sow(uid)
-	}
-	return uid, nil
+	return g.s.Sow(uid), nil
 }
 
 // NextIDFor returns a new UID whose gene bits are key's low ones, so that
@@ -327,11 +323,7 @@ func (g *Generator) NextIDs(dst []int64) (int, error) {
 		return 0, fmt.Errorf("cached: next IDs: %w", uidgen.ErrClosed)
 	}
 	n, err := g.ring.TakeAll(dst)
-	if g.sow {
-		for i, uid := range dst[:n] {
-			dst[i] = g.s.Sow(uid)
-		}
-	}
+	g.s.SowAll(dst[:n])
 	if err != nil {
 		return n, fmt.Errorf("cached: next IDs: %w", err)
 	}

@@ -47,6 +47,10 @@ type Scheme struct {
 	layout uidgen.Layout
 	alloc  *bits.Allocator
 
+	// seqShift is where the sequence starts in a UID, and geneBits the
+	// gene's width: Sow's shifts, read once here rather than on every take.
+	seqShift, geneBits uint
+
 	clock    uidgen.Clock
 	assigner uidgen.Assigner // nil when leaser is set
 	leaser   uidgen.Leaser   // nil when assigner is set
@@ -95,6 +99,8 @@ func New(p Params) (*Scheme, error) {
 		leaser:   p.Leaser,
 		maxAhead: p.MaxAhead,
 	}
+	s.seqShift = uint(mathbits.TrailingZeros64(uint64(s.alloc.Allocate(0, 0, 1))))
+	s.geneBits = uint(s.alloc.Spec().GeneBits)
 	if now := s.clock.Now(); now.Before(epoch) {
 		return nil, fmt.Errorf("%w: epoch %s is after now %s",
 			uidgen.ErrEpochInFuture, FormatTime(epoch), FormatTime(now))
@@ -405,12 +411,21 @@ func (s *Scheme) Spread(base int64) int64 {
 // at the cost of one multiply a UID. Base itself for a layout without
 // gene bits.
 func (s *Scheme) Sow(base int64) int64 {
-	g := s.alloc.Spec().GeneBits
-	if g == 0 {
+	if s.geneBits == 0 {
 		return base
 	}
-	seq := uint64(base) >> uint(mathbits.TrailingZeros64(uint64(s.alloc.Allocate(0, 0, 1))))
-	return base | int64(seq*golden>>(64-g))
+	return base | int64((uint64(base)>>s.seqShift)*golden>>(64-s.geneBits))
+}
+
+// SowAll sows each of uids, as Sow does, with one look at the layout for
+// them all.
+func (s *Scheme) SowAll(uids []int64) {
+	if s.geneBits == 0 {
+		return
+	}
+	for i, uid := range uids {
+		uids[i] = s.Sow(uid)
+	}
 }
 
 // golden is 2^64 over the golden ratio, odd.
