@@ -8,6 +8,13 @@ import "errors"
 // several return is defined here once, so that errors.Is(err,
 // uidgen.ErrUnreachable) holds whichever of them failed.
 var (
+	// ErrConfig: a Config, or an argument to a constructor, holds a value
+	// the package cannot work with: a required field is missing, or a
+	// field is outside its limits. It is a fault for a person to fix, not
+	// one to retry; the message names the field, the value and the
+	// limits. Every package returns it for its own Config.
+	ErrConfig = errors.New("invalid config")
+
 	// ErrAssigner: a generator's Config has neither an Assigner nor a
 	// Leaser, or both; the worker ID comes from exactly one of them.
 	ErrAssigner = errors.New("want exactly one of an Assigner and a Leaser")
