@@ -15,10 +15,6 @@ var (
 	// limits. Every package returns it for its own Config.
 	ErrConfig = errors.New("invalid config")
 
-	// ErrAssigner: a generator's Config has neither an Assigner nor a
-	// Leaser, or both; the worker ID comes from exactly one of them.
-	ErrAssigner = errors.New("want exactly one of an Assigner and a Leaser")
-
 	// ErrEpochInFuture: the epoch is later than the clock's now.
 	ErrEpochInFuture = errors.New("epoch is in the future")
 
@@ -35,9 +31,6 @@ var (
 	// LeaseWorkerID was given a largest worker ID below 1, which leaves no
 	// range at all.
 	ErrWorkerIDs = errors.New("bad worker ID range")
-
-	// ErrAfter: a generator's Config.After is negative.
-	ErrAfter = errors.New("invalid After")
 
 	// ErrClockBackwards: the clock stepped back further than a generator
 	// can bridge without repeating an ID.

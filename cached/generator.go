@@ -172,11 +172,11 @@ type Generator struct {
 // lease) under ctx, fills the ring, and starts the padding goroutine; Close
 // stops it. Every field is checked before the Assigner or Leaser is asked,
 // so a bad Config costs no worker ID. Errors start "cached: " and wrap:
-//   - uidgen.ErrAssigner: Assigner and Leaser are both nil, or both set;
+//   - uidgen.ErrConfig: Assigner and Leaser are both nil, or both set; or
+//     After is negative;
 //   - uidgen.ErrEpochInFuture: the layout's epoch is after the clock's now;
 //   - uidgen.ErrTimeExhausted: the ticks since the layout's epoch no longer
 //     fit its time bits, or After is in the layout's last tick;
-//   - uidgen.ErrAfter: After is negative;
 //   - ErrBoostPower: BoostPower is negative or makes the ring too large;
 //   - ringbuffer.ErrPaddingFactor: PaddingFactor is outside (0, 100);
 //   - ErrMaxAhead: MaxAhead is negative, or shorter than a tick;

@@ -61,8 +61,8 @@ func TestNewRejects(t *testing.T) {
 		want error
 		text string
 	}{
-		{"no assigner or leaser", Config{}, uidgen.ErrAssigner, "Config.Assigner (uidgen.Static(id) for one process, a worker.NewDisposable for a fleet) or Config.Leaser"},
-		{"assigner and leaser", Config{Leaser: &leasetest.Leaser{ID: 1}}, uidgen.ErrAssigner,
+		{"no assigner or leaser", Config{}, uidgen.ErrConfig, "Config.Assigner (uidgen.Static(id) for one process, a worker.NewDisposable for a fleet) or Config.Leaser"},
+		{"assigner and leaser", Config{Leaser: &leasetest.Leaser{ID: 1}}, uidgen.ErrConfig,
 			"Config.Assigner *cached.countingAssigner and Config.Leaser *leasetest.Leaser are both set"},
 		{"epoch in the future", Config{Layout: idtest.LayoutFrom(t, uidgen.DefaultLayout().Bits().Spec(), time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)), Clock: now},
 			uidgen.ErrEpochInFuture, "epoch 2027-01-01"},
@@ -71,7 +71,7 @@ func TestNewRejects(t *testing.T) {
 		{"ring too large", Config{BoostPower: 12}, ErrBoostPower, "2^25 IDs"},
 		{"padding factor 100", Config{PaddingFactor: 100}, ringbuffer.ErrPaddingFactor, "100"},
 		{"MaxAhead under a tick", Config{Layout: sonyflakeLayout, MaxAhead: 5 * time.Millisecond}, ErrMaxAhead, "5ms is shorter than the layout's tick, 10ms"},
-		{"negative After", Config{After: -5}, uidgen.ErrAfter, "Config.After is -5"},
+		{"negative After", Config{After: -5}, uidgen.ErrConfig, "Config.After is -5"},
 		{"After in the last tick", Config{After: math.MaxInt64}, uidgen.ErrTimeExhausted, fmt.Sprintf("After ID %d", int64(math.MaxInt64))},
 	}
 	for _, tt := range tests {

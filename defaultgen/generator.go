@@ -65,13 +65,13 @@ type Generator struct {
 // for a lease) under ctx. Every field is checked before the Assigner or
 // Leaser is asked, so a bad Config costs no worker ID. Errors start
 // "defaultgen: " and wrap:
-//   - uidgen.ErrAssigner: Assigner and Leaser are both nil, or both set;
+//   - uidgen.ErrConfig: Assigner and Leaser are both nil, or both set; or
+//     After is negative;
 //   - uidgen.ErrEpochInFuture: the layout's epoch is after the clock's now;
 //   - uidgen.ErrTimeExhausted: the ticks since the layout's epoch no longer
 //     fit its time bits, or After is in the layout's last tick;
 //   - uidgen.ErrClockBackwards: After's next tick is more than MaxClockWait
 //     ahead of the clock;
-//   - uidgen.ErrAfter: After is negative;
 //   - the Assigner's or Leaser's own error;
 //   - ctx.Err(), where a leased worker ID's first tick, above the
 //     seconds its last holder reserved, is more than MaxClockWait ahead of

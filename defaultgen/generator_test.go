@@ -208,9 +208,9 @@ func TestNewRejectsBadConfig(t *testing.T) {
 		message []string
 	}{
 		{"no assigner", nil, defaultgen.Config{},
-			uidgen.ErrAssigner, []string{"Config.Assigner (uidgen.Static(id)", "or Config.Leaser (a worker.NewLeased)"}},
+			uidgen.ErrConfig, []string{"Assigner and Leaser are both nil", "Config.Assigner (uidgen.Static(id)", "or Config.Leaser (a worker.NewLeased)"}},
 		{"assigner and leaser", nil, defaultgen.Config{Assigner: uidgen.Static(1), Leaser: &leasetest.Leaser{ID: 1}},
-			uidgen.ErrAssigner, []string{"defaultgen: ", "Config.Assigner uidgen.static and Config.Leaser *leasetest.Leaser are both set"}},
+			uidgen.ErrConfig, []string{"defaultgen: ", "Config.Assigner uidgen.static and Config.Leaser *leasetest.Leaser are both set"}},
 		{"epoch in the future", nil, defaultgen.Config{Layout: idtest.LayoutFrom(t, uidgen.DefaultLayout().Bits().Spec(), time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)),
 			Assigner: uidgen.Static(1), Clock: now},
 			uidgen.ErrEpochInFuture, []string{"epoch 2027-01-01 00:00:00 UTC", "now 2026-11-22 12:00:00 UTC"}},
