@@ -178,7 +178,7 @@ type Generator struct {
 //   - uidgen.ErrTimeExhausted: the ticks since the layout's epoch no longer
 //     fit its time bits, or After is in the layout's last tick;
 //   - ErrBoostPower: BoostPower is negative or makes the ring too large;
-//   - ringbuffer.ErrPaddingFactor: PaddingFactor is outside (0, 100);
+//   - uidgen.ErrConfig: PaddingFactor is outside (0, 100);
 //   - ErrMaxAhead: MaxAhead is negative, or shorter than a tick;
 //   - ErrMaxLag: MaxLag is above 0 but below a second;
 //   - the Assigner's or Leaser's own error;

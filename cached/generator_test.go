@@ -69,7 +69,7 @@ func TestNewRejects(t *testing.T) {
 		{"epoch spent", Config{Layout: baidu, Clock: now}, uidgen.ErrTimeExhausted, "ran out at 2024-11-20 21:24:16 UTC"},
 		{"negative boost", Config{BoostPower: -1}, ErrBoostPower, "-1 with 13 sequence bits"},
 		{"ring too large", Config{BoostPower: 12}, ErrBoostPower, "2^25 IDs"},
-		{"padding factor 100", Config{PaddingFactor: 100}, ringbuffer.ErrPaddingFactor, "100"},
+		{"padding factor 100", Config{PaddingFactor: 100}, uidgen.ErrConfig, "PaddingFactor 100, want more than 0 and less than 100"},
 		{"MaxAhead under a tick", Config{Layout: sonyflakeLayout, MaxAhead: 5 * time.Millisecond}, ErrMaxAhead, "5ms is shorter than the layout's tick, 10ms"},
 		{"negative After", Config{After: -5}, uidgen.ErrConfig, "Config.After is -5"},
 		{"After in the last tick", Config{After: math.MaxInt64}, uidgen.ErrTimeExhausted, fmt.Sprintf("After ID %d", int64(math.MaxInt64))},

@@ -23,14 +23,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/ringbuffer"
-)
-
-var (
-	// ErrConfig: Config.Ring or Config.Source is nil.
-	ErrConfig = errors.New("incomplete padding config")
-	// ErrInterval: Config.Interval is negative.
-	ErrInterval = errors.New("negative schedule interval")
 )
 
 // Pause is what a Source's Next returns, as its error, when it has nothing to
@@ -110,15 +104,16 @@ type Executor struct {
 }
 
 // New checks cfg, fills cfg.Ring, and starts the goroutine that keeps it
-// full. It fails when Ring or Source is nil (ErrConfig) or Interval is
-// negative (ErrInterval). If the source fails during the first fill, New
-// still succeeds: the ring is sealed, and takes fail once it drains.
+// full. It fails with an error wrapping uidgen.ErrConfig, naming the
+// field, when Ring or Source is nil or Interval is negative. If the source
+// fails during the first fill, New still succeeds: the ring is sealed, and
+// takes fail once it drains.
 func New(cfg Config) (*Executor, error) {
 	if cfg.Ring == nil || cfg.Source == nil {
-		return nil, fmt.Errorf("%w: Ring %v and Source %v are both required", ErrConfig, cfg.Ring != nil, cfg.Source != nil)
+		return nil, fmt.Errorf("padding: %w: Ring set %v, Source set %v: want both", uidgen.ErrConfig, cfg.Ring != nil, cfg.Source != nil)
 	}
 	if cfg.Interval < 0 {
-		return nil, fmt.Errorf("%w: %v, want 0 (off) or more", ErrInterval, cfg.Interval)
+		return nil, fmt.Errorf("padding: %w: Interval %v, want 0 (off) or more", uidgen.ErrConfig, cfg.Interval)
 	}
 	e := &Executor{
 		ring:  cfg.Ring,

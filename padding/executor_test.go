@@ -2,10 +2,12 @@ package padding
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
 
+	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/internal/leaktest"
 	"github.com/seed4d941b13/uidgen/ringbuffer"
 )
@@ -73,15 +75,15 @@ func TestNewRejects(t *testing.T) {
 	for _, tt := range []struct {
 		name string
 		cfg  Config
-		want error
+		text string // the field the error names
 	}{
-		{"no ring", Config{Source: src}, ErrConfig},
-		{"no source", Config{Ring: ring}, ErrConfig},
-		{"negative interval", Config{Ring: ring, Source: src, Interval: -time.Second}, ErrInterval},
+		{"no ring", Config{Source: src}, "Ring set false, Source set true"},
+		{"no source", Config{Ring: ring}, "Ring set true, Source set false"},
+		{"negative interval", Config{Ring: ring, Source: src, Interval: -time.Second}, "Interval -1s, want 0 (off) or more"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			if e, err := New(tt.cfg); !errors.Is(err, tt.want) || e != nil {
-				t.Fatalf("New = %v, %v; want nil, %v", e, err, tt.want)
+			if e, err := New(tt.cfg); !errors.Is(err, uidgen.ErrConfig) || e != nil || !strings.HasPrefix(err.Error(), "padding: ") || !strings.Contains(err.Error(), tt.text) {
+				t.Fatalf("New = %v, %v; want nil and an error wrapping %v, starting \"padding: \", that says %q", e, err, uidgen.ErrConfig, tt.text)
 			}
 		})
 	}

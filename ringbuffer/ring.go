@@ -10,6 +10,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/cpu"
+
+	"github.com/seed4d941b13/uidgen"
 )
 
 // MaxSize is the largest ring New accepts: 2^24 values.
@@ -18,15 +20,10 @@ const MaxSize = 1 << 24
 // DefaultPaddingFactor is the padding factor of a Config that leaves it zero.
 const DefaultPaddingFactor = 50
 
-var (
-	// ErrSize: Config.Size is not a power of two in [1, MaxSize].
-	ErrSize = errors.New("ring size is not a power of two in range")
-	// ErrPaddingFactor: Config.PaddingFactor is outside (0, 100).
-	ErrPaddingFactor = errors.New("padding factor out of range")
-	// ErrEmpty: Take found the ring empty and its TakePolicy gave up, or the
-	// producer sealed the ring and it has drained.
-	ErrEmpty = errors.New("ring is empty")
-)
+// ErrEmpty: Take found the ring empty and its TakePolicy gave up, or the
+// producer sealed the ring and it has drained. A bad Config is
+// uidgen.ErrConfig.
+var ErrEmpty = errors.New("ring is empty")
 
 // lineSize is the cache line size of the target, as x/sys/cpu pads it.
 const lineSize = unsafe.Sizeof(cpu.CacheLinePad{})
@@ -146,19 +143,20 @@ type Ring struct {
 	_ cpu.CacheLinePad
 }
 
-// New returns an empty Ring built from cfg. It fails, naming the value and
-// the limit, when Size is not a power of two in [1, MaxSize] (ErrSize) or
-// PaddingFactor is outside (0, 100) (ErrPaddingFactor).
+// New returns an empty Ring built from cfg. It fails with an error
+// wrapping uidgen.ErrConfig, naming the field, the value and the limit, when
+// Size is not a power of two in [1, MaxSize] or PaddingFactor is outside
+// (0, 100).
 func New(cfg Config) (*Ring, error) {
 	if cfg.Size < 1 || cfg.Size > MaxSize || cfg.Size&(cfg.Size-1) != 0 {
-		return nil, fmt.Errorf("%w: size %d, want a power of two from 1 to %d", ErrSize, cfg.Size, MaxSize)
+		return nil, fmt.Errorf("ringbuffer: %w: Size %d, want a power of two from 1 to %d", uidgen.ErrConfig, cfg.Size, MaxSize)
 	}
 	factor := cfg.PaddingFactor
 	if factor == 0 {
 		factor = DefaultPaddingFactor
 	}
 	if factor <= 0 || factor >= 100 {
-		return nil, fmt.Errorf("%w: padding factor %d, want more than 0 and less than 100", ErrPaddingFactor, factor)
+		return nil, fmt.Errorf("ringbuffer: %w: PaddingFactor %d, want more than 0 and less than 100", uidgen.ErrConfig, factor)
 	}
 	size := int64(cfg.Size)
 	// A run takes two lines and a pointer where a value took a quarter of

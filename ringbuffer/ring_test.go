@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -14,6 +15,7 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/internal/sizetest"
 )
 
@@ -21,20 +23,20 @@ func TestNewRejects(t *testing.T) {
 	tests := []struct {
 		name string
 		cfg  Config
-		want error
+		text string // the field and value the error names
 	}{
-		{"zero size", Config{Size: 0}, ErrSize},
-		{"negative size", Config{Size: -8}, ErrSize},
-		{"not a power of two", Config{Size: 12}, ErrSize},
-		{"above MaxSize", Config{Size: MaxSize * 2}, ErrSize},
-		{"negative factor", Config{Size: 8, PaddingFactor: -1}, ErrPaddingFactor},
-		{"factor 100", Config{Size: 8, PaddingFactor: 100}, ErrPaddingFactor},
+		{"zero size", Config{Size: 0}, "Size 0,"},
+		{"negative size", Config{Size: -8}, "Size -8,"},
+		{"not a power of two", Config{Size: 12}, "Size 12,"},
+		{"above MaxSize", Config{Size: MaxSize * 2}, "Size 33554432, want a power of two from 1 to 16777216"},
+		{"negative factor", Config{Size: 8, PaddingFactor: -1}, "PaddingFactor -1,"},
+		{"factor 100", Config{Size: 8, PaddingFactor: 100}, "PaddingFactor 100, want more than 0 and less than 100"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r, err := New(tt.cfg)
-			if !errors.Is(err, tt.want) || r != nil {
-				t.Fatalf("New(%+v) = %v, %v; want nil, %v", tt.cfg, r, err, tt.want)
+			if !errors.Is(err, uidgen.ErrConfig) || r != nil || !strings.HasPrefix(err.Error(), "ringbuffer: ") || !strings.Contains(err.Error(), tt.text) {
+				t.Fatalf("New(%+v) = %v, %v; want nil and an error wrapping %v, starting \"ringbuffer: \", that says %q", tt.cfg, r, err, uidgen.ErrConfig, tt.text)
 			}
 		})
 	}
