@@ -52,19 +52,6 @@ const DefaultBoostPower = 3
 // zero.
 const minTickRingBits = 16
 
-var (
-	// ErrBoostPower: Config.BoostPower is negative, or makes the ring
-	// larger than ringbuffer.MaxSize.
-	ErrBoostPower = errors.New("boost power out of range")
-
-	// ErrMaxAhead: Config.MaxAhead is negative, or above 0 and shorter
-	// than the layout's tick.
-	ErrMaxAhead = errors.New("MaxAhead out of range")
-
-	// ErrMaxLag: Config.MaxLag is above 0 but below a second.
-	ErrMaxLag = errors.New("MaxLag below a second")
-)
-
 // errNextIDClosed is what NextID returns after Close, made once so that the
 // check costs no allocation.
 var errNextIDClosed = fmt.Errorf("cached: next ID: %w", uidgen.ErrClosed)
@@ -177,10 +164,10 @@ type Generator struct {
 //   - uidgen.ErrEpochInFuture: the layout's epoch is after the clock's now;
 //   - uidgen.ErrTimeExhausted: the ticks since the layout's epoch no longer
 //     fit its time bits, or After is in the layout's last tick;
-//   - ErrBoostPower: BoostPower is negative or makes the ring too large;
-//   - uidgen.ErrConfig: PaddingFactor is outside (0, 100);
-//   - ErrMaxAhead: MaxAhead is negative, or shorter than a tick;
-//   - ErrMaxLag: MaxLag is above 0 but below a second;
+//   - uidgen.ErrConfig, naming the field, its value and its limits:
+//     BoostPower is negative or makes the ring too large; PaddingFactor
+//     is outside (0, 100); MaxAhead is negative, or shorter than a tick;
+//     MaxLag is above 0 but below a second;
 //   - the Assigner's or Leaser's own error;
 //   - ctx.Err(), where a leased worker ID's first tick, or After's next
 //     one, is more than MaxAhead ahead of the clock and ctx ends before the
@@ -242,18 +229,18 @@ func (cfg Config) check() (checked, error) {
 		boost = max(boost, minTickRingBits-seqBits)
 	}
 	if maxBits := bits.Len(ringbuffer.MaxSize) - 1; boost < 1 || seqBits+boost > maxBits {
-		return checked{}, fmt.Errorf("%w: %d with %d sequence bits makes a ring of 2^%d IDs; want a boost power of at least 1 and a ring of at most 2^%d (ringbuffer.MaxSize)",
-			ErrBoostPower, boost, seqBits, seqBits+boost, maxBits)
+		return checked{}, fmt.Errorf("%w: BoostPower %d with %d sequence bits makes a ring of 2^%d IDs; want a boost power of at least 1 and a ring of at most 2^%d (ringbuffer.MaxSize)",
+			uidgen.ErrConfig, boost, seqBits, seqBits+boost, maxBits)
 	}
 	c.ringSize = 1 << (seqBits + boost)
 	if c.maxAhead < 0 {
-		return checked{}, fmt.Errorf("%w: %v, want 0 (unbounded) or more", ErrMaxAhead, c.maxAhead)
+		return checked{}, fmt.Errorf("%w: MaxAhead %v, want 0 (unbounded) or more", uidgen.ErrConfig, c.maxAhead)
 	}
 	if c.maxAhead > 0 && c.maxAhead < s.Tick() {
-		return checked{}, fmt.Errorf("%w: %v is shorter than the layout's tick, %v: want 0 (unbounded) or a tick or more", ErrMaxAhead, c.maxAhead, s.Tick())
+		return checked{}, fmt.Errorf("%w: MaxAhead %v is shorter than the layout's tick, %v: want 0 (unbounded) or a tick or more", uidgen.ErrConfig, c.maxAhead, s.Tick())
 	}
 	if c.maxLag > 0 && c.maxLag < time.Second {
-		return checked{}, fmt.Errorf("%w: %v, want a second or more, or below 0 for no bound", ErrMaxLag, c.maxLag)
+		return checked{}, fmt.Errorf("%w: MaxLag %v, want a second or more, or below 0 for no bound", uidgen.ErrConfig, c.maxLag)
 	}
 	if c.maxLag > 0 {
 		c.interval = time.Second // the stale bound moves once a second
