@@ -63,18 +63,6 @@ var (
 	// character other than letters, digits and . _ - :.
 	ErrBadTag = errors.New("bad tag")
 
-	// ErrStep: Config.Step is outside [1, 2^31-1] (the step column is an
-	// INT), MaxStep is below the tag's step or above StepLimit, or
-	// ClaimEvery is negative.
-	ErrStep = errors.New("bad range size")
-
-	// ErrStart: Config.Start is negative or above MaxStart.
-	ErrStart = errors.New("bad start")
-
-	// ErrRingSize: Config.RingSize is not a power of two in [2,
-	// ringbuffer.MaxSize].
-	ErrRingSize = errors.New("bad ring size")
-
 	// ErrTagGone: the tag's row is no longer in the table, or its max_id
 	// went back below a range this generator claimed, as when the row is
 	// deleted and made again. The generator stops claiming: handing out
@@ -178,10 +166,12 @@ var errNextIDClosed = fmt.Errorf("segment: next ID: %w", uidgen.ErrClosed)
 // New checks cfg, creates the tag if it is missing, claims the first range
 // under ctx, fills the ring and starts the padding and claiming goroutines.
 // Every field is checked before anything is written. Errors start "segment: "
-// and wrap uidgen.ErrNilDB, uidgen.ErrDialect, uidgen.ErrBadTable, ErrBadTag,
-// ErrStep, ErrStart or ErrRingSize for a bad Config, uidgen.ErrNoTable when the
-// table is missing, and otherwise the database's error (uidgen.ErrUnreachable,
-// uidgen.ErrAccessDenied, ctx.Err()).
+// and wrap uidgen.ErrNilDB, uidgen.ErrDialect, uidgen.ErrBadTable, ErrBadTag
+// or, naming the field, its value and its limits, uidgen.ErrConfig for a bad
+// Config: a Step, MaxStep, ClaimEvery, Start or RingSize outside the limits
+// its doc gives, or a MaxStep below the step of the tag's row. They wrap
+// uidgen.ErrNoTable when the table is missing, and otherwise the database's
+// error (uidgen.ErrUnreachable, uidgen.ErrAccessDenied, ctx.Err()).
 func New(ctx context.Context, cfg Config) (*Generator, error) { return newGenerator(ctx, cfg, true) }
 
 // Lookup is New for a tag that must exist already: a service that hands out
@@ -253,22 +243,22 @@ func check(cfg Config) (config, error) {
 	}
 	switch {
 	case c.Step < 1 || c.Step > 1<<31-1:
-		return c, fmt.Errorf("%w: Step %d, want 1 to %d (the step column is an INT)", ErrStep, c.Step, 1<<31-1)
+		return c, fmt.Errorf("%w: Step %d, want 1 to %d (the step column is an INT)", uidgen.ErrConfig, c.Step, 1<<31-1)
 	case c.MaxStep < c.Step:
-		return c, fmt.Errorf("%w: MaxStep %d is below Step %d", ErrStep, c.MaxStep, c.Step)
+		return c, fmt.Errorf("%w: MaxStep %d is below Step %d", uidgen.ErrConfig, c.MaxStep, c.Step)
 	case c.MaxStep > StepLimit:
-		return c, fmt.Errorf("%w: MaxStep %d is above %d (StepLimit)", ErrStep, c.MaxStep, int64(StepLimit))
+		return c, fmt.Errorf("%w: MaxStep %d is above %d (StepLimit)", uidgen.ErrConfig, c.MaxStep, int64(StepLimit))
 	case c.ClaimEvery < 0:
-		return c, fmt.Errorf("%w: ClaimEvery %v, want more than 0", ErrStep, c.ClaimEvery)
+		return c, fmt.Errorf("%w: ClaimEvery %v, want more than 0", uidgen.ErrConfig, c.ClaimEvery)
 	case c.Start < 0 || c.Start > MaxStart:
-		return c, fmt.Errorf("%w: Start %d, want 0 (1) to %d", ErrStart, c.Start, int64(MaxStart))
+		return c, fmt.Errorf("%w: Start %d, want 0 (1) to %d", uidgen.ErrConfig, c.Start, int64(MaxStart))
 	}
 	c.ringSize = c.RingSize
 	if c.ringSize == 0 {
 		c.ringSize = DefaultRingSize
 	}
 	if c.ringSize < 2 || c.ringSize > ringbuffer.MaxSize || bits.OnesCount(uint(c.ringSize)) != 1 {
-		return c, fmt.Errorf("%w: %d, want a power of two from 2 to %d", ErrRingSize, c.RingSize, ringbuffer.MaxSize)
+		return c, fmt.Errorf("%w: RingSize %d, want a power of two from 2 to %d", uidgen.ErrConfig, c.RingSize, ringbuffer.MaxSize)
 	}
 	if c.Clock == nil {
 		c.Clock = uidgen.SystemClock()

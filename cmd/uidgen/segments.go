@@ -95,7 +95,7 @@ func (s *segmentFlags) open(dsn string) (*segment.Generator, func() error, error
 
 // segmentUsage marks the errors of a bad segment flag as usage errors.
 func segmentUsage(err error) error {
-	for _, bad := range []error{segment.ErrBadTag, uidgen.ErrBadTable, segment.ErrStep, segment.ErrStart, uidgen.ErrDialect} {
+	for _, bad := range []error{segment.ErrBadTag, uidgen.ErrBadTable, uidgen.ErrConfig, uidgen.ErrDialect} {
 		if errors.Is(err, bad) {
 			return callerError{err}
 		}
