@@ -30,5 +30,5 @@ func ExampleSnowflake() {
 	fmt.Println(err)
 	// Output:
 	// 2126232055304974341 0012026112708300012300070005 true <nil>
-	// serial: pattern "001{yyyy}{MM}{dd}{HH}{mm}{ss}{worker:4}{seq:4}", layout 1+41+10+12 bits (sign+time+worker+sequence) in 1ms ticks from 2010-11-04 01:42:54.657 UTC: pattern does not fit the layout: no {SSS}: its times need {yyyy}{MM}{dd}{HH}{mm}{ss}{SSS}
+	// serial: invalid config: pattern "001{yyyy}{MM}{dd}{HH}{mm}{ss}{worker:4}{seq:4}" does not fit layout 1+41+10+12 bits (sign+time+worker+sequence) in 1ms ticks from 2010-11-04 01:42:54.657 UTC: no {SSS}: its times need {yyyy}{MM}{dd}{HH}{mm}{ss}{SSS}
 }

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/seed4d941b13/uidgen"
 )
 
 // kind is what a field of a pattern stands for. The time kinds are in
@@ -137,9 +139,9 @@ func (p *pattern) field(k kind) (f field, ok bool) {
 	return field{}, false
 }
 
-// errorf returns an error wrapping ErrPattern that names the pattern.
+// errorf returns an error wrapping uidgen.ErrConfig that names the pattern.
 func (p *pattern) errorf(format string, args ...any) error {
-	return fmt.Errorf("serial: pattern %q: %w: %s", p.src, ErrPattern, fmt.Sprintf(format, args...))
+	return fmt.Errorf("serial: %w: pattern %q: %s", uidgen.ErrConfig, p.src, fmt.Sprintf(format, args...))
 }
 
 // template returns a string of the pattern's width with its literals in

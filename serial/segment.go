@@ -76,7 +76,7 @@ type period struct {
 
 // NewSegment checks cfg, then opens the current period's tag under ctx,
 // creating it if it is missing; segment.EnsureSchema must have made the
-// table. It fails with an error wrapping ErrPattern for a pattern that does
+// table. It fails with an error wrapping uidgen.ErrConfig for a pattern that does
 // not parse, has no {seq:N}, has a {worker:N}, a date field without the
 // coarser ones (a {dd} without {MM}) or a time field finer than {HH}; and
 // otherwise as segment.New does (a Tag too long for the period's date is

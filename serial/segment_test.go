@@ -353,14 +353,14 @@ func TestSegmentErrors(t *testing.T) {
 		want               error
 		says               string
 	}{
-		{"no seq", "ORD-{yyyy}{MM}{dd}", "order", ErrPattern, "no {seq:N}"},
-		{"worker", "{yyyy}{worker:3}{seq:4}", "order", ErrPattern, "{worker:3}: a segment serial has no worker"},
-		{"minutes", "{yyyy}{MM}{dd}{HH}{mm}-{seq:4}", "order", ErrPattern, "{mm} would start a period each minute; the finest is an hour ({HH})"},
-		{"seconds", "{yyyy}{MM}{dd}{HH}{ss}-{seq:4}", "order", ErrPattern, "{ss} would start a period each second"},
-		{"day without month", "{yyyy}{dd}-{seq:4}", "order", ErrPattern, "{dd} needs {MM}"},
-		{"month without year", "{MM}{dd}-{seq:4}", "order", ErrPattern, "{MM} needs {yyyy}"},
-		{"hour without day", "{yyyy}{MM}{HH}-{seq:4}", "order", ErrPattern, "{HH} needs {dd}"},
-		{"syntax", "ORD-{seq:6", "order", ErrPattern, "is not closed"},
+		{"no seq", "ORD-{yyyy}{MM}{dd}", "order", uidgen.ErrConfig, "no {seq:N}"},
+		{"worker", "{yyyy}{worker:3}{seq:4}", "order", uidgen.ErrConfig, "{worker:3}: a segment serial has no worker"},
+		{"minutes", "{yyyy}{MM}{dd}{HH}{mm}-{seq:4}", "order", uidgen.ErrConfig, "{mm} would start a period each minute; the finest is an hour ({HH})"},
+		{"seconds", "{yyyy}{MM}{dd}{HH}{ss}-{seq:4}", "order", uidgen.ErrConfig, "{ss} would start a period each second"},
+		{"day without month", "{yyyy}{dd}-{seq:4}", "order", uidgen.ErrConfig, "{dd} needs {MM}"},
+		{"month without year", "{MM}{dd}-{seq:4}", "order", uidgen.ErrConfig, "{MM} needs {yyyy}"},
+		{"hour without day", "{yyyy}{MM}{HH}-{seq:4}", "order", uidgen.ErrConfig, "{HH} needs {dd}"},
+		{"syntax", "ORD-{seq:6", "order", uidgen.ErrConfig, "is not closed"},
 		{"tag too long for the date", order, strings.Repeat("t", 120), segment.ErrBadTag, "129 bytes, want 1 to 128"},
 		{"bad tag", order, "or der", segment.ErrBadTag, "or der"},
 	} {
@@ -368,7 +368,11 @@ func TestSegmentErrors(t *testing.T) {
 			cfg := cfg
 			cfg.Tag = c.tag
 			_, err := NewSegment(context.Background(), SegmentConfig{Segment: cfg, Pattern: c.pattern})
-			if !errors.Is(err, c.want) || !strings.Contains(err.Error(), c.says) || !strings.HasPrefix(err.Error(), "serial: ") {
+			prefix := "serial: "
+			if c.want == uidgen.ErrConfig {
+				prefix = fmt.Sprintf("serial: invalid config: pattern %q: ", c.pattern)
+			}
+			if !errors.Is(err, c.want) || !strings.Contains(err.Error(), c.says) || !strings.HasPrefix(err.Error(), prefix) {
 				t.Fatalf("NewSegment(%q) = %v; want %v saying %q", c.pattern, err, c.want, c.says)
 			}
 		})

@@ -43,10 +43,10 @@ type slot struct {
 }
 
 // NewSnowflake returns the Snowflake that writes the IDs of layout l
-// through pattern, the time in zone loc (nil means UTC). It fails, with an
-// error wrapping ErrPattern, for a pattern that does not parse, and with
-// one wrapping ErrFit, naming what is missing, for a pattern that cannot
-// hold every ID of l:
+// through pattern, the time in zone loc (nil means UTC). It fails with an
+// error wrapping uidgen.ErrConfig that names the pattern and the fault: a
+// pattern that does not parse, or one that cannot hold every ID of l,
+// naming what is missing:
 //
 //   - no {worker:N}, or N too few digits for l's largest worker ID; the
 //     same for {seq:N} and the largest sequence;
@@ -62,22 +62,22 @@ type slot struct {
 //   - l's years outside 0 to 9999, which {yyyy} cannot hold.
 //
 // A zone whose UTC offset changes between l's epoch and the time its IDs
-// run out (daylight saving time) is an error wrapping ErrZone: its clocks
-// repeat an hour, so two IDs would make one string.
+// run out (daylight saving time) is refused too, naming the zone and the
+// change: its clocks repeat an hour, so two IDs would make one string.
 func NewSnowflake(pattern string, l uidgen.Layout, loc *time.Location) (*Snowflake, error) {
 	p, err := parsePattern(pattern)
 	if err != nil {
 		return nil, err
 	}
 	if l.Bits() == nil {
-		return nil, fmt.Errorf("serial: %w: the zero Layout has no fields", ErrFit)
+		return nil, fmt.Errorf("serial: %w: pattern %q: the layout is the zero Layout, which has no fields", uidgen.ErrConfig, pattern)
 	}
 	if loc == nil {
 		loc = time.UTC
 	}
 	a := l.Bits()
 	fit := func(format string, args ...any) error {
-		return fmt.Errorf("serial: pattern %q, layout %v: %w: %s", pattern, l, ErrFit, fmt.Sprintf(format, args...))
+		return fmt.Errorf("serial: %w: pattern %q does not fit layout %v: %s", uidgen.ErrConfig, pattern, l, fmt.Sprintf(format, args...))
 	}
 	if g := a.Spec().GeneBits; g > 0 {
 		return nil, fit("its %d gene bits have no field", g)
@@ -143,7 +143,7 @@ func NewSnowflake(pattern string, l uidgen.Layout, loc *time.Location) (*Snowfla
 	}
 	offset, err := fixedOffset(loc, l.Epoch(), l.RunsOut())
 	if err != nil {
-		return nil, fmt.Errorf("serial: pattern %q, layout %v: %w", pattern, l, err)
+		return nil, fmt.Errorf("serial: %w: pattern %q, layout %v: zone %v changes its offset: %v", uidgen.ErrConfig, pattern, l, loc, err)
 	}
 	for _, f := range order {
 		s.numbers = append(s.numbers, slot{f.k, int32(f.pos), int32(f.width)})
@@ -160,7 +160,7 @@ func NewSnowflake(pattern string, l uidgen.Layout, loc *time.Location) (*Snowfla
 }
 
 // fixedOffset returns loc's offset from UTC in seconds from from to to, or
-// an error wrapping ErrZone where it changes between them.
+// an error saying where it changes between them.
 func fixedOffset(loc *time.Location, from, to time.Time) (int, error) {
 	t := from.In(loc)
 	name, off := t.Zone()
@@ -171,9 +171,9 @@ func fixedOffset(loc *time.Location, from, to time.Time) (int, error) {
 		}
 		t = end.In(loc)
 		if n, o := t.Zone(); o != off {
-			return 0, fmt.Errorf("%w: %s goes from %s (UTC%+.1fh) to %s (UTC%+.1fh) at %v, within the layout's times, "+
+			return 0, fmt.Errorf("it goes from %s (UTC%+.1fh) to %s (UTC%+.1fh) at %v, within the layout's times, "+
 				"so its clock repeats or skips times and strings would repeat or sort out of order: use a zone of one offset, such as UTC",
-				ErrZone, loc, name, float64(off)/3600, n, float64(o)/3600, end.UTC().Format(time.RFC3339))
+				name, float64(off)/3600, n, float64(o)/3600, end.UTC().Format(time.RFC3339))
 		}
 	}
 }

@@ -3,6 +3,7 @@ package serial
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -230,32 +231,32 @@ func TestNewSnowflakeErrors(t *testing.T) {
 		want          error
 		says          string
 	}{
-		{"unknown field", "{yyyy}{foo}", twitter, nil, ErrPattern, "{foo} is not a field"},
-		{"lone brace", "a}b", twitter, nil, ErrPattern, "lone } at byte 1"},
-		{"brace not closed", "a{yyyy", twitter, nil, ErrPattern, "{ at byte 1 is not closed"},
-		{"N not a number", "{seq:x}", twitter, nil, ErrPattern, "{seq:x}: want {seq:N}, N digits from 1 to 18"},
-		{"N too big", "{seq:19}", twitter, nil, ErrPattern, "N digits from 1 to 18"},
-		{"field twice", "{yyyy}{yyyy}", twitter, nil, ErrPattern, "{yyyy}: the pattern has a field for it already"},
-		{"two years", "{yy}{yyyy}", twitter, nil, ErrPattern, "{yyyy}: the pattern has a field for it already"},
-		{"no worker", scheme2[:len(scheme2)-len("{worker:4}{seq:4}")] + "{seq:4}", twitter, nil, ErrFit, "no {worker:N}: its worker field goes to 1023, which needs {worker:4}"},
-		{"worker digits", ymdhms + "{SSS}{worker:3}{seq:4}", twitter, nil, ErrFit, "{worker:3} has too few digits: its worker field goes to 1023, which needs {worker:4}"},
-		{"seq digits", ymdhms + "{SSS}{worker:4}{seq:3}", twitter, nil, ErrFit, "{seq:3} has too few digits: its seq field goes to 4095, which needs {seq:4}"},
-		{"no time", "{worker:4}{seq:4}", twitter, nil, ErrFit, "no {yyyy}: its times need {yyyy}{MM}{dd}{HH}{mm}{ss}{SSS}"},
-		{"no SSS", ymdhms + "{worker:4}{seq:4}", twitter, nil, ErrFit, "no {SSS}: its times need"},
-		{"no hour", "{yyyy}{MM}{dd}{mm}{ss}{SSS}{worker:4}{seq:4}", twitter, nil, ErrFit, "no {HH}"},
-		{"yy", "{yy}{MM}{dd}{HH}{mm}{ss}{SSS}{worker:4}{seq:4}", twitter, nil, ErrFit, "{yy} cannot read back to a year: use {yyyy}"},
-		{"order", ymdhms + "{SSS}{seq:4}{worker:4}", twitter, nil, ErrFit, "in the order " + ymdhms + "{SSS}{seq:4}{worker:4}: want " + ymdhms + "{SSS}{worker:4}{seq:4}"},
-		{"sonyflake order", ymdhms + "{SSS}{worker:5}{seq:3}", named(t, "sonyflake"), nil, ErrFit, "want " + ymdhms + "{SSS}{seq:3}{worker:5}"},
-		{"time after worker", "{worker:4}" + ymdhms + "{SSS}{seq:4}", twitter, nil, ErrFit, "the order of the ID's bits"},
-		{"gene bits", ymdhms + "{worker:3}{seq:4}", gene, nil, ErrFit, "its 4 gene bits have no field"},
-		{"tick finer than the field", ymdhms + "{SSS}{worker:4}{seq:4}", quarter, nil, ErrFit, "its tick, 62.5ms, is not a whole number of {SSS}'s unit, 1ms"},
-		{"years past 9999", ymdhms + "{worker:4}{seq:4}", long, nil, ErrFit, "which {yyyy} cannot hold"},
-		{"daylight saving time", scheme2, twitter, berlin, ErrZone, "Europe/Berlin goes from CET (UTC+1.0h) to CEST (UTC+2.0h) at 2011-03-27T01:00:00Z"},
-		{"zero layout", scheme2, uidgen.Layout{}, nil, ErrFit, "the zero Layout"},
+		{"unknown field", "{yyyy}{foo}", twitter, nil, uidgen.ErrConfig, "{foo} is not a field"},
+		{"lone brace", "a}b", twitter, nil, uidgen.ErrConfig, "lone } at byte 1"},
+		{"brace not closed", "a{yyyy", twitter, nil, uidgen.ErrConfig, "{ at byte 1 is not closed"},
+		{"N not a number", "{seq:x}", twitter, nil, uidgen.ErrConfig, "{seq:x}: want {seq:N}, N digits from 1 to 18"},
+		{"N too big", "{seq:19}", twitter, nil, uidgen.ErrConfig, "N digits from 1 to 18"},
+		{"field twice", "{yyyy}{yyyy}", twitter, nil, uidgen.ErrConfig, "{yyyy}: the pattern has a field for it already"},
+		{"two years", "{yy}{yyyy}", twitter, nil, uidgen.ErrConfig, "{yyyy}: the pattern has a field for it already"},
+		{"no worker", scheme2[:len(scheme2)-len("{worker:4}{seq:4}")] + "{seq:4}", twitter, nil, uidgen.ErrConfig, "no {worker:N}: its worker field goes to 1023, which needs {worker:4}"},
+		{"worker digits", ymdhms + "{SSS}{worker:3}{seq:4}", twitter, nil, uidgen.ErrConfig, "{worker:3} has too few digits: its worker field goes to 1023, which needs {worker:4}"},
+		{"seq digits", ymdhms + "{SSS}{worker:4}{seq:3}", twitter, nil, uidgen.ErrConfig, "{seq:3} has too few digits: its seq field goes to 4095, which needs {seq:4}"},
+		{"no time", "{worker:4}{seq:4}", twitter, nil, uidgen.ErrConfig, "no {yyyy}: its times need {yyyy}{MM}{dd}{HH}{mm}{ss}{SSS}"},
+		{"no SSS", ymdhms + "{worker:4}{seq:4}", twitter, nil, uidgen.ErrConfig, "no {SSS}: its times need"},
+		{"no hour", "{yyyy}{MM}{dd}{mm}{ss}{SSS}{worker:4}{seq:4}", twitter, nil, uidgen.ErrConfig, "no {HH}"},
+		{"yy", "{yy}{MM}{dd}{HH}{mm}{ss}{SSS}{worker:4}{seq:4}", twitter, nil, uidgen.ErrConfig, "{yy} cannot read back to a year: use {yyyy}"},
+		{"order", ymdhms + "{SSS}{seq:4}{worker:4}", twitter, nil, uidgen.ErrConfig, "in the order " + ymdhms + "{SSS}{seq:4}{worker:4}: want " + ymdhms + "{SSS}{worker:4}{seq:4}"},
+		{"sonyflake order", ymdhms + "{SSS}{worker:5}{seq:3}", named(t, "sonyflake"), nil, uidgen.ErrConfig, "want " + ymdhms + "{SSS}{seq:3}{worker:5}"},
+		{"time after worker", "{worker:4}" + ymdhms + "{SSS}{seq:4}", twitter, nil, uidgen.ErrConfig, "the order of the ID's bits"},
+		{"gene bits", ymdhms + "{worker:3}{seq:4}", gene, nil, uidgen.ErrConfig, "its 4 gene bits have no field"},
+		{"tick finer than the field", ymdhms + "{SSS}{worker:4}{seq:4}", quarter, nil, uidgen.ErrConfig, "its tick, 62.5ms, is not a whole number of {SSS}'s unit, 1ms"},
+		{"years past 9999", ymdhms + "{worker:4}{seq:4}", long, nil, uidgen.ErrConfig, "which {yyyy} cannot hold"},
+		{"daylight saving time", scheme2, twitter, berlin, uidgen.ErrConfig, "zone Europe/Berlin changes its offset: it goes from CET (UTC+1.0h) to CEST (UTC+2.0h) at 2011-03-27T01:00:00Z"},
+		{"zero layout", scheme2, uidgen.Layout{}, nil, uidgen.ErrConfig, "the zero Layout"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := NewSnowflake(c.pattern, c.l, c.loc)
-			if !errors.Is(err, c.want) || !strings.Contains(err.Error(), c.says) || !strings.HasPrefix(err.Error(), "serial: ") {
+			if !errors.Is(err, c.want) || !strings.Contains(err.Error(), c.says) || !strings.HasPrefix(err.Error(), fmt.Sprintf("serial: invalid config: pattern %q", c.pattern)) {
 				t.Fatalf("NewSnowflake(%q) = %v; want %v saying %q", c.pattern, err, c.want, c.says)
 			}
 		})

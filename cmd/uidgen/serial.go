@@ -66,9 +66,6 @@ func newSerial(ctx context.Context, cfg serial.SegmentConfig) (*serial.Segment, 
 		return nil, segmentUsage(err)
 	}
 	g, err := serial.NewSegment(ctx, cfg)
-	if errors.Is(err, serial.ErrPattern) {
-		return nil, callerError{err}
-	}
 	return g, segmentUsage(err)
 }
 

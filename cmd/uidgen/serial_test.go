@@ -118,7 +118,7 @@ func TestFormatBadCalls(t *testing.T) {
 		{[]string{"parse", "-format", scheme2, "-encoding", "base32", "1"}, "-encoding and -format"},
 		{[]string{"parse", "-tz", "UTC", "1"}, "-tz needs -format"},
 		{[]string{"parse", "-layout", "twitter", "-tz", "UTC", "-format", scheme2, "0012026112708300012320470005"}, "worker 2047 is past the layout's largest, 1023"},
-		{[]string{"parse", "-layout", "twitter", "-tz", "Europe/Berlin", "-format", scheme2, "1"}, "Europe/Berlin goes from CET"},
+		{[]string{"parse", "-layout", "twitter", "-tz", "Europe/Berlin", "-format", scheme2, "1"}, "zone Europe/Berlin changes its offset: it goes from CET"},
 		{[]string{"serve", "-serial", "order"}, "want NAME=PATTERN"},
 		{[]string{"serve", "-serial", "order=ORD-{seq:6}", "-serial", "order=X{seq:2}"}, `serial "order" given twice`},
 		{[]string{"serve", "-serial", "order=ORD-{yyyy}{dd}-{seq:6}"}, "{dd} needs {MM}"},
