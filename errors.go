@@ -15,9 +15,6 @@ var (
 	// limits. Every package returns it for its own Config.
 	ErrConfig = errors.New("invalid config")
 
-	// ErrEpochInFuture: the epoch is later than the clock's now.
-	ErrEpochInFuture = errors.New("epoch is in the future")
-
 	// ErrTimeExhausted: the seconds since the epoch no longer fit the time
 	// bits. The layout or the epoch must change; IDs never wrap.
 	ErrTimeExhausted = errors.New("time bits exhausted")
@@ -41,13 +38,6 @@ var (
 
 	// ErrClosed: the generator has been closed.
 	ErrClosed = errors.New("generator closed")
-
-	// ErrTick: a layout's tick is below a millisecond or does not divide a
-	// second.
-	ErrTick = errors.New("invalid tick")
-
-	// ErrUnknownLayout: NamedLayout was given a name it does not know.
-	ErrUnknownLayout = errors.New("unknown layout name")
 
 	// ErrLeaseTTL: a leaser's Config.LeaseTTL is outside worker.MinLeaseTTL
 	// (etcdworker.MinLeaseTTL for etcd) to worker.MaxLeaseTTL.

@@ -32,13 +32,13 @@ type Layout struct {
 // seconds from a date, Twitter's milliseconds from 1288834974657 ms, and
 // sonyflake's 10 ms from 2025-01-01. The tick must be at least a millisecond
 // and divide a second (1 ms, 10 ms, 250 ms, 1 s, ...), or the error wraps
-// ErrTick and names it; a bad s is an error wrapping bits.ErrLayout that
-// names the widths and the limit, as from bits.New. Any epoch is accepted:
+// bits.ErrLayout and names it; a bad s is an error wrapping bits.ErrLayout
+// that names the widths and the limit, as from bits.New. Any epoch is accepted:
 // a layout only reads and packs numbers. Both generators make IDs in it
 // through their Config's Layout.
 func NewLayout(s bits.Spec, tick time.Duration, epoch time.Time) (Layout, error) {
 	if tick < time.Millisecond || time.Second%tick != 0 {
-		return Layout{}, fmt.Errorf("%w: %v: must be at least 1ms and divide 1s", ErrTick, tick)
+		return Layout{}, fmt.Errorf("%w: tick %v: must be at least 1ms and divide 1s", bits.ErrLayout, tick)
 	}
 	a, err := bits.New(s)
 	if err != nil {

@@ -64,12 +64,12 @@ var namedLayouts = map[string]namedLayout{
 // NamedLayout returns the layout of the Snowflake called name, one of
 // LayoutNames: "baidu", "twitter", "leaf", "bwmarrin", "sonyflake" (v2),
 // "sonyflake-v1", "discord", "instagram", "cosid", and "uidgen" (the
-// DefaultLayout). An unknown name is an error wrapping ErrUnknownLayout
-// that lists the known ones.
+// DefaultLayout). An unknown name is an error wrapping bits.ErrLayout that
+// lists the known ones.
 func NamedLayout(name string) (Layout, error) {
 	n, ok := namedLayouts[name]
 	if !ok {
-		return Layout{}, fmt.Errorf("%w %q: known are %s", ErrUnknownLayout, name, strings.Join(LayoutNames(), ", "))
+		return Layout{}, fmt.Errorf("%w: unknown layout name %q: known are %s", bits.ErrLayout, name, strings.Join(LayoutNames(), ", "))
 	}
 	return n.layout()
 }

@@ -52,7 +52,9 @@ const (
 	SignBits  = 1
 )
 
-// ErrLayout is wrapped by every error New returns for a bad layout.
+// ErrLayout: a layout is bad, whichever part: New's widths, uidgen's
+// NewLayout's tick, NamedLayout's name, or an epoch a generator finds in the
+// future. Each error wrapping it names the value and the limit.
 var ErrLayout = errors.New("invalid bit layout")
 
 // Allocator packs (delta seconds, worker ID, sequence, gene) into a UID and

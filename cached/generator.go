@@ -161,7 +161,7 @@ type Generator struct {
 // so a bad Config costs no worker ID. Errors start "cached: " and wrap:
 //   - uidgen.ErrConfig: Assigner and Leaser are both nil, or both set; or
 //     After is negative;
-//   - uidgen.ErrEpochInFuture: the layout's epoch is after the clock's now;
+//   - bits.ErrLayout: the layout's epoch is after the clock's now;
 //   - uidgen.ErrTimeExhausted: the ticks since the layout's epoch no longer
 //     fit its time bits, or After is in the layout's last tick;
 //   - uidgen.ErrConfig, naming the field, its value and its limits:

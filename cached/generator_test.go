@@ -65,7 +65,7 @@ func TestNewRejects(t *testing.T) {
 		{"assigner and leaser", Config{Leaser: &leasetest.Leaser{ID: 1}}, uidgen.ErrConfig,
 			"Config.Assigner *cached.countingAssigner and Config.Leaser *leasetest.Leaser are both set"},
 		{"epoch in the future", Config{Layout: idtest.LayoutFrom(t, uidgen.DefaultLayout().Bits().Spec(), time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)), Clock: now},
-			uidgen.ErrEpochInFuture, "epoch 2027-01-01"},
+			bits.ErrLayout, "epoch 2027-01-01 00:00:00 UTC is in the future"},
 		{"epoch spent", Config{Layout: baidu, Clock: now}, uidgen.ErrTimeExhausted, "ran out at 2024-11-20 21:24:16 UTC"},
 		{"negative boost", Config{BoostPower: -1}, uidgen.ErrConfig, "BoostPower -1 with 13 sequence bits"},
 		{"ring too large", Config{BoostPower: 12}, uidgen.ErrConfig, "BoostPower 12 with 13 sequence bits makes a ring of 2^25 IDs"},

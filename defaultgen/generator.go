@@ -67,7 +67,7 @@ type Generator struct {
 // "defaultgen: " and wrap:
 //   - uidgen.ErrConfig: Assigner and Leaser are both nil, or both set; or
 //     After is negative;
-//   - uidgen.ErrEpochInFuture: the layout's epoch is after the clock's now;
+//   - bits.ErrLayout: the layout's epoch is after the clock's now;
 //   - uidgen.ErrTimeExhausted: the ticks since the layout's epoch no longer
 //     fit its time bits, or After is in the layout's last tick;
 //   - uidgen.ErrClockBackwards: After's next tick is more than MaxClockWait

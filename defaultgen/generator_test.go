@@ -213,7 +213,7 @@ func TestNewRejectsBadConfig(t *testing.T) {
 			uidgen.ErrConfig, []string{"defaultgen: ", "Config.Assigner uidgen.static and Config.Leaser *leasetest.Leaser are both set"}},
 		{"epoch in the future", nil, defaultgen.Config{Layout: idtest.LayoutFrom(t, uidgen.DefaultLayout().Bits().Spec(), time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)),
 			Assigner: uidgen.Static(1), Clock: now},
-			uidgen.ErrEpochInFuture, []string{"epoch 2027-01-01 00:00:00 UTC", "now 2026-11-22 12:00:00 UTC"}},
+			bits.ErrLayout, []string{"epoch 2027-01-01 00:00:00 UTC is in the future", "now 2026-11-22 12:00:00 UTC"}},
 		{"Baidu's exhausted default", nil, defaultgen.Config{
 			Layout:   idtest.LayoutFrom(t, bits.Spec{TimeBits: 28, WorkerBits: 22, SeqBits: 13}, time.Date(2016, 5, 20, 0, 0, 0, 0, time.UTC)),
 			Assigner: uidgen.Static(1), Clock: now},

@@ -178,7 +178,7 @@ func TestBadCallsExitTwo(t *testing.T) {
 		{[]string{"gen", "-time-bits", "40"}, "= 74, more than 64"},
 		{[]string{"gen", "-key", "7"}, "-key needs -gene-bits"},
 		{[]string{"gen", "-key", "x", "-gene-bits", "1", "-time-bits", "29"}, `-key "x" is not a 64-bit integer`},
-		{[]string{"gen", "-epoch", "2099-01-01"}, "epoch is in the future"},
+		{[]string{"gen", "-epoch", "2099-01-01"}, "epoch 2099-01-01 00:00:00 UTC is in the future"},
 		{[]string{"gen", "-epoch", "yesterday"}, `-epoch "yesterday" is neither`},
 		{[]string{"parse"}, "no ID to parse"},
 		{[]string{"parse", "12x"}, `"12x" is not a 64-bit integer`},

@@ -72,7 +72,7 @@ type Scheme struct {
 // worker ID yet. Its errors carry no package prefix; the generator adds its
 // own. It fails on:
 //   - neither an Assigner nor a Leaser, or both (uidgen.ErrConfig);
-//   - an epoch after now (uidgen.ErrEpochInFuture);
+//   - an epoch after now (bits.ErrLayout);
 //   - an epoch whose time bits ran out before now, or an After in the
 //     layout's last tick (uidgen.ErrTimeExhausted);
 //   - a negative After (uidgen.ErrConfig).
@@ -102,8 +102,8 @@ func New(p Params) (*Scheme, error) {
 	s.seqShift = uint(mathbits.TrailingZeros64(uint64(s.alloc.Allocate(0, 0, 1))))
 	s.geneBits = uint(s.alloc.Spec().GeneBits)
 	if now := s.clock.Now(); now.Before(epoch) {
-		return nil, fmt.Errorf("%w: epoch %s is after now %s",
-			uidgen.ErrEpochInFuture, FormatTime(epoch), FormatTime(now))
+		return nil, fmt.Errorf("%w: epoch %s is in the future, after now %s",
+			bits.ErrLayout, FormatTime(epoch), FormatTime(now))
 	}
 	if _, err := s.CheckedNowDelta(); err != nil {
 		return nil, err
