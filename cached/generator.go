@@ -35,6 +35,7 @@ import (
 	"time"
 
 	"github.com/seed4d941b13/uidgen"
+	"github.com/seed4d941b13/uidgen/internal/defaults"
 	"github.com/seed4d941b13/uidgen/internal/scheme"
 	"github.com/seed4d941b13/uidgen/padding"
 	"github.com/seed4d941b13/uidgen/ringbuffer"
@@ -43,9 +44,9 @@ import (
 // defaultMaxLag is the MaxLag of a Config that leaves it zero.
 const defaultMaxLag = 2 * time.Second
 
-// DefaultBoostPower is the BoostPower of a Config that leaves it zero: a
+// defaultBoostPower is the BoostPower of a Config that leaves it zero: a
 // ring of 8 seconds of IDs, 65,536 with 13 sequence bits.
-const DefaultBoostPower = 3
+const defaultBoostPower = 3
 
 // minTickRingBits is the fewest IDs, as a power of two, of the ring of a
 // layout whose tick is under a second and whose Config leaves BoostPower
@@ -120,24 +121,24 @@ type Config struct {
 	MaxLag time.Duration
 
 	// BoostPower sizes the ring: 2^SeqBits << BoostPower IDs, that is
-	// 2^BoostPower ticks of IDs. Zero means DefaultBoostPower, and in a
-	// layout whose tick is under a second whatever more makes the ring at
-	// least 2^16 IDs, the default layout's: a millisecond holds few IDs,
-	// and a ring of 8 would wake the padder twice as often for the same
-	// takes (BenchmarkCachedTwitter). It must be positive, and the ring at
-	// most ringbuffer.MaxSize IDs. The ring's memory is its runs, one a
-	// tick, two cache lines each, whatever the IDs a tick.
+	// 2^BoostPower ticks of IDs. Zero means 3 (8 ticks), and in a layout
+	// whose tick is under a second whatever more makes the ring at least
+	// 2^16 IDs, the default layout's: a millisecond holds few IDs, and a
+	// ring of 8 would wake the padder twice as often for the same takes
+	// (BenchmarkCachedTwitter). It must be at least 1, and the ring at most
+	// 2^24 IDs (SeqBits + BoostPower at most 24). The ring's memory is its
+	// runs, one a tick, two cache lines each, whatever the IDs a tick.
 	BoostPower int
 
 	// PaddingFactor is the percentage of the ring below which a take wakes
-	// the padder, in (0, 100). Zero means ringbuffer.DefaultPaddingFactor
-	// (50). The padder puts a tick only when a whole tick is free, so
-	// a factor above 100 - 100/2^BoostPower wakes it early for nothing.
+	// the padder, above 0 and below 100. Zero means 50. The padder puts a
+	// tick only when a whole tick is free, so a factor above
+	// 100 - 100/2^BoostPower wakes it early for nothing.
 	PaddingFactor int
 
 	// RejectedTake decides what NextID does when the ring is empty. Nil
-	// means ringbuffer.Wait(ringbuffer.DefaultWait): wait while the padder
-	// refills, and fail only if it puts nothing for a second.
+	// means ringbuffer.Wait(time.Second): wait while the padder refills,
+	// and fail only if it puts nothing for a second.
 	// ringbuffer.Fail is Baidu's: fail at once.
 	RejectedTake ringbuffer.TakePolicy
 }
@@ -224,12 +225,12 @@ func (cfg Config) check() (checked, error) {
 		return checked{}, err
 	}
 	c := checked{s: s, maxAhead: cfg.MaxAhead, maxLag: cmp.Or(cfg.MaxLag, defaultMaxLag)}
-	boost, seqBits := cmp.Or(cfg.BoostPower, DefaultBoostPower), s.Bits().Spec().SeqBits
+	boost, seqBits := cmp.Or(cfg.BoostPower, defaultBoostPower), s.Bits().Spec().SeqBits
 	if cfg.BoostPower == 0 && s.Tick() < time.Second {
 		boost = max(boost, minTickRingBits-seqBits)
 	}
-	if maxBits := bits.Len(ringbuffer.MaxSize) - 1; boost < 1 || seqBits+boost > maxBits {
-		return checked{}, fmt.Errorf("%w: BoostPower %d with %d sequence bits makes a ring of 2^%d IDs; want a boost power of at least 1 and a ring of at most 2^%d (ringbuffer.MaxSize)",
+	if maxBits := bits.Len(defaults.RingMaxSize) - 1; boost < 1 || seqBits+boost > maxBits {
+		return checked{}, fmt.Errorf("%w: BoostPower %d with %d sequence bits makes a ring of 2^%d IDs; want a boost power of at least 1 and a ring of at most 2^%d",
 			uidgen.ErrConfig, boost, seqBits, seqBits+boost, maxBits)
 	}
 	c.ringSize = 1 << (seqBits + boost)

@@ -22,8 +22,9 @@ type Config struct {
 	// this one makes must be above, whatever the clock says: an older
 	// fleet may have borrowed time ahead of the clock (Baidu's, Leaf's and
 	// yitter's can). The first ID is in the tick after After's, which must
-	// lie within the layout's time bits. A tick more than MaxClockWait ahead of
-	// the clock fails New with uidgen.ErrClockBackwards naming After.
+	// lie within the layout's time bits. A tick more than 5 seconds ahead
+	// of the clock (the longest NextID waits for the clock) fails New with
+	// uidgen.ErrClockBackwards naming After.
 	After int64
 
 	// Assigner gives this process its worker ID, once, in New:
@@ -49,6 +50,6 @@ func (c Config) params() scheme.Params {
 		Layout: c.Layout, After: c.After,
 		Assigner: c.Assigner, Leaser: c.Leaser, Clock: c.Clock,
 		// As far ahead as NextID waits for a clock set back.
-		MaxAhead: MaxClockWait,
+		MaxAhead: maxClockWait,
 	}
 }

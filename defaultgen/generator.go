@@ -31,13 +31,13 @@ import (
 	"github.com/seed4d941b13/uidgen/internal/scheme"
 )
 
-// MaxClockWait is the longest NextID waits for the clock to reach the next
+// maxClockWait is the longest NextID waits for the clock to reach the next
 // tick once the last tick's sequence is spent. A spent sequence alone needs
 // at most a tick; a clock stepped back, or After ahead of the clock, needs
 // as long as the step.
-// Past MaxClockWait, NextID returns uidgen.ErrClockBackwards instead of
+// Past maxClockWait, NextID returns uidgen.ErrClockBackwards instead of
 // blocking every caller for longer.
-const MaxClockWait = 5 * time.Second
+const maxClockWait = 5 * time.Second
 
 // Generator hands out UIDs one at a time under a mutex. It is safe for
 // concurrent use. Build one with New.
@@ -70,11 +70,11 @@ type Generator struct {
 //   - bits.ErrLayout: the layout's epoch is after the clock's now;
 //   - uidgen.ErrTimeExhausted: the ticks since the layout's epoch no longer
 //     fit its time bits, or After is in the layout's last tick;
-//   - uidgen.ErrClockBackwards: After's next tick is more than MaxClockWait
-//     ahead of the clock;
+//   - uidgen.ErrClockBackwards: After's next tick is more than 5 seconds
+//     ahead of the clock, the longest NextID waits for it;
 //   - the Assigner's or Leaser's own error;
 //   - ctx.Err(), where a leased worker ID's first tick, above the
-//     seconds its last holder reserved, is more than MaxClockWait ahead of
+//     seconds its last holder reserved, is more than 5 seconds ahead of
 //     the clock and ctx ends before the clock comes within it;
 //   - uidgen.ErrWorkerIDRange: the worker ID is below 0 or above the layout's
 //     maximum.
@@ -83,9 +83,9 @@ func New(ctx context.Context, cfg Config) (*Generator, error) {
 	if err != nil {
 		return nil, fmt.Errorf("defaultgen: %w", err)
 	}
-	if ahead := s.TimeOf(s.FirstDelta()).Sub(s.Clock().Now()); cfg.After > 0 && ahead > MaxClockWait {
+	if ahead := s.TimeOf(s.FirstDelta()).Sub(s.Clock().Now()); cfg.After > 0 && ahead > maxClockWait {
 		return nil, fmt.Errorf("defaultgen: %w: After ID %d is of %s, and its next tick is %v ahead of the clock; refusing to wait more than %v",
-			uidgen.ErrClockBackwards, cfg.After, scheme.FormatTime(s.TimeOf(s.FirstDelta()-1)), ahead.Round(time.Millisecond), MaxClockWait)
+			uidgen.ErrClockBackwards, cfg.After, scheme.FormatTime(s.TimeOf(s.FirstDelta()-1)), ahead.Round(time.Millisecond), maxClockWait)
 	}
 	if err := s.Assign(ctx); err != nil {
 		return nil, fmt.Errorf("defaultgen: %w", err)
@@ -106,7 +106,7 @@ func New(ctx context.Context, cfg Config) (*Generator, error) {
 // than the last UID's tick, it goes on in that tick until its sequence is
 // spent, then waits for the clock. It fails with uidgen.ErrTimeExhausted once the time bits are spent
 // (it never wraps) and with uidgen.ErrClockBackwards when the clock is more
-// than MaxClockWait behind.
+// than 5 seconds behind: it waits no longer, for every caller waits with it.
 func (g *Generator) NextID() (int64, error) {
 	base, err := g.next()
 	if err != nil {
@@ -195,9 +195,9 @@ func (g *Generator) fail(waited bool, err error) (int64, error) {
 }
 
 // reserve returns nil once tick delta is reserved for a leased worker ID,
-// waiting up to MaxClockWait for a renewal.
+// waiting up to maxClockWait for a renewal.
 func (g *Generator) reserve(delta int64) error {
-	ctx, cancel := context.WithTimeout(context.Background(), MaxClockWait)
+	ctx, cancel := context.WithTimeout(context.Background(), maxClockWait)
 	defer cancel()
 	return g.s.WaitReserved(ctx, delta)
 }
@@ -223,17 +223,17 @@ func (g *Generator) Close() error {
 }
 
 // waitFor sleeps until the clock reaches tick delta, and fails if that tick
-// is past the time bits or more than MaxClockWait away.
+// is past the time bits or more than maxClockWait away.
 func (g *Generator) waitFor(delta int64) error {
 	if err := g.s.CheckDelta(delta); err != nil {
 		return err
 	}
 	clock := g.s.Clock()
 	wait := g.s.TimeOf(delta).Sub(clock.Now())
-	if wait > MaxClockWait {
+	if wait > maxClockWait {
 		return fmt.Errorf("%w: the clock is %v behind the tick of %s of the last UID; refusing to wait more than %v",
 			uidgen.ErrClockBackwards, (wait - g.s.Tick()).Round(time.Millisecond),
-			scheme.FormatTime(g.s.TimeOf(delta-1)), MaxClockWait)
+			scheme.FormatTime(g.s.TimeOf(delta-1)), maxClockWait)
 	}
 	clock.Sleep(wait)
 	return nil

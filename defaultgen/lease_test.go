@@ -20,7 +20,7 @@ import (
 
 // TestLeasedWorkerID: with a lease the generator starts at the lease's
 // start even when its clock is behind it, uses only reserved seconds,
-// waits at most MaxClockWait for a renewal, and gives the ID back on Close
+// waits at most maxClockWait for a renewal, and gives the ID back on Close
 // with the last second it used.
 func TestLeasedWorkerID(t *testing.T) {
 	schemetest.WholeSeconds(t)
@@ -51,7 +51,7 @@ func TestLeasedWorkerID(t *testing.T) {
 		clock.Advance(4 * time.Second) // the clock reaches now+4
 		_, err = g.NextID()
 		if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "reservation of worker ID 9 runs out") {
-			t.Fatalf("NextID past the reservation = %v, want it to say the reservation runs out, after MaxClockWait", err)
+			t.Fatalf("NextID past the reservation = %v, want it to say the reservation runs out, after maxClockWait", err)
 		}
 		if s := g.Stats(); s.Taken != 256 || s.TakesWaited != 1 || s.TakesFailed != 1 || int64(s.Ahead/time.Second) != 0 {
 			t.Fatalf("Stats %+v, want 256 taken, one take waited and failed, none ahead", s)
@@ -73,7 +73,7 @@ func TestLeasedWorkerID(t *testing.T) {
 }
 
 // TestLeaseStartBeyondClockWait: a leased ID whose last holder reserved
-// seconds more than MaxClockWait ahead makes New wait for the clock under
+// seconds more than maxClockWait ahead makes New wait for the clock under
 // its ctx, failing, naming the reservation, and giving the ID back unused
 // when ctx ends first: the default generator never hands out IDs from
 // further in the future than it would wait for a clock set back.

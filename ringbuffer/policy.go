@@ -6,14 +6,6 @@ import (
 	"time"
 )
 
-// DefaultWait is how long a Take on an empty ring waits under the default
-// policy for a producer that puts nothing. A running producer refills a ring
-// in microseconds; one that has put nothing for a second is gone or starved,
-// and the caller is better told. A shorter limit fails takes whose producer
-// is only descheduled: on a machine that other processes share, the
-// producer's thread can wait a good fraction of a second for a CPU.
-const DefaultWait = time.Second
-
 // Under Wait, a take yields the processor while the producer has stalled
 // less than spinFor, and sleeps sleepFor at a time after that, so that its
 // thread leaves the CPU to the producer's rather than spin against it.

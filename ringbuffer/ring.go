@@ -12,13 +12,14 @@ import (
 	"golang.org/x/sys/cpu"
 
 	"github.com/seed4d941b13/uidgen"
+	"github.com/seed4d941b13/uidgen/internal/defaults"
 )
 
-// MaxSize is the largest ring New accepts: 2^24 values.
-const MaxSize = 1 << 24
+// maxSize is the largest ring New accepts: 2^24 values.
+const maxSize = defaults.RingMaxSize
 
-// DefaultPaddingFactor is the padding factor of a Config that leaves it zero.
-const DefaultPaddingFactor = 50
+// defaultPaddingFactor is the padding factor of a Config that leaves it zero.
+const defaultPaddingFactor = 50
 
 // ErrEmpty: Take found the ring empty and its TakePolicy gave up, or the
 // producer sealed the ring and it has drained. A bad Config is
@@ -65,19 +66,20 @@ type run struct {
 
 // Config says how to build a Ring.
 type Config struct {
-	// Size is the most values the ring holds, a power of two in
-	// [1, MaxSize]. Required. The ring holds at most Size/16 runs, and
+	// Size is the most values the ring holds, a power of two from 1 to
+	// 2^24. Required. The ring holds at most Size/16 runs, and
 	// at most 64 (one, below 16), so runs shorter than 16 values, or than
 	// Size/64, fill it before their values do.
 	Size int
 
 	// PaddingFactor is Baidu's paddingFactor: a take that leaves fewer than
-	// PaddingFactor percent of Size waiting wakes the producer. It must be in
-	// (0, 100); zero means DefaultPaddingFactor.
+	// PaddingFactor percent of Size waiting wakes the producer. It must be
+	// above 0 and below 100; zero means 50.
 	PaddingFactor int
 
 	// RejectedTake decides what Take does on an empty ring. Nil means
-	// Wait(DefaultWait): wait briefly for the producer, then fail.
+	// Wait(time.Second): wait for the producer, and fail once it has put
+	// nothing for a second.
 	RejectedTake TakePolicy
 }
 
@@ -145,15 +147,15 @@ type Ring struct {
 
 // New returns an empty Ring built from cfg. It fails with an error
 // wrapping uidgen.ErrConfig, naming the field, the value and the limit, when
-// Size is not a power of two in [1, MaxSize] or PaddingFactor is outside
+// Size is not a power of two from 1 to 2^24 or PaddingFactor is outside
 // (0, 100).
 func New(cfg Config) (*Ring, error) {
-	if cfg.Size < 1 || cfg.Size > MaxSize || cfg.Size&(cfg.Size-1) != 0 {
-		return nil, fmt.Errorf("ringbuffer: %w: Size %d, want a power of two from 1 to %d", uidgen.ErrConfig, cfg.Size, MaxSize)
+	if cfg.Size < 1 || cfg.Size > maxSize || cfg.Size&(cfg.Size-1) != 0 {
+		return nil, fmt.Errorf("ringbuffer: %w: Size %d, want a power of two from 1 to %d", uidgen.ErrConfig, cfg.Size, maxSize)
 	}
 	factor := cfg.PaddingFactor
 	if factor == 0 {
-		factor = DefaultPaddingFactor
+		factor = defaultPaddingFactor
 	}
 	if factor <= 0 || factor >= 100 {
 		return nil, fmt.Errorf("ringbuffer: %w: PaddingFactor %d, want more than 0 and less than 100", uidgen.ErrConfig, factor)
@@ -173,7 +175,7 @@ func New(cfg Config) (*Ring, error) {
 		wakeups:      make(chan struct{}, 1),
 	}
 	if r.rejectedTake == nil {
-		r.rejectedTake = Wait(DefaultWait)
+		r.rejectedTake = Wait(defaults.RingWait)
 	}
 	r.cur.Store(&run{seq: -1})
 	r.tail.Store(-1)

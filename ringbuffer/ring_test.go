@@ -28,7 +28,7 @@ func TestNewRejects(t *testing.T) {
 		{"zero size", Config{Size: 0}, "Size 0,"},
 		{"negative size", Config{Size: -8}, "Size -8,"},
 		{"not a power of two", Config{Size: 12}, "Size 12,"},
-		{"above MaxSize", Config{Size: MaxSize * 2}, "Size 33554432, want a power of two from 1 to 16777216"},
+		{"above maxSize", Config{Size: maxSize * 2}, "Size 33554432, want a power of two from 1 to 16777216"},
 		{"negative factor", Config{Size: 8, PaddingFactor: -1}, "PaddingFactor -1,"},
 		{"factor 100", Config{Size: 8, PaddingFactor: 100}, "PaddingFactor 100, want more than 0 and less than 100"},
 	}
@@ -69,7 +69,7 @@ func TestLayout(t *testing.T) {
 	if unsafe.Sizeof(r)-(unsafe.Offsetof(r.stale)+8) < lineSize || unsafe.Offsetof(r.slots) < lineSize {
 		t.Errorf("Ring of %d bytes is not padded a line at both ends", unsafe.Sizeof(r))
 	}
-	for size := 1; size <= MaxSize; size *= 2 {
+	for size := 1; size <= maxSize; size *= 2 {
 		r, err := New(Config{Size: size})
 		if err != nil {
 			t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/seed4d941b13/uidgen"
+	"github.com/seed4d941b13/uidgen/internal/defaults"
 	"github.com/seed4d941b13/uidgen/internal/dialect"
 	"github.com/seed4d941b13/uidgen/padding"
 	"github.com/seed4d941b13/uidgen/ringbuffer"
@@ -32,7 +33,7 @@ const (
 	claimWait  = time.Millisecond
 	failedWait = 50 * time.Millisecond
 	maxBackoff = time.Second
-	unanswered = ringbuffer.DefaultWait / 2
+	unanswered = defaults.RingWait / 2
 	stopGrace  = time.Second
 	// giveBackTimeout bounds Close's give-back: with the database down,
 	// Close returns within stopGrace and this, and the numbers are lost.

@@ -13,37 +13,22 @@ import (
 	"time"
 
 	"github.com/seed4d941b13/uidgen"
+	"github.com/seed4d941b13/uidgen/internal/defaults"
 	"github.com/seed4d941b13/uidgen/internal/dialect"
 	"github.com/seed4d941b13/uidgen/padding"
 	"github.com/seed4d941b13/uidgen/ringbuffer"
 )
 
-// Defaults of a Config's zero fields, and the limits of its fields.
+// The limits of a Config's fields; its defaults are in internal/defaults,
+// which package serial and the command read too.
 const (
-	// DefaultStep is the step of a tag that New creates: Leaf's example
-	// rows use 2000.
-	DefaultStep = 2000
-
-	// DefaultMaxStep bounds the range a claim takes, and so what a crash
-	// loses: a process killed while it takes flat out held at most about
-	// 1.5 × MaxStep numbers (3 million), at the cost of a claim statement
-	// every 2 million numbers handed out. bench/RESULTS.md has the
-	// trade-off against other bounds.
-	DefaultMaxStep = 2_000_000
-
-	// DefaultClaimEvery is how long a range is sized to last.
-	DefaultClaimEvery = 5 * time.Minute
-
-	// DefaultRingSize is the most numbers the ring holds.
-	DefaultRingSize = 1 << 16
-
-	// StepLimit is the highest Config.MaxStep: 2^40 numbers, so that
+	// stepLimit is the highest Config.MaxStep: 2^40 numbers, so that
 	// max_id stays far below overflowing.
-	StepLimit = 1 << 40
+	stepLimit = 1 << 40
 
-	// MaxStart is the highest Config.Start: it leaves room for a billion
+	// maxStart is the highest Config.Start: it leaves room for a billion
 	// largest ranges below math.MaxInt64.
-	MaxStart = 1 << 62
+	maxStart = 1 << 62
 )
 
 // Errors, tested with errors.Is. Every error this package returns starts
@@ -93,27 +78,30 @@ type Config struct {
 	// Table is the tag table, DefaultTable by default.
 	Table string
 
-	// Start is the least number the tag hands out: a tag that New creates
-	// starts there (1 by default), and a tag whose max_id is below it is
+	// Start is the least number the tag hands out, at most 2^62: a tag
+	// that New creates starts there (1 by default), and a tag whose max_id
+	// is below it is
 	// moved up to it; a tag at or above it is left as it is. Set it to move
 	// a table off AUTO_INCREMENT: above its current maximum. It may stay in
 	// a service's config: every process of a fleet, and every restart,
 	// gets the same numbers above it.
 	Start int64
 
-	// Step is the step of a tag that New creates, DefaultStep by default;
-	// a tag that exists keeps its own. The step is the smallest range a
-	// claim takes.
+	// Step is the step of a tag that New creates, 1 to 2^31-1 (the step
+	// column is an INT), 2000 by default (Leaf's example rows); a tag that
+	// exists keeps its own. The step is the smallest range a claim takes.
 	Step int64
 
-	// MaxStep is the largest range a claim takes, DefaultMaxStep by
-	// default; it must not be below the tag's step. Above MaxStep numbers
+	// MaxStep is the largest range a claim takes, 2,000,000 by default,
+	// and so what a crash loses: a process killed while it takes flat out
+	// held at most about 1.5 × MaxStep numbers. It must not be below the
+	// tag's step, nor above 2^40. Above MaxStep numbers
 	// per ClaimEvery, claims come more often than ClaimEvery and the
 	// horizon below shrinks to half a MaxStep at the rate.
 	MaxStep int64
 
 	// ClaimEvery is how long a range is sized to last at the rate numbers
-	// are handed out, DefaultClaimEvery by default. It is also the
+	// are handed out, 5 minutes by default; it must not be negative. It is also the
 	// generator's horizon without the database: the next range is claimed
 	// while half of one is left, so at a steady rate, once a claim sized by
 	// that rate has landed, the generator holds at least ClaimEvery/2 of
@@ -126,13 +114,13 @@ type Config struct {
 	// Description is written to a tag New creates.
 	Description string
 
-	// RingSize is the most numbers the ring holds, a power of two,
-	// DefaultRingSize by default.
+	// RingSize is the most numbers the ring holds, a power of two from 2
+	// to 2^24, 65,536 by default.
 	RingSize int
 
 	// RejectedTake decides what NextID does when the ring is empty. Nil
-	// means ringbuffer.Wait(ringbuffer.DefaultWait): wait while the padder
-	// refills, and fail only once it has put nothing for a second.
+	// means ringbuffer.Wait(time.Second): wait while the padder refills,
+	// and fail only once it has put nothing for a second.
 	RejectedTake ringbuffer.TakePolicy
 
 	// Clock times the claims, to size them. Nil means uidgen.SystemClock().
@@ -233,32 +221,32 @@ func check(cfg Config) (config, error) {
 		return c, err
 	}
 	if c.Step == 0 {
-		c.Step = DefaultStep
+		c.Step = defaults.SegmentStep
 	}
 	if c.MaxStep == 0 {
-		c.MaxStep = DefaultMaxStep
+		c.MaxStep = defaults.SegmentMaxStep
 	}
 	if c.ClaimEvery == 0 {
-		c.ClaimEvery = DefaultClaimEvery
+		c.ClaimEvery = defaults.SegmentClaimEvery
 	}
 	switch {
 	case c.Step < 1 || c.Step > 1<<31-1:
 		return c, fmt.Errorf("%w: Step %d, want 1 to %d (the step column is an INT)", uidgen.ErrConfig, c.Step, 1<<31-1)
 	case c.MaxStep < c.Step:
 		return c, fmt.Errorf("%w: MaxStep %d is below Step %d", uidgen.ErrConfig, c.MaxStep, c.Step)
-	case c.MaxStep > StepLimit:
-		return c, fmt.Errorf("%w: MaxStep %d is above %d (StepLimit)", uidgen.ErrConfig, c.MaxStep, int64(StepLimit))
+	case c.MaxStep > stepLimit:
+		return c, fmt.Errorf("%w: MaxStep %d is above %d", uidgen.ErrConfig, c.MaxStep, int64(stepLimit))
 	case c.ClaimEvery < 0:
 		return c, fmt.Errorf("%w: ClaimEvery %v, want more than 0", uidgen.ErrConfig, c.ClaimEvery)
-	case c.Start < 0 || c.Start > MaxStart:
-		return c, fmt.Errorf("%w: Start %d, want 0 (1) to %d", uidgen.ErrConfig, c.Start, int64(MaxStart))
+	case c.Start < 0 || c.Start > maxStart:
+		return c, fmt.Errorf("%w: Start %d, want 0 (1) to %d", uidgen.ErrConfig, c.Start, int64(maxStart))
 	}
 	c.ringSize = c.RingSize
 	if c.ringSize == 0 {
-		c.ringSize = DefaultRingSize
+		c.ringSize = defaults.SegmentRingSize
 	}
-	if c.ringSize < 2 || c.ringSize > ringbuffer.MaxSize || bits.OnesCount(uint(c.ringSize)) != 1 {
-		return c, fmt.Errorf("%w: RingSize %d, want a power of two from 2 to %d", uidgen.ErrConfig, c.RingSize, ringbuffer.MaxSize)
+	if c.ringSize < 2 || c.ringSize > defaults.RingMaxSize || bits.OnesCount(uint(c.ringSize)) != 1 {
+		return c, fmt.Errorf("%w: RingSize %d, want a power of two from 2 to %d", uidgen.ErrConfig, c.RingSize, defaults.RingMaxSize)
 	}
 	if c.Clock == nil {
 		c.Clock = uidgen.SystemClock()

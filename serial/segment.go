@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/seed4d941b13/uidgen"
+	"github.com/seed4d941b13/uidgen/internal/defaults"
 	"github.com/seed4d941b13/uidgen/segment"
 )
 
@@ -19,8 +20,8 @@ type SegmentConfig struct {
 	// pattern, "order:2026112713" for an hourly one, "order" for a pattern
 	// with no date field), made at the period's first use, at Start (1 by
 	// default). So the Tag may be at most 128 bytes less the date's 11.
-	// A zero Step is segment.DefaultStep, and a zero MaxStep
-	// segment.DefaultMaxStep, each at most a thousandth and a hundredth
+	// A zero Step and MaxStep are segment.Config's defaults (2000 and
+	// 2,000,000), each at most a thousandth and a hundredth
 	// of the numbers {seq:N} holds (and at least 1): the ranges a fleet
 	// holds when a period ends are never handed out, and must leave the
 	// period's digits room. {seq:6} claims 999 to 9,999 at a time.
@@ -124,10 +125,10 @@ func NewSegment(ctx context.Context, cfg SegmentConfig) (*Segment, error) {
 	g.keyWidth = map[kind]int{literal: 0, year4: 4, month: 6, day: 8, hour: 10}[g.period]
 	g.max = pow10(g.seq.width) - 1
 	if g.cfg.Segment.Step == 0 {
-		g.cfg.Segment.Step = max(1, min(segment.DefaultStep, g.max/1000))
+		g.cfg.Segment.Step = max(1, min(defaults.SegmentStep, g.max/1000))
 	}
 	if g.cfg.Segment.MaxStep == 0 {
-		g.cfg.Segment.MaxStep = max(g.cfg.Segment.Step, min(segment.DefaultMaxStep, g.max/100))
+		g.cfg.Segment.MaxStep = max(g.cfg.Segment.Step, min(defaults.SegmentMaxStep, g.max/100))
 	}
 	if _, err := g.open(ctx, g.now()); err != nil {
 		return nil, err

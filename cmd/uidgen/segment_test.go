@@ -175,7 +175,7 @@ func TestSegmentKill(t *testing.T) {
 // test reads them, far above MaxStep per ClaimEvery, and counts what each
 // crash lost: the numbers claimed above the last one printed, max_id - 1 -
 // last. With the defaults that is at most 5,000,000 (the bound
-// segment.DefaultMaxStep keeps: 1.5 × MaxStep, the ring and the pipe);
+// the default MaxStep keeps: 1.5 × MaxStep, the ring and the pipe);
 // -max-step and -claim-every each reach the generator and shrink it to the
 // ring and a few small claims.
 func TestSegmentCrashLoss(t *testing.T) {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/seed4d941b13/uidgen"
+	"github.com/seed4d941b13/uidgen/internal/defaults"
 	"github.com/seed4d941b13/uidgen/ringbuffer"
 	"github.com/seed4d941b13/uidgen/segment"
 )
@@ -33,7 +34,7 @@ func (s *segmentFlags) register(fs *flag.FlagSet) {
 		"creating the table and the tag when missing")
 	fs.StringVar(&s.table, "segment-table", segment.DefaultTable, "with -segment: the tag table")
 	fs.Int64Var(&s.start, "start", 0, "with -segment: the first number of a tag that does not exist yet, or a higher one to move it up to (0: 1)")
-	fs.Int64Var(&s.step, "step", 0, fmt.Sprintf("with -segment: the step of a tag that does not exist yet (0: %d)", segment.DefaultStep))
+	fs.Int64Var(&s.step, "step", 0, fmt.Sprintf("with -segment: the step of a tag that does not exist yet (0: %d)", defaults.SegmentStep))
 	s.claims.register(fs, "with -segment")
 }
 
@@ -49,9 +50,9 @@ var claimFlagNames = []string{"claim-every", "max-step"}
 
 func (c *claimFlags) register(fs *flag.FlagSet, with string) {
 	fs.DurationVar(&c.every, "claim-every", 0, fmt.Sprintf(
-		"%s: how long a claim of numbers is sized to last at the rate they go (0: %v)", with, segment.DefaultClaimEvery))
+		"%s: how long a claim of numbers is sized to last at the rate they go (0: %v)", with, defaults.SegmentClaimEvery))
 	fs.Int64Var(&c.maxStep, "max-step", 0, fmt.Sprintf(
-		"%s: the largest claim; a process killed flat out loses at most about 1.5 times it (0: %d)", with, segment.DefaultMaxStep))
+		"%s: the largest claim; a process killed flat out loses at most about 1.5 times it (0: %d)", with, defaults.SegmentMaxStep))
 }
 
 // apply sets cfg's claim sizes from the flags; zero keeps the defaults.
@@ -59,7 +60,7 @@ func (c claimFlags) apply(cfg *segment.Config) { cfg.ClaimEvery, cfg.MaxStep = c
 
 // segmentWait is how long gen and bench wait for numbers on an empty ring
 // before they fail: the time a claim statement may take. A service's
-// request is better failed after ringbuffer.DefaultWait; a command that
+// request is better failed after the ring's default wait, a second; a command that
 // prints or measures numbers rides out a database that answers slowly, as
 // one loaded with hundreds of claims a second under -claim-every 1ms does.
 const segmentWait = 10 * time.Second

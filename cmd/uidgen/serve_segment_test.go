@@ -19,6 +19,7 @@ import (
 
 	"github.com/seed4d941b13/uidgen/cmd/uidgen/internal/serve"
 	"github.com/seed4d941b13/uidgen/internal/dbtest"
+	"github.com/seed4d941b13/uidgen/internal/defaults"
 	"github.com/seed4d941b13/uidgen/internal/fleettest"
 	"github.com/seed4d941b13/uidgen/internal/redistest"
 	"github.com/seed4d941b13/uidgen/internal/sizetest"
@@ -298,7 +299,7 @@ func TestServeSegmentTags(t *testing.T) {
 			}
 			for _, tag := range servedTags {
 				v := page.Tags[tag]
-				if v.RingSize != segment.DefaultRingSize || v.Taken != taken || v.Claims < 1 || v.Held < v.RingAvailable || v.LastClaim.IsZero() {
+				if v.RingSize != defaults.SegmentRingSize || v.Taken != taken || v.Claims < 1 || v.Held < v.RingAvailable || v.LastClaim.IsZero() {
 					t.Errorf("GET /segments, tag %s: %+v", tag, v)
 				}
 			}

@@ -1,0 +1,45 @@
+// Package defaults holds the defaults and limits of the library's Configs
+// that more than one of its packages reads: the generators that build on a
+// ring, and the command's flags that show them. Exported from the package
+// that owns them, v1 would freeze them; here they can move, and each is
+// still written once. A Config's doc says each in words, and an error names
+// the one a value broke.
+package defaults
+
+import "time"
+
+// The ring's (ringbuffer).
+const (
+	// RingMaxSize is the largest ring ringbuffer.New accepts: 2^24 values.
+	RingMaxSize = 1 << 24
+
+	// RingWait is how long a take on an empty ring waits under the default
+	// policy for a producer that puts nothing. A running producer refills
+	// a ring in microseconds; one that has put nothing for a second is
+	// gone or starved, and the caller is better told. A shorter limit
+	// fails takes whose producer is only descheduled: on a machine that
+	// other processes share, the producer's thread can wait a good
+	// fraction of a second for a CPU.
+	RingWait = time.Second
+)
+
+// The segment generator's (segment.Config), which package serial and the
+// command read too.
+const (
+	// SegmentStep is the step of a tag that segment.New creates: Leaf's
+	// example rows use 2000.
+	SegmentStep = 2000
+
+	// SegmentMaxStep bounds the range a claim takes, and so what a crash
+	// loses: a process killed while it takes flat out held at most about
+	// 1.5 × MaxStep numbers (3 million), at the cost of a claim statement
+	// every 2 million numbers handed out. bench/RESULTS.md has the
+	// trade-off against other bounds.
+	SegmentMaxStep = 2_000_000
+
+	// SegmentClaimEvery is how long a range is sized to last.
+	SegmentClaimEvery = 5 * time.Minute
+
+	// SegmentRingSize is the most numbers a segment generator's ring holds.
+	SegmentRingSize = 1 << 16
+)
