@@ -46,10 +46,11 @@ import (
 	"strings"
 )
 
-// TotalBits is the width of a UID; SignBits of them are the always-zero sign.
+// totalBits is the width of a UID; signBits of them are the always-zero
+// sign. A Spec's NoSignBit says which a layout keeps.
 const (
-	TotalBits = 64
-	SignBits  = 1
+	totalBits = 64
+	signBits  = 1
 )
 
 // ErrLayout: a layout is bad, whichever part: New's widths, uidgen's
@@ -96,13 +97,13 @@ func New(s Spec) (*Allocator, error) {
 		return nil, err
 	}
 	sum := s.TimeBits + s.WorkerBits + s.SeqBits + s.GeneBits
-	if s.NoSignBit && sum != TotalBits {
+	if s.NoSignBit && sum != totalBits {
 		return nil, fmt.Errorf("%w: no sign bit: %s bits = %d, want exactly %d",
-			ErrLayout, s.fields(), sum, TotalBits)
+			ErrLayout, s.fields(), sum, totalBits)
 	}
-	if !s.NoSignBit && SignBits+sum > TotalBits {
+	if !s.NoSignBit && signBits+sum > totalBits {
 		return nil, fmt.Errorf("%w: 1 sign + %s bits = %d, more than %d",
-			ErrLayout, s.fields(), SignBits+sum, TotalBits)
+			ErrLayout, s.fields(), signBits+sum, totalBits)
 	}
 	return newAllocator(s), nil
 }
@@ -155,11 +156,11 @@ func newAllocator(s Spec) *Allocator {
 // Spec returns the layout's widths, order and sign, as given to New.
 func (a *Allocator) Spec() Spec { return a.spec }
 
-// UsedBits returns the bits below the always-zero ones: every UID the
-// Allocator makes is below 2^UsedBits. 63 for Baidu's layouts, 64 for a
-// layout with no sign bit (whose UIDs are below 2^63 all the same, as
-// MaxDelta keeps the top bit 0).
-func (a *Allocator) UsedBits() int {
+// usedBits returns the bits below the always-zero ones, the sum of the
+// Spec's widths: every UID the Allocator makes is below 2^usedBits. 63 for
+// Baidu's layouts, 64 for a layout with no sign bit (whose UIDs are below
+// 2^63 all the same, as MaxDelta keeps the top bit 0).
+func (a *Allocator) usedBits() int {
 	return a.spec.TimeBits + a.spec.WorkerBits + a.spec.SeqBits + a.spec.GeneBits
 }
 
@@ -213,7 +214,7 @@ func (a *Allocator) Gene(uid int64) int64 { return uid & a.maxGene }
 // its IDs stay below.
 func (a *Allocator) String() string {
 	s := a.spec
-	widths := []int{SignBits, s.TimeBits, s.WorkerBits, s.SeqBits, s.GeneBits}
+	widths := []int{signBits, s.TimeBits, s.WorkerBits, s.SeqBits, s.GeneBits}
 	names := []string{"sign", "time", "worker", "sequence", "gene"}
 	if s.SeqAboveWorker {
 		widths[2], widths[3], names[2], names[3] = widths[3], widths[2], names[3], names[2]
@@ -229,7 +230,7 @@ func (a *Allocator) String() string {
 		nums[i] = strconv.Itoa(w)
 	}
 	str := fmt.Sprintf("%s bits (%s)", strings.Join(nums, "+"), strings.Join(names, "+"))
-	if used := a.UsedBits(); used < TotalBits-SignBits {
+	if used := a.usedBits(); used < totalBits-signBits {
 		str += fmt.Sprintf(", IDs below 2^%d", used)
 	}
 	return str

@@ -141,14 +141,17 @@ func fold(v, max int64) int64 {
 }
 
 // TestNewTakesFewerBits: a layout of fewer than 64 bits is a layout, whose
-// IDs stay below 2^UsedBits.
+// IDs stay below 2^62, as its String says.
 func TestNewTakesFewerBits(t *testing.T) {
 	a, err := bits.New(bits.Spec{TimeBits: 28, WorkerBits: 22, SeqBits: 12})
 	if err != nil {
 		t.Fatalf("New(28, 22, 12) = %v, want the layout of IDs below 2^62", err)
 	}
-	if a.UsedBits() != 62 || a.String() != "1+28+22+12 bits (sign+time+worker+sequence), IDs below 2^62" {
-		t.Fatalf("New(28, 22, 12) = %v, %d bits used; want 62", a, a.UsedBits())
+	if a.String() != "1+28+22+12 bits (sign+time+worker+sequence), IDs below 2^62" {
+		t.Fatalf("New(28, 22, 12) = %v; want IDs below 2^62", a)
+	}
+	if uid := a.Allocate(a.MaxDelta(), a.MaxWorkerID(), a.MaxSequence()); uid != 1<<62-1 {
+		t.Fatalf("the largest ID of 28+22+12 bits is %d, want 2^62-1", uid)
 	}
 }
 
@@ -224,7 +227,7 @@ func TestNewRejectsBadSpecs(t *testing.T) {
 
 // FuzzSpecRoundTrip checks, for any layout New accepts in either order and
 // sign, with or without gene bits, that Parse and Gene invert Allocate on
-// in-range fields, that the UID stays in [0, 2^UsedBits), and that
+// in-range fields, that the UID stays in [0, 2^sum of the widths), and that
 // uid % 2^GeneBits is the gene.
 func FuzzSpecRoundTrip(f *testing.F) {
 	f.Add(uint8(39), uint8(16), uint8(8), uint8(0), true, false, int64(5), int64(7), int64(9), int64(0))
@@ -246,8 +249,8 @@ func FuzzSpecRoundTrip(f *testing.F) {
 		}
 		d, w, s, g = fold(d, a.MaxDelta()), fold(w, a.MaxWorkerID()), fold(s, a.MaxSequence()), fold(g, a.MaxGene())
 		uid := a.Allocate(d, w, s) | g
-		if uid < 0 || a.UsedBits() < 63 && uid >= 1<<a.UsedBits() {
-			t.Fatalf("%v: UID %d is not in [0, 2^%d)", a, uid, a.UsedBits())
+		if uid < 0 || sum < 63 && uid >= 1<<sum {
+			t.Fatalf("%v: UID %d is not in [0, 2^%d)", a, uid, sum)
 		}
 		if gd, gw, gs := a.Parse(uid); gd != d || gw != w || gs != s || a.Gene(uid) != g {
 			t.Fatalf("%v: Parse(%d) = (%d, %d, %d), gene %d; want (%d, %d, %d), gene %d", a, uid, gd, gw, gs, a.Gene(uid), d, w, s, g)

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/seed4d941b13/uidgen"
-	"github.com/seed4d941b13/uidgen/bits"
 	"github.com/seed4d941b13/uidgen/cmd/uidgen/internal/human"
 	"github.com/seed4d941b13/uidgen/worker"
 )
@@ -22,6 +21,10 @@ const secondsPerYear = 365.25 * 24 * 60 * 60
 // lastDate is the last instant plan prints as a date: past it a layout
 // lasts "beyond year 9999".
 var lastDate = time.Date(9999, time.December, 31, 23, 59, 59, 0, time.UTC)
+
+// positiveBits are the bits of a positive int64, below its sign: a layout
+// whose widths add up to fewer keeps its IDs below 2^(their sum).
+const positiveBits = 63
 
 // layoutPlan is the arithmetic behind Baidu's README tips for one layout:
 // how long its time bits last at the wall clock's pace and at a load
@@ -179,8 +182,8 @@ func fitLayout(peak int64, years float64, geneBits, maxBits int) (timeBits, work
 	if peak < 1 || !(years > 0) || math.IsInf(years, 0) {
 		return 0, 0, 0, fmt.Errorf("%w: -fit needs -peak-workers 1 or more and -years above 0, not %d and %v", ErrUsage, peak, years)
 	}
-	if maxBits < 3 || maxBits > bits.TotalBits-bits.SignBits {
-		return 0, 0, 0, fmt.Errorf("%w: -max-bits %d: want 3 to %d", ErrUsage, maxBits, bits.TotalBits-bits.SignBits)
+	if maxBits < 3 || maxBits > positiveBits {
+		return 0, 0, 0, fmt.Errorf("%w: -max-bits %d: want 3 to %d", ErrUsage, maxBits, positiveBits)
 	}
 	workerBits = mathbits.Len64(uint64(peak))
 	timeBits = max(1, int(math.Ceil(math.Log2(years*secondsPerYear))))
@@ -203,7 +206,7 @@ func makePlan(layout uidgen.Layout, from time.Time, qps, restarts float64) layou
 	}
 	spec := alloc.Spec()
 	p := layoutPlan{
-		GeneBits: spec.GeneBits, UsedBits: alloc.UsedBits(),
+		GeneBits: spec.GeneBits, UsedBits: spec.TimeBits + spec.WorkerBits + spec.SeqBits + spec.GeneBits,
 		TimeBits: spec.TimeBits, WorkerBits: spec.WorkerBits, SeqBits: spec.SeqBits,
 		Layout: desc, Epoch: epoch.UTC(), From: from.UTC(),
 		tick: layout.Tick(), spanBits: mathbits.Len64(uint64(alloc.MaxDelta())),
@@ -248,7 +251,7 @@ func (p *layoutPlan) print(w io.Writer) error {
 	switch {
 	case p.UsedBits <= 53:
 		fmt.Fprintf(tw, "  %d bits\tevery ID is below 2^%d: exact as a JavaScript number\n", p.UsedBits, p.UsedBits)
-	case p.UsedBits < bits.TotalBits-bits.SignBits:
+	case p.UsedBits < positiveBits:
 		fmt.Fprintf(tw, "  %d bits\tevery ID is below 2^%d; above 2^53 a JavaScript number rounds it\n", p.UsedBits, p.UsedBits)
 	}
 	if p.GeneBits > 0 {

@@ -56,10 +56,10 @@ func CheckNoGeneBits(t *testing.T, g Generator) {
 }
 
 // CheckToTheEnd takes IDs from g, alternating NextID and NextIDFor, until
-// its time bits run out, and fails t unless every ID is below 2^UsedBits
-// and survives a round trip through a JSON number into a float64 (which
-// holds integers exactly only up to 2^53), and the end is the same clear
-// error as for 64-bit layouts. It returns the IDs.
+// its time bits run out, and fails t unless every ID is below 2^(the sum of
+// the layout's widths) and survives a round trip through a JSON number into
+// a float64 (which holds integers exactly only up to 2^53), and the end is
+// the same clear error as for 64-bit layouts. It returns the IDs.
 func CheckToTheEnd(t *testing.T, g Generator, atMost int) []int64 {
 	t.Helper()
 	var ids []int64

@@ -79,7 +79,7 @@ func CollectFor(goroutines, n int, nextFor func(key int64) (int64, error), key f
 }
 
 // Check fails t unless every ID in perGoroutine is positive, below
-// 2^UsedBits of p's layout, and unique across all of them, each goroutine's
+// 2^(the sum of p's layout's widths), and unique across all of them, each goroutine's
 // IDs strictly increase (once the gene bits are shifted off), and every ID
 // parses back to p's worker ID, in both the typed and Baidu's string form.
 // It returns the number of IDs checked.
@@ -87,12 +87,14 @@ func Check(t testing.TB, p Parser, perGoroutine [][]int64) int {
 	t.Helper()
 	alloc := p.Layout().Bits()
 	// A layout of all 64 bits, with no sign bit, keeps its IDs below 2^63.
-	gene, limit := alloc.Spec().GeneBits, uint64(1)<<min(alloc.UsedBits(), 63)
+	spec := alloc.Spec()
+	used := min(spec.TimeBits+spec.WorkerBits+spec.SeqBits+spec.GeneBits, 63)
+	gene, limit := spec.GeneBits, uint64(1)<<used
 	var all []int64
 	for g, ids := range perGoroutine {
 		for i, id := range ids {
 			if id <= 0 || uint64(id) >= limit {
-				t.Fatalf("goroutine %d, ID %d: %d is not in [1, 2^%d)", g, i, id, min(alloc.UsedBits(), 63))
+				t.Fatalf("goroutine %d, ID %d: %d is not in [1, 2^%d)", g, i, id, used)
 			}
 			if i > 0 && id>>gene <= ids[i-1]>>gene {
 				t.Fatalf("goroutine %d: ID %d (%d) is not above ID %d (%d) with %d gene bits shifted off", g, i, id, i-1, ids[i-1], gene)
