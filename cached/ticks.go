@@ -76,7 +76,7 @@ type ticks struct {
 
 func newTicks(s *scheme.Scheme, ring *ringbuffer.Ring, maxAhead, maxLag time.Duration) *ticks {
 	src := &ticks{s: s, ring: ring, maxAhead: -1, maxLag: -1, perTick: s.Bits().MaxSequence() + 1, last: -1}
-	src.ringTicks = int64(ring.Size()) / src.perTick
+	src.ringTicks = ring.Stats().Size / src.perTick
 	if maxAhead > 0 {
 		src.maxAhead = int64(maxAhead / s.Tick())
 	}

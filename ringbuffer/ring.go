@@ -195,9 +195,6 @@ func wakeEvery(threshold int64) int64 {
 	return every
 }
 
-// Size returns the most values the ring holds.
-func (r *Ring) Size() int { return int(r.size) }
-
 // Put places the longest prefix of run that fits, as one run, and returns
 // how many values it placed; the rest stay the caller's. A producer that
 // asks Free first and puts no more places them all. A value that a take

@@ -281,7 +281,7 @@ func (r *ranges) Next(room int) (ringbuffer.Run, error) {
 	if r.cur.len() == 0 && r.spare != nil {
 		r.cur, r.spare = *r.spare, nil
 	}
-	waiting := int64(r.ring.Size() - r.ring.Free())
+	waiting := int64(r.c.ringSize - r.ring.Free())
 	if r.spare == nil && !r.claiming && r.cur.len()+waiting <= r.size/2 {
 		r.claiming, r.claimAt = true, time.Now()
 		select {
