@@ -331,11 +331,10 @@ func (g *Generator) Close() error {
 
 // Stats is a snapshot of a Generator's ring, padder and claims.
 type Stats struct {
-	Taken        int64     // numbers handed out
-	Size         int64     // the most numbers the ring holds
-	Available    int64     // numbers waiting in the ring
-	TakesWaited  int64     // takes that found the ring empty and waited for the padder
-	TakesFailed  int64     // takes that returned an error
+	// Stats is the ring's: its values are the tag's numbers, Taken those
+	// handed out. A number does not go stale, so Stale stays 0.
+	ringbuffer.Stats
+
 	Fills        int64     // padder fills: at start, and per wake-up
 	Claims       int64     // ranges claimed from the table
 	ClaimsFailed int64     // claim statements that failed
@@ -348,9 +347,8 @@ type Stats struct {
 // Stats returns a snapshot of g. Under load the fields are read one at a
 // time, so they describe nearby instants, not one.
 func (g *Generator) Stats() Stats {
-	rs := g.ring.Stats()
 	st := g.src.stats()
-	st.Taken, st.Size, st.Available, st.TakesWaited, st.TakesFailed = rs.Taken, rs.Size, rs.Available, rs.TakesWaited, rs.TakesFailed
+	st.Stats = g.ring.Stats()
 	st.Fills = g.padder.Fills()
 	return st
 }
