@@ -24,9 +24,7 @@ var (
 	ErrWorkerIDRange = errors.New("worker ID out of range")
 
 	// ErrWorkerIDs: a WorkerIDRange starts below 1, is empty or ends above
-	// the largest worker ID of the layout, or "LO-HI" does not parse; or
-	// LeaseWorkerID was given a largest worker ID below 1, which leaves no
-	// range at all.
+	// the largest worker ID of the layout, or "LO-HI" does not parse.
 	ErrWorkerIDs = errors.New("bad worker ID range")
 
 	// ErrClockBackwards: the clock stepped back further than a generator
@@ -39,13 +37,6 @@ var (
 	// ErrClosed: the generator has been closed.
 	ErrClosed = errors.New("generator closed")
 
-	// ErrLeaseTTL: a leaser's Config.LeaseTTL is outside worker.MinLeaseTTL
-	// (etcdworker.MinLeaseTTL for etcd) to worker.MaxLeaseTTL.
-	ErrLeaseTTL = errors.New("lease TTL out of range")
-
-	// ErrLeaseHorizon: a leaser's Config.LeaseHorizon is outside
-	// worker.MinLeaseHorizon to worker.MaxLeaseHorizon.
-	ErrLeaseHorizon = errors.New("lease horizon out of range")
 
 	// ErrNoFreeID: every worker ID a lease may take is held, and none came
 	// free before the context ended (or, under a context with no deadline,
@@ -73,19 +64,6 @@ var (
 	// (and so its JSON) and Value refuse a negative UID with it too.
 	ErrIDRange = errors.New("ID out of range")
 
-	// ErrNilDB: a store's Config.DB is nil (worker, segment).
-	ErrNilDB = errors.New("nil *sql.DB")
-
-	// ErrBadTable: a store's Config.Table, or the table given to a Schema
-	// function, is not a plain SQL identifier (worker, segment).
-	ErrBadTable = errors.New("bad table name")
-
-	// ErrDialect: a *sql.DB was opened with a driver other than
-	// go-sql-driver/mysql, pgx's stdlib and modernc.org/sqlite, or a
-	// Config.Dialect or a Schema function names a dialect other than
-	// "mysql", "postgres" and "sqlite" (worker, segment).
-	ErrDialect = errors.New("unsupported SQL dialect")
-
 	// ErrUnreachable: the database server could not be reached over the
 	// network, or a SQLite file stayed locked by another process (worker,
 	// segment).
@@ -99,14 +77,6 @@ var (
 	// EnsureSchema creates it, or run the DDL that `uidgen schema` prints
 	// (worker, segment).
 	ErrNoTable = errors.New("table missing")
-
-	// ErrNilClient: a store's Config.Client is nil, or NewClient was given
-	// no endpoints (etcdworker, redisworker).
-	ErrNilClient = errors.New("no client")
-
-	// ErrKeyPrefix: a store's Config.Prefix is not a key prefix the store
-	// can use (etcdworker, redisworker; each says which it takes).
-	ErrKeyPrefix = errors.New("bad key prefix")
 
 	// ErrBadKey: a key under a fleet's prefix does not hold what the store
 	// writes there: another program writes under the fleet's prefix

@@ -30,7 +30,7 @@ const (
 // under that request's context. Close it after the last Lease is released.
 func NewClient(endpoints []string, logger *slog.Logger) (*clientv3.Client, error) {
 	if len(endpoints) == 0 {
-		return nil, fmt.Errorf("etcdworker: %w: no endpoints", uidgen.ErrNilClient)
+		return nil, fmt.Errorf("etcdworker: %w: no endpoints", uidgen.ErrConfig)
 	}
 	zl := zap.NewNop()
 	if logger != nil {

@@ -19,11 +19,11 @@
 // Every error starts "etcdworker: ", names the operation and the value at
 // fault, and wraps the etcd client's own error where there is one. Its
 // sentinels are the root package's, shared with the other stores so that a
-// fleet that moves between them matches the same errors: uidgen.ErrNilClient
-// (no Config.Client), uidgen.ErrKeyPrefix (a Config.Prefix with a character
-// other than a printable ASCII one), uidgen.ErrBadKey (a key under the prefix
-// that another program wrote), and the lease errors package worker returns
-// too (uidgen.ErrLeaseTTL, uidgen.ErrNoFreeID, ...).
+// fleet that moves between them matches the same errors: uidgen.ErrConfig
+// (no Config.Client, a Config.Prefix with a character other than a
+// printable ASCII one, a lease time out of its limits), uidgen.ErrBadKey (a
+// key under the prefix that another program wrote), and the lease errors
+// package worker returns too (uidgen.ErrNoFreeID, uidgen.ErrLeaseLost, ...).
 //
 // # Keys
 //

@@ -73,16 +73,16 @@ type Config struct {
 }
 
 // check returns cfg with its defaults filled in, without I/O. It fails, with an
-// error that names the value, on a nil Client (uidgen.ErrNilClient) and a
-// prefix that is not printable ASCII (uidgen.ErrKeyPrefix).
+// error wrapping uidgen.ErrConfig that names the field and the value, on a
+// nil Client and a prefix that is not printable ASCII.
 func (cfg Config) check() (Config, error) {
 	if cfg.Client == nil {
-		return cfg, fmt.Errorf("etcdworker: %w: Config.Client is nil", uidgen.ErrNilClient)
+		return cfg, fmt.Errorf("etcdworker: %w: Client is nil", uidgen.ErrConfig)
 	}
 	cfg.Prefix = cmp.Or(cfg.Prefix, DefaultPrefix)
 	for _, r := range cfg.Prefix {
 		if r < ' ' || r > '~' {
-			return cfg, fmt.Errorf("etcdworker: %w: %q holds %q, want printable ASCII", uidgen.ErrKeyPrefix, cfg.Prefix, r)
+			return cfg, fmt.Errorf("etcdworker: %w: Prefix %q holds %q, want printable ASCII", uidgen.ErrConfig, cfg.Prefix, r)
 		}
 	}
 	if !strings.HasSuffix(cfg.Prefix, "/") {

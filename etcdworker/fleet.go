@@ -114,8 +114,8 @@ func choose(states []idState, now time.Time, lo, hi int64) (idState, bool) {
 // List returns the worker IDs of cfg's fleet, by ID, and for each held one
 // asks the cluster how long its lease has left: a worker.Row each, whose
 // Host, PID and Since name the holder while Held, and whose ReservedAhead is
-// by this process's clock. It fails with an error wrapping
-// uidgen.ErrNilClient or uidgen.ErrKeyPrefix before sending anything, with one
+// by this process's clock. It fails with an error wrapping uidgen.ErrConfig
+// (a nil Client, a bad Prefix) before sending anything, with one
 // wrapping uidgen.ErrBadKey when a key under the prefix is not this package's,
 // and otherwise with the client's error.
 func List(ctx context.Context, cfg Config) ([]worker.Row, error) {

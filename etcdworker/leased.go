@@ -47,19 +47,18 @@ type Leased struct {
 }
 
 // NewLeased returns a Leased that keeps its leases in cfg's fleet. It sends
-// nothing yet. It fails, with an error that names the value, on a nil Client
-// (uidgen.ErrNilClient), a bad Prefix (uidgen.ErrKeyPrefix), a LeaseTTL outside
-// [MinLeaseTTL, worker.MaxLeaseTTL] (uidgen.ErrLeaseTTL) and a LeaseHorizon
-// outside [worker.MinLeaseHorizon, worker.MaxLeaseHorizon]
-// (uidgen.ErrLeaseHorizon), and WorkerIDs that start below 1 or are empty
+// nothing yet. It fails, with an error wrapping uidgen.ErrConfig that names
+// the field, the value and the limits, on a nil Client, a Prefix that is not
+// printable ASCII, and a LeaseTTL or a LeaseHorizon outside the limits Config
+// gives; and on WorkerIDs that start below 1 or are empty
 // (uidgen.ErrWorkerIDs).
 func NewLeased(cfg Config) (*Leased, error) {
 	c, err := cfg.check()
 	if err != nil {
 		return nil, err
 	}
-	if err := cmp.Or(leasing.CheckRange(uidgen.ErrLeaseTTL, c.LeaseTTL, MinLeaseTTL, worker.MaxLeaseTTL),
-		leasing.CheckRange(uidgen.ErrLeaseHorizon, c.LeaseHorizon, worker.MinLeaseHorizon, worker.MaxLeaseHorizon),
+	if err := cmp.Or(leasing.CheckRange("LeaseTTL", c.LeaseTTL, MinLeaseTTL, worker.MaxLeaseTTL),
+		leasing.CheckRange("LeaseHorizon", c.LeaseHorizon, worker.MinLeaseHorizon, worker.MaxLeaseHorizon),
 		leasing.CheckIDs(c.WorkerIDs)); err != nil {
 		return nil, fmt.Errorf("etcdworker: %w", err)
 	}
@@ -84,14 +83,14 @@ var _ uidgen.Leaser = (*Leased)(nil)
 // uidgen.ErrNoFreeID and ctx.Err() that names the range (under a ctx with no
 // deadline, after one lease TTL, with uidgen.ErrNoFreeID alone). Give ctx a
 // deadline: an unreachable cluster fails with the client's error only when ctx
-// ends. It fails with uidgen.ErrWorkerIDs for a maxWorkerID below 1 or a
-// range that ends above it, both before it sends
+// ends. It fails with uidgen.ErrConfig for a maxWorkerID below 1, and with
+// uidgen.ErrWorkerIDs for a range that ends above it, both before it sends
 // anything, and with uidgen.ErrBadKey when a key under the prefix is not this
 // package's.
 func (l *Leased) LeaseWorkerID(ctx context.Context, maxWorkerID int64) (uidgen.Lease, error) {
 	op := "lease a worker ID under " + l.prefix
 	if maxWorkerID < 1 {
-		return nil, fmt.Errorf("etcdworker: %s: %w: largest worker ID %d, want 1 or more", op, uidgen.ErrWorkerIDs, maxWorkerID)
+		return nil, fmt.Errorf("etcdworker: %s: %w: maxWorkerID %d: want 1 or more", op, uidgen.ErrConfig, maxWorkerID)
 	}
 	lo, hi, err := l.ids.Bounds(maxWorkerID)
 	if err != nil {

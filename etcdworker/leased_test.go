@@ -92,19 +92,19 @@ func TestConfigErrors(t *testing.T) {
 		want error
 		text string
 	}{
-		{Config{}, uidgen.ErrNilClient, "Config.Client is nil"},
-		{Config{Client: c, Prefix: "/fleet\n"}, uidgen.ErrKeyPrefix, `"/fleet\n" holds '\n'`},
-		{Config{Client: c, LeaseTTL: time.Second}, uidgen.ErrLeaseTTL, "1s, want 2s to 1h0m0s"},
-		{Config{Client: c, LeaseTTL: 2 * time.Hour}, uidgen.ErrLeaseTTL, "2h0m0s, want 2s to 1h0m0s"},
-		{Config{Client: c, LeaseHorizon: -time.Second}, uidgen.ErrLeaseHorizon, "-1s, want 1s to 24h0m0s"},
+		{Config{}, uidgen.ErrConfig, "Client is nil"},
+		{Config{Client: c, Prefix: "/fleet\n"}, uidgen.ErrConfig, `Prefix "/fleet\n" holds '\n'`},
+		{Config{Client: c, LeaseTTL: time.Second}, uidgen.ErrConfig, "LeaseTTL 1s: want 2s to 1h0m0s"},
+		{Config{Client: c, LeaseTTL: 2 * time.Hour}, uidgen.ErrConfig, "LeaseTTL 2h0m0s: want 2s to 1h0m0s"},
+		{Config{Client: c, LeaseHorizon: -time.Second}, uidgen.ErrConfig, "LeaseHorizon -1s: want 1s to 24h0m0s"},
 	} {
 		_, err := NewLeased(tt.cfg)
 		if !errors.Is(err, tt.want) || !strings.Contains(err.Error(), tt.text) || !strings.HasPrefix(err.Error(), "etcdworker: ") {
 			t.Errorf("NewLeased(%+v): %v, want %q naming %q", tt.cfg, err, tt.want, tt.text)
 		}
 	}
-	if _, err := List(t.Context(), Config{}); !errors.Is(err, uidgen.ErrNilClient) {
-		t.Errorf("List without a client: %v, want %q", err, uidgen.ErrNilClient)
+	if _, err := List(t.Context(), Config{}); !errors.Is(err, uidgen.ErrConfig) || !strings.Contains(err.Error(), "Client is nil") {
+		t.Errorf("List without a client: %v, want %q saying Client is nil", err, uidgen.ErrConfig)
 	}
 	if _, err := NewClient(nil, nil); err == nil {
 		t.Error("NewClient with no endpoints: no error")
@@ -116,8 +116,8 @@ func TestConfigErrors(t *testing.T) {
 	if l.prefix != "/a/" {
 		t.Errorf("prefix %q, want %q: a fleet's keys must not run into another fleet's", l.prefix, "/a/")
 	}
-	if _, err := l.LeaseWorkerID(t.Context(), 0); !errors.Is(err, uidgen.ErrWorkerIDs) {
-		t.Errorf("LeaseWorkerID(0): %v, want %q", err, uidgen.ErrWorkerIDs)
+	if _, err := l.LeaseWorkerID(t.Context(), 0); !errors.Is(err, uidgen.ErrConfig) || !strings.Contains(err.Error(), "maxWorkerID 0: want 1 or more") {
+		t.Errorf("LeaseWorkerID(0): %v, want %q naming maxWorkerID 0", err, uidgen.ErrConfig)
 	}
 }
 

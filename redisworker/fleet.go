@@ -74,7 +74,7 @@ func readFleet(ctx context.Context, c redis.UniversalClient, prefix string) ([]i
 // List returns the worker IDs of cfg's fleet, by ID, read in one step: a
 // worker.Row each, whose Host, PID and Since name the holder while Held, and
 // whose ReservedAhead is by this process's clock. It fails with an error
-// wrapping uidgen.ErrNilClient or uidgen.ErrKeyPrefix before sending anything,
+// wrapping uidgen.ErrConfig (a nil Client, a bad Prefix) before sending anything,
 // with one wrapping uidgen.ErrBadKey when a key of the fleet is not this
 // package's, and otherwise with the client's error.
 func List(ctx context.Context, cfg Config) ([]worker.Row, error) {

@@ -49,19 +49,18 @@ type Leased struct {
 }
 
 // NewLeased returns a Leased that keeps its leases in cfg's fleet. It sends
-// nothing yet. It fails, with an error that names the value, on a nil Client
-// (uidgen.ErrNilClient), a bad Prefix (uidgen.ErrKeyPrefix), a bad Replicas
-// (ErrReplicas), a LeaseTTL outside [worker.MinLeaseTTL, worker.MaxLeaseTTL]
-// (uidgen.ErrLeaseTTL) and a LeaseHorizon outside [worker.MinLeaseHorizon,
-// worker.MaxLeaseHorizon] (uidgen.ErrLeaseHorizon), and WorkerIDs that start
-// below 1 or are empty (uidgen.ErrWorkerIDs).
+// nothing yet. It fails, with an error wrapping uidgen.ErrConfig that names
+// the field, the value and the limits, on a nil Client, a bad Prefix, a bad
+// Replicas or ReplicaTimeout, and a LeaseTTL or a LeaseHorizon outside the
+// limits Config gives; and on WorkerIDs that start below 1 or are empty
+// (uidgen.ErrWorkerIDs).
 func NewLeased(cfg Config) (*Leased, error) {
 	c, err := cfg.check()
 	if err != nil {
 		return nil, err
 	}
-	if err := cmp.Or(leasing.CheckRange(uidgen.ErrLeaseTTL, c.LeaseTTL, worker.MinLeaseTTL, worker.MaxLeaseTTL),
-		leasing.CheckRange(uidgen.ErrLeaseHorizon, c.LeaseHorizon, worker.MinLeaseHorizon, worker.MaxLeaseHorizon),
+	if err := cmp.Or(leasing.CheckRange("LeaseTTL", c.LeaseTTL, worker.MinLeaseTTL, worker.MaxLeaseTTL),
+		leasing.CheckRange("LeaseHorizon", c.LeaseHorizon, worker.MinLeaseHorizon, worker.MaxLeaseHorizon),
 		leasing.CheckIDs(c.WorkerIDs)); err != nil {
 		return nil, fmt.Errorf("redisworker: %w", err)
 	}
@@ -85,8 +84,8 @@ var _ uidgen.Leaser = (*Leased)(nil)
 // uidgen.ErrNoFreeID and ctx.Err() that names the range (under a ctx with no
 // deadline, after one lease TTL, with uidgen.ErrNoFreeID alone). A Redis that
 // does not answer is asked again every second until ctx ends, and the error
-// names its last failure. It fails with uidgen.ErrWorkerIDs for a maxWorkerID
-// below 1 or a range that ends above it, both
+// names its last failure. It fails with uidgen.ErrConfig for a maxWorkerID
+// below 1, and with uidgen.ErrWorkerIDs for a range that ends above it, both
 // before it sends anything, with uidgen.ErrBadKey when a key of the fleet is
 // not this package's, and with an error wrapping ErrReplicas and ctx.Err() when
 // no take the replicas acknowledged landed before ctx ended: a failover that
@@ -95,7 +94,7 @@ var _ uidgen.Leaser = (*Leased)(nil)
 func (l *Leased) LeaseWorkerID(ctx context.Context, maxWorkerID int64) (uidgen.Lease, error) {
 	op := "lease a worker ID under " + l.prefix
 	if maxWorkerID < 1 {
-		return nil, fmt.Errorf("redisworker: %s: %w: largest worker ID %d, want 1 or more", op, uidgen.ErrWorkerIDs, maxWorkerID)
+		return nil, fmt.Errorf("redisworker: %s: %w: maxWorkerID %d: want 1 or more", op, uidgen.ErrConfig, maxWorkerID)
 	}
 	lo, hi, err := l.ids.Bounds(maxWorkerID)
 	if err != nil {

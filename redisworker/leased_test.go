@@ -157,35 +157,39 @@ func TestConfigErrors(t *testing.T) {
 	for _, tt := range []struct {
 		name string
 		cfg  Config
-		want error
-		text string
+		text string // the field, the value and the limit
+		only bool   // only NewLeased reads the field
 	}{
-		{"nil client", Config{}, uidgen.ErrNilClient, "Config.Client is nil"},
-		{"non-ASCII", Config{Client: c, Prefix: "{bestellungen}:ä"}, uidgen.ErrKeyPrefix, `"{bestellungen}:ä" holds 'ä'`},
-		{"control character", Config{Client: c, Prefix: "{orders}\n"}, uidgen.ErrKeyPrefix, `"{orders}\n" holds '\n'`},
-		{"two hash tags", Config{Client: c, Prefix: "{eu}{orders}:"}, uidgen.ErrKeyPrefix, `"{eu}{orders}:", want one hash tag`},
-		{"empty hash tag", Config{Client: c, Prefix: "{}:"}, uidgen.ErrKeyPrefix, `"{}:", want one hash tag`},
-		{"open brace alone", Config{Client: c, Prefix: "{orders:"}, uidgen.ErrKeyPrefix, `"{orders:", want one hash tag`},
-		{"close brace alone", Config{Client: c, Prefix: "orders}:"}, uidgen.ErrKeyPrefix, `"orders}:", want one hash tag`},
-		{"braces reversed", Config{Client: c, Prefix: "}orders{:"}, uidgen.ErrKeyPrefix, `"}orders{:", want one hash tag`},
-		{"TTL too short", Config{Client: c, LeaseTTL: time.Millisecond}, uidgen.ErrLeaseTTL, "1ms, want 1s to 1h0m0s"},
-		{"TTL too long", Config{Client: c, LeaseTTL: 2 * time.Hour}, uidgen.ErrLeaseTTL, "2h0m0s, want 1s to 1h0m0s"},
-		{"negative TTL", Config{Client: c, LeaseTTL: -time.Second}, uidgen.ErrLeaseTTL, "-1s, want 1s to 1h0m0s"},
-		{"horizon too short", Config{Client: c, LeaseHorizon: time.Millisecond}, uidgen.ErrLeaseHorizon, "1ms, want 1s to 24h0m0s"},
-		{"horizon too long", Config{Client: c, LeaseHorizon: 25 * time.Hour}, uidgen.ErrLeaseHorizon, "25h0m0s, want 1s to 24h0m0s"},
-		{"negative replicas", Config{Client: c, Replicas: -1}, ErrReplicas, "Config.Replicas is -1, want 0 or more"},
-		{"replicas on a ring", Config{Client: ring, Replicas: 1}, ErrReplicas, "Config.Replicas is 1 on a Redis Ring, want 0"},
+		{"nil client", Config{}, "Client is nil", false},
+		{"non-ASCII", Config{Client: c, Prefix: "{bestellungen}:ä"}, `Prefix "{bestellungen}:ä" holds 'ä'`, false},
+		{"control character", Config{Client: c, Prefix: "{orders}\n"}, `Prefix "{orders}\n" holds '\n'`, false},
+		{"two hash tags", Config{Client: c, Prefix: "{eu}{orders}:"}, `Prefix "{eu}{orders}:": want one hash tag`, false},
+		{"empty hash tag", Config{Client: c, Prefix: "{}:"}, `Prefix "{}:": want one hash tag`, false},
+		{"open brace alone", Config{Client: c, Prefix: "{orders:"}, `Prefix "{orders:": want one hash tag`, false},
+		{"close brace alone", Config{Client: c, Prefix: "orders}:"}, `Prefix "orders}:": want one hash tag`, false},
+		{"braces reversed", Config{Client: c, Prefix: "}orders{:"}, `Prefix "}orders{:": want one hash tag`, false},
+		{"TTL too short", Config{Client: c, LeaseTTL: time.Millisecond}, "LeaseTTL 1ms: want 1s to 1h0m0s", true},
+		{"TTL too long", Config{Client: c, LeaseTTL: 2 * time.Hour}, "LeaseTTL 2h0m0s: want 1s to 1h0m0s", true},
+		{"negative TTL", Config{Client: c, LeaseTTL: -time.Second}, "LeaseTTL -1s: want 1s to 1h0m0s", true},
+		{"horizon too short", Config{Client: c, LeaseHorizon: time.Millisecond}, "LeaseHorizon 1ms: want 1s to 24h0m0s", true},
+		{"horizon too long", Config{Client: c, LeaseHorizon: 25 * time.Hour}, "LeaseHorizon 25h0m0s: want 1s to 24h0m0s", true},
+		{"negative replicas", Config{Client: c, Replicas: -1}, "Replicas -1: want 0 or more", false},
+		{"replicas on a ring", Config{Client: ring, Replicas: 1}, "Replicas 1 on a Redis Ring: want 0", false},
+		{"replica timeout too short", Config{Client: c, Replicas: 1, ReplicaTimeout: time.Microsecond},
+			"ReplicaTimeout 1µs: want 1ms to under a third of LeaseTTL (10s)", false},
+		{"replica timeout too long", Config{Client: c, Replicas: 1, ReplicaTimeout: 10 * time.Second},
+			"ReplicaTimeout 10s: want 1ms to under a third of LeaseTTL (10s)", false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := NewLeased(tt.cfg)
-			if !errors.Is(err, tt.want) || !strings.Contains(err.Error(), tt.text) || !strings.HasPrefix(err.Error(), "redisworker: ") {
-				t.Errorf("NewLeased: %v, want %q naming %q", err, tt.want, tt.text)
+			if !errors.Is(err, uidgen.ErrConfig) || !strings.Contains(err.Error(), tt.text) || !strings.HasPrefix(err.Error(), "redisworker: ") {
+				t.Errorf("NewLeased: %v, want %q naming %q", err, uidgen.ErrConfig, tt.text)
 			}
-			if tt.want == uidgen.ErrLeaseTTL || tt.want == uidgen.ErrLeaseHorizon {
-				return // only NewLeased reads them
+			if tt.only {
+				return
 			}
-			if _, err := List(t.Context(), tt.cfg); !errors.Is(err, tt.want) {
-				t.Errorf("List: %v, want %q", err, tt.want)
+			if _, err := List(t.Context(), tt.cfg); !errors.Is(err, uidgen.ErrConfig) || !strings.Contains(err.Error(), tt.text) {
+				t.Errorf("List: %v, want %q naming %q", err, uidgen.ErrConfig, tt.text)
 			}
 		})
 	}
@@ -215,8 +219,8 @@ func TestConfigErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, maxID := range []int64{0, -1} {
-		if _, err := l.LeaseWorkerID(t.Context(), maxID); !errors.Is(err, uidgen.ErrWorkerIDs) || !strings.Contains(err.Error(), fmt.Sprint(maxID)) {
-			t.Errorf("LeaseWorkerID(%d): %v, want %q naming it", maxID, err, uidgen.ErrWorkerIDs)
+		if _, err := l.LeaseWorkerID(t.Context(), maxID); !errors.Is(err, uidgen.ErrConfig) || !strings.Contains(err.Error(), fmt.Sprintf("maxWorkerID %d: want 1 or more", maxID)) {
+			t.Errorf("LeaseWorkerID(%d): %v, want %q naming it", maxID, err, uidgen.ErrConfig)
 		}
 	}
 }

@@ -32,21 +32,19 @@ const freePoll = time.Second
 // Errors, tested with errors.Is. Every error this package returns starts
 // "redisworker: ", names the operation and the value at fault, and wraps the
 // Redis client's own error where there is one. The sentinels it shares with
-// the other stores are defined once in the root package: a nil Config.Client
-// wraps uidgen.ErrNilClient; a Config.Prefix with a character other than a
-// printable ASCII one, or a hash tag that is not the prefix's only one, wraps
-// uidgen.ErrKeyPrefix; a key under the prefix that does not hold what this
-// package writes there (another program writes under the fleet's prefix)
-// wraps uidgen.ErrBadKey. Where the contract is package worker's, so is the
-// sentinel (uidgen.ErrLeaseTTL, uidgen.ErrNoFreeID, ...), so a program that
-// moves its fleet between stores matches the same errors.
+// the other stores are defined once in the root package: a Config this
+// package cannot work with (a nil Client; a Prefix with a character other
+// than a printable ASCII one, or a hash tag that is not the prefix's only
+// one; a negative Replicas, or one asked of a Ring; a ReplicaTimeout or a
+// lease time out of its limits) wraps uidgen.ErrConfig, naming the field,
+// the value and the limits; a key under the prefix that does not hold what
+// this package writes there (another program writes under the fleet's
+// prefix) wraps uidgen.ErrBadKey. Where the contract is package worker's, so
+// is the sentinel (uidgen.ErrNoFreeID, uidgen.ErrLeaseLost, ...), so a
+// program that moves its fleet between stores matches the same errors.
 var (
-	// ErrReplicas: Config.Replicas is negative, or asks for replicas of a
-	// Ring, whose WAIT this package cannot send to the shard that ran the
-	// script; Config.ReplicaTimeout is below a
-	// millisecond or not below a third of LeaseTTL; or, from a lease,
-	// fewer replicas than Config.Replicas acknowledged a reservation within
-	// Config.ReplicaTimeout.
+	// ErrReplicas: fewer replicas than Config.Replicas acknowledged a
+	// reservation within Config.ReplicaTimeout.
 	ErrReplicas = errors.New("replicas did not acknowledge")
 )
 
@@ -115,13 +113,13 @@ type Config struct {
 }
 
 // check returns cfg with its defaults filled in and its prefix tagged,
-// without I/O. It fails, with an error that names the value, on a nil
-// Client (uidgen.ErrNilClient), a prefix that is not printable ASCII or holds a
-// brace outside one hash tag (uidgen.ErrKeyPrefix), and a negative Replicas,
-// one asked of a Ring, or a ReplicaTimeout out of its range (ErrReplicas).
+// without I/O. It fails, with an error wrapping uidgen.ErrConfig that names
+// the field and the value, on a nil Client, a prefix that is not printable
+// ASCII or holds a brace outside one hash tag, and a negative Replicas, one
+// asked of a Ring, or a ReplicaTimeout out of its range.
 func (cfg Config) check() (Config, error) {
 	if cfg.Client == nil {
-		return cfg, fmt.Errorf("redisworker: %w: Config.Client is nil", uidgen.ErrNilClient)
+		return cfg, fmt.Errorf("redisworker: %w: Client is nil", uidgen.ErrConfig)
 	}
 	prefix, err := tagged(cmp.Or(cfg.Prefix, DefaultPrefix))
 	if err != nil {
@@ -129,21 +127,21 @@ func (cfg Config) check() (Config, error) {
 	}
 	cfg.Prefix = prefix
 	if cfg.Replicas < 0 {
-		return cfg, fmt.Errorf("redisworker: %w: Config.Replicas is %d, want 0 or more", ErrReplicas, cfg.Replicas)
+		return cfg, fmt.Errorf("redisworker: %w: Replicas %d: want 0 or more", uidgen.ErrConfig, cfg.Replicas)
 	}
 	if _, ring := cfg.Client.(*redis.Ring); ring && cfg.Replicas > 0 {
-		return cfg, fmt.Errorf("redisworker: %w: Config.Replicas is %d on a Redis Ring, want 0: "+
-			"WAIT must reach the shard that ran the script, which a ring client does not route it to", ErrReplicas, cfg.Replicas)
+		return cfg, fmt.Errorf("redisworker: %w: Replicas %d on a Redis Ring: want 0: "+
+			"WAIT must reach the shard that ran the script, which a ring client does not route it to", uidgen.ErrConfig, cfg.Replicas)
 	}
 	cfg.LeaseTTL = cmp.Or(cfg.LeaseTTL, worker.DefaultLeaseTTL)
 	cfg.LeaseHorizon = cmp.Or(cfg.LeaseHorizon, worker.DefaultLeaseHorizon)
-	// A LeaseTTL out of its range is NewLeased's uidgen.ErrLeaseTTL, and sizes no
+	// A LeaseTTL out of its range is NewLeased's uidgen.ErrConfig, and sizes no
 	// ReplicaTimeout.
 	if cfg.LeaseTTL >= worker.MinLeaseTTL {
 		cfg.ReplicaTimeout = cmp.Or(cfg.ReplicaTimeout, min(defaultReplicaTimeout, cfg.LeaseTTL/6))
 		if cfg.ReplicaTimeout < time.Millisecond || cfg.ReplicaTimeout >= cfg.LeaseTTL/3 {
-			return cfg, fmt.Errorf("redisworker: %w: Config.ReplicaTimeout is %v, want 1ms to under a third of LeaseTTL (%v)",
-				ErrReplicas, cfg.ReplicaTimeout, cfg.LeaseTTL/3)
+			return cfg, fmt.Errorf("redisworker: %w: ReplicaTimeout %v: want 1ms to under a third of LeaseTTL (%v)",
+				uidgen.ErrConfig, cfg.ReplicaTimeout, cfg.LeaseTTL/3)
 		}
 	}
 	return cfg, nil
@@ -154,7 +152,7 @@ func (cfg Config) check() (Config, error) {
 func tagged(prefix string) (string, error) {
 	for _, r := range prefix {
 		if r < ' ' || r > '~' {
-			return "", fmt.Errorf("%w: %q holds %q, want printable ASCII", uidgen.ErrKeyPrefix, prefix, r)
+			return "", fmt.Errorf("%w: Prefix %q holds %q, want printable ASCII", uidgen.ErrConfig, prefix, r)
 		}
 	}
 	open, close := strings.Count(prefix, "{"), strings.Count(prefix, "}")
@@ -164,7 +162,7 @@ func tagged(prefix string) (string, error) {
 	case open == 1 && close == 1 && strings.Index(prefix, "{")+1 < strings.Index(prefix, "}"):
 		return prefix, nil
 	}
-	return "", fmt.Errorf("%w: %q, want one hash tag {...} around a non-empty tag, or no brace at all", uidgen.ErrKeyPrefix, prefix)
+	return "", fmt.Errorf("%w: Prefix %q: want one hash tag {...} around a non-empty tag, or no brace at all", uidgen.ErrConfig, prefix)
 }
 
 // The keys of a fleet under its tagged prefix.

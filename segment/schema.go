@@ -65,11 +65,11 @@ const returnedSQL = "CREATE TABLE leaf_alloc_returned (\n" +
 func returnedTable(table string) string { return table + "_returned" }
 
 // Schema returns the DDL of the tag table for dialect, "mysql" or
-// "postgres" (uidgen.ErrDialect for another), then that of its table of numbers
+// "postgres" (uidgen.ErrConfig for another), then that of its table of numbers
 // given back, table_returned: for MySQL and DefaultTable (or ""), Leaf's
 // leaf_alloc exactly, then leaf_alloc_returned; for another table name,
 // the same text with that name. The name must be a plain identifier
-// (uidgen.ErrBadTable), as for worker.Schema, and so must table_returned.
+// (uidgen.ErrConfig), as for worker.Schema, and so must table_returned.
 func Schema(dialectName, table string) (string, error) {
 	if table == "" {
 		table = DefaultTable
@@ -103,7 +103,7 @@ func schemaFor(d *dialect.Dialect, table string) (tags, returned string) {
 // Table. A table Leaf's server made gets the second table and keeps
 // serving Leaf. The server's "table exists" answer counts as success, so
 // many processes may call it at once. It fails as New does before sending
-// anything (uidgen.ErrNilDB, uidgen.ErrDialect, uidgen.ErrBadTable), and
+// anything (uidgen.ErrConfig), and
 // otherwise with the server's error, wrapping uidgen.ErrUnreachable or
 // uidgen.ErrAccessDenied where it says so.
 func EnsureSchema(ctx context.Context, cfg Config) error {

@@ -33,10 +33,9 @@ const (
 
 // Errors, tested with errors.Is. Every error this package returns starts
 // "segment: " and names the value at fault. The errors package worker
-// returns too are the root package's: uidgen.ErrNilDB (Config.DB is nil),
-// uidgen.ErrBadTable (Config.Table is not a plain identifier),
-// uidgen.ErrDialect (the DB's driver is not MySQL's, pgx's or SQLite's),
-// uidgen.ErrUnreachable (the database server could not be reached),
+// returns too are the root package's: uidgen.ErrConfig (Config.DB is nil,
+// Config.Table is not a plain identifier, or the DB's driver is not MySQL's,
+// pgx's or SQLite's), uidgen.ErrUnreachable (the database server could not be reached),
 // uidgen.ErrAccessDenied (the server refused the user or a statement) and
 // uidgen.ErrNoTable (the tag table does not exist; EnsureSchema creates it).
 // Those below are this package's alone.
@@ -154,12 +153,13 @@ var errNextIDClosed = fmt.Errorf("segment: next ID: %w", uidgen.ErrClosed)
 // New checks cfg, creates the tag if it is missing, claims the first range
 // under ctx, fills the ring and starts the padding and claiming goroutines.
 // Every field is checked before anything is written. Errors start "segment: "
-// and wrap uidgen.ErrNilDB, uidgen.ErrDialect, uidgen.ErrBadTable, ErrBadTag
-// or, naming the field, its value and its limits, uidgen.ErrConfig for a bad
-// Config: a Step, MaxStep, ClaimEvery, Start or RingSize outside the limits
-// its doc gives, or a MaxStep below the step of the tag's row. They wrap
-// uidgen.ErrNoTable when the table is missing, and otherwise the database's
-// error (uidgen.ErrUnreachable, uidgen.ErrAccessDenied, ctx.Err()).
+// and wrap ErrBadTag or, naming the field, its value and its limits,
+// uidgen.ErrConfig for a bad Config: no DB, a dialect or table name it
+// cannot use, a Step, MaxStep, ClaimEvery, Start or RingSize outside the
+// limits its doc gives, or a MaxStep below the step of the tag's row. They
+// wrap uidgen.ErrNoTable when the table is missing, and otherwise the
+// database's error (uidgen.ErrUnreachable, uidgen.ErrAccessDenied,
+// ctx.Err()).
 func New(ctx context.Context, cfg Config) (*Generator, error) { return newGenerator(ctx, cfg, true) }
 
 // Lookup is New for a tag that must exist already: a service that hands out

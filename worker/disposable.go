@@ -50,10 +50,9 @@ type Disposable struct {
 }
 
 // NewDisposable returns a Disposable that inserts into cfg.Table of cfg.DB.
-// It sends nothing yet. It fails, with an error that names the value, on a nil
-// DB (uidgen.ErrNilDB), another driver or an unknown Dialect
-// (uidgen.ErrDialect) or a table name that is not a plain identifier
-// (uidgen.ErrBadTable).
+// It sends nothing yet. It fails, with an error wrapping uidgen.ErrConfig
+// that names the field and the value, on a nil DB, another driver or an
+// unknown Dialect or a table name that is not a plain identifier.
 func NewDisposable(cfg Config) (*Disposable, error) {
 	c, err := cfg.check()
 	if err != nil {

@@ -339,11 +339,11 @@ func TestFailsBeforeSQL(t *testing.T) {
 		want error
 		text string
 	}{
-		{"nil db", Config{}, uidgen.ErrNilDB, "nil *sql.DB"},
-		{"bad table", Config{DB: nowhere, Table: "WORKER NODE"}, uidgen.ErrBadTable, `"WORKER NODE"`},
-		{"table too long", Config{DB: nowhere, Table: strings.Repeat("w", 65)}, uidgen.ErrBadTable, "65 characters, want 1 to 64"},
-		{"unknown driver", Config{DB: sql.OpenDB(fakeConnector{})}, uidgen.ErrDialect, "worker.fakeDriver"},
-		{"unknown dialect", Config{DB: nowhere, Dialect: "oracle"}, uidgen.ErrDialect, `"oracle"`},
+		{"nil db", Config{}, uidgen.ErrConfig, "DB is nil"},
+		{"bad table", Config{DB: nowhere, Table: "WORKER NODE"}, uidgen.ErrConfig, `table "WORKER NODE"`},
+		{"table too long", Config{DB: nowhere, Table: strings.Repeat("w", 65)}, uidgen.ErrConfig, "65 characters, want 1 to 64"},
+		{"unknown driver", Config{DB: sql.OpenDB(fakeConnector{})}, uidgen.ErrConfig, "DB's driver is github.com/seed4d941b13/uidgen/worker.fakeDriver"},
+		{"unknown dialect", Config{DB: nowhere, Dialect: "oracle"}, uidgen.ErrConfig, `dialect "oracle"`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			d, err := NewDisposable(tt.cfg)
@@ -378,7 +378,7 @@ func TestWrappedDriver(t *testing.T) {
 		db := s.Wrapped(t)
 		table := testTable(t, db)
 		_, err := NewDisposable(Config{DB: db, Table: table})
-		checkErr(t, "NewDisposable on a wrapped driver", err, uidgen.ErrDialect, []string{"dbtest.wrappedDriver"})
+		checkErr(t, "NewDisposable on a wrapped driver", err, uidgen.ErrConfig, []string{"DB's driver is", "dbtest.wrappedDriver"})
 		cfg := Config{DB: db, Table: table, Dialect: s.Kind, LookupEnv: envOf(nil)}
 		if err := EnsureSchema(testContext(t), cfg); err != nil {
 			t.Fatal(err)

@@ -90,17 +90,17 @@ type Leased struct {
 
 // NewLeased returns a Leased that keeps its leases in cfg.Table of cfg.DB, a
 // table with the lease columns (EnsureSchema adds them). It sends nothing
-// yet. It fails, with an error that names the value, as NewDisposable does,
-// on a LeaseTTL outside [MinLeaseTTL, MaxLeaseTTL] (uidgen.ErrLeaseTTL) and on a
-// LeaseHorizon outside [MinLeaseHorizon, MaxLeaseHorizon] (uidgen.ErrLeaseHorizon),
-// and on WorkerIDs that start below 1 or are empty (uidgen.ErrWorkerIDs).
+// yet. It fails as NewDisposable does, with an error wrapping
+// uidgen.ErrConfig that names the field, the value and the limits, and on a
+// LeaseTTL or a LeaseHorizon outside the limits Config gives; and on
+// WorkerIDs that start below 1 or are empty (uidgen.ErrWorkerIDs).
 func NewLeased(cfg Config) (*Leased, error) {
 	c, err := cfg.check()
 	if err != nil {
 		return nil, err
 	}
-	if err := cmp.Or(leasing.CheckRange(uidgen.ErrLeaseTTL, c.LeaseTTL, MinLeaseTTL, MaxLeaseTTL),
-		leasing.CheckRange(uidgen.ErrLeaseHorizon, c.LeaseHorizon, MinLeaseHorizon, MaxLeaseHorizon),
+	if err := cmp.Or(leasing.CheckRange("LeaseTTL", c.LeaseTTL, MinLeaseTTL, MaxLeaseTTL),
+		leasing.CheckRange("LeaseHorizon", c.LeaseHorizon, MinLeaseHorizon, MaxLeaseHorizon),
 		leasing.CheckIDs(c.WorkerIDs)); err != nil {
 		return nil, fmt.Errorf("worker: %w", err)
 	}
@@ -119,14 +119,15 @@ var _ uidgen.Leaser = (*Leased)(nil)
 // uidgen.ErrNoFreeID and ctx.Err() that names the range and how many IDs are held
 // (on a range of up to 3 IDs, each holder). Under a ctx with no deadline
 // it waits for one lease TTL, after which every ID a dead holder left has
-// expired, and then fails with uidgen.ErrNoFreeID alone. It fails with uidgen.ErrWorkerIDs for a maxWorkerID below
-// 1 or a range that ends above it, both before
+// expired, and then fails with uidgen.ErrNoFreeID alone. It fails with
+// uidgen.ErrConfig for a maxWorkerID below 1, and with uidgen.ErrWorkerIDs
+// for a range that ends above it, both before
 // it sends anything, and otherwise as Disposable.AssignWorkerID does, or
 // with ErrNoLeaseColumns where the table lacks the lease columns.
 func (l *Leased) LeaseWorkerID(ctx context.Context, maxWorkerID int64) (uidgen.Lease, error) {
 	op := "lease a worker ID from " + l.table
 	if maxWorkerID < 1 {
-		return nil, fmt.Errorf("worker: %s: %w: largest worker ID %d, want 1 or more", op, uidgen.ErrWorkerIDs, maxWorkerID)
+		return nil, fmt.Errorf("worker: %s: %w: maxWorkerID %d: want 1 or more", op, uidgen.ErrConfig, maxWorkerID)
 	}
 	lo, hi, err := l.ids.Bounds(maxWorkerID)
 	if err != nil {

@@ -194,12 +194,12 @@ func TestLeasedErrors(t *testing.T) {
 			ttl  time.Duration
 			text string
 		}{
-			{999 * time.Millisecond, "999ms, want 1s to 1h0m0s"},
-			{-time.Second, "-1s, want 1s to 1h0m0s"},
-			{time.Hour + time.Second, "1h0m1s, want 1s to 1h0m0s"},
+			{999 * time.Millisecond, "999ms: want 1s to 1h0m0s"},
+			{-time.Second, "-1s: want 1s to 1h0m0s"},
+			{time.Hour + time.Second, "1h0m1s: want 1s to 1h0m0s"},
 		} {
 			l, err := NewLeased(Config{DB: db, LeaseTTL: tt.ttl})
-			checkErr(t, "NewLeased", err, uidgen.ErrLeaseTTL, []string{"worker: lease TTL out of range: " + tt.text})
+			checkErr(t, "NewLeased", err, uidgen.ErrConfig, []string{"worker: invalid config: LeaseTTL " + tt.text})
 			if l != nil {
 				t.Errorf("NewLeased = %v with an error, want nil", l)
 			}
@@ -208,12 +208,12 @@ func TestLeasedErrors(t *testing.T) {
 			horizon time.Duration
 			text    string
 		}{
-			{999 * time.Millisecond, "999ms, want 1s to 24h0m0s"},
-			{-time.Minute, "-1m0s, want 1s to 24h0m0s"},
-			{25 * time.Hour, "25h0m0s, want 1s to 24h0m0s"},
+			{999 * time.Millisecond, "999ms: want 1s to 24h0m0s"},
+			{-time.Minute, "-1m0s: want 1s to 24h0m0s"},
+			{25 * time.Hour, "25h0m0s: want 1s to 24h0m0s"},
 		} {
 			l, err := NewLeased(Config{DB: db, LeaseHorizon: tt.horizon})
-			checkErr(t, "NewLeased", err, uidgen.ErrLeaseHorizon, []string{"worker: lease horizon out of range: " + tt.text})
+			checkErr(t, "NewLeased", err, uidgen.ErrConfig, []string{"worker: invalid config: LeaseHorizon " + tt.text})
 			if l != nil {
 				t.Errorf("NewLeased = %v with an error, want nil", l)
 			}
@@ -229,7 +229,7 @@ func TestLeasedErrors(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, err = l.LeaseWorkerID(ctx, 0)
-		checkErr(t, "LeaseWorkerID(0)", err, uidgen.ErrWorkerIDs, []string{"worker: lease a worker ID from " + table, "0, want 1 or more"})
+		checkErr(t, "LeaseWorkerID(0)", err, uidgen.ErrConfig, []string{"worker: lease a worker ID from " + table, "maxWorkerID 0: want 1 or more"})
 		_, err = l.LeaseWorkerID(ctx, 7)
 		noColumn := map[string]string{"mysql": "1054", "postgres": "42703"}[srv.Kind]
 		checkErr(t, "LeaseWorkerID without the lease columns", err, ErrNoLeaseColumns, []string{"EnsureSchema", noColumn})

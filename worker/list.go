@@ -53,8 +53,8 @@ type Row struct {
 // table, so a table that Baidu's Java assigner has filled for years is a
 // long answer.
 //
-// It fails with an error wrapping uidgen.ErrNilDB or uidgen.ErrBadTable before
-// sending anything, and otherwise as LeaseWorkerID does (ctx.Err(),
+// It fails with an error wrapping uidgen.ErrConfig (as NewDisposable does)
+// before sending anything, and otherwise as LeaseWorkerID does (ctx.Err(),
 // uidgen.ErrUnreachable, uidgen.ErrAccessDenied, uidgen.ErrNoTable,
 // ErrNoLeaseColumns), with the operation named "list the rows of".
 func List(ctx context.Context, cfg Config) ([]Row, error) {

@@ -52,7 +52,7 @@ CREATED TIMESTAMP NOT NULL -- created time
 `
 
 // Schema returns the DDL of the worker table for dialect, "mysql",
-// "postgres" or "sqlite" (uidgen.ErrDialect for another). For MySQL and
+// "postgres" or "sqlite" (uidgen.ErrConfig for another). For MySQL and
 // DefaultTable (or ""), it is Baidu's WORKER_NODE.sql exactly; for
 // PostgreSQL and SQLite, the same columns with their own kind of
 // auto-increment ID; for another table name, the same text with that name
@@ -61,7 +61,7 @@ CREATED TIMESTAMP NOT NULL -- created time
 // table must be a plain identifier (letters, digits and underscores, not
 // starting with a digit, at most 64 characters for MySQL and 63 for
 // PostgreSQL), since it is written into SQL unquoted as Baidu writes
-// WORKER_NODE; anything else is an error wrapping uidgen.ErrBadTable. A
+// WORKER_NODE; anything else is an error wrapping uidgen.ErrConfig. A
 // reserved word passes this check and fails on the server as a syntax error.
 // PostgreSQL folds the unquoted name to lower case, in this DDL and in every
 // statement of this package alike.
@@ -153,8 +153,8 @@ func addColumn(d *dialect.Dialect, table string, i int) string {
 // answers count as success, so many processes may call it at once, and
 // calling it again changes nothing.
 //
-// It fails with an error wrapping uidgen.ErrNilDB, uidgen.ErrDialect or
-// uidgen.ErrBadTable before sending anything, and otherwise as
+// It fails with an error wrapping uidgen.ErrConfig (as NewDisposable does)
+// before sending anything, and otherwise as
 // Disposable.AssignWorkerID does (ctx.Err(), uidgen.ErrUnreachable,
 // uidgen.ErrAccessDenied), naming the operation: "create table", "read the
 // columns of" or "add column".

@@ -17,10 +17,13 @@ import (
 // "worker: ", names the operation and the value at fault, and wraps the
 // driver's own error where there is one. A context's deadline or
 // cancellation is reported wrapping ctx.Err(), so errors.Is(err,
-// context.DeadlineExceeded) holds. The errors package segment returns too
-// are the root package's: uidgen.ErrNilDB, uidgen.ErrBadTable,
-// uidgen.ErrDialect, uidgen.ErrUnreachable, uidgen.ErrAccessDenied and
-// uidgen.ErrNoTable; those below are this package's alone.
+// context.DeadlineExceeded) holds. A Config this package cannot work with
+// (a nil DB, another driver, an unknown Dialect, a table name that is not a
+// plain identifier, a lease time out of its limits) is uidgen.ErrConfig,
+// naming the field, the value and the limits. The errors package segment
+// returns too are the root package's: uidgen.ErrConfig,
+// uidgen.ErrUnreachable, uidgen.ErrAccessDenied and uidgen.ErrNoTable; those
+// below are this package's alone.
 var (
 	// ErrContainerEnv: the environment names a container only by halves
 	// (a host without a port, a port without a host, a Kubernetes pod
@@ -60,7 +63,7 @@ type Config struct {
 	// where DB's driver does not tell it: one of those wrapped in an
 	// instrumenting driver of another package. Empty means the dialect is
 	// read off the driver, and any driver but those is an error wrapping
-	// uidgen.ErrDialect.
+	// uidgen.ErrConfig.
 	Dialect string
 
 	// LeaseTTL is how long a lease of NewLeased lasts without renewal, in
@@ -107,10 +110,9 @@ type checked struct {
 }
 
 // check fills in cfg's defaults and finds DB's dialect, without I/O. It
-// fails, with an error that names the value, on a nil DB
-// (uidgen.ErrNilDB), another driver or an unknown Dialect
-// (uidgen.ErrDialect) and a table name that is not a plain identifier
-// (uidgen.ErrBadTable).
+// fails, with an error wrapping uidgen.ErrConfig that names the field and
+// the value, on a nil DB, another driver or an unknown Dialect and a table
+// name that is not a plain identifier.
 func (cfg Config) check() (checked, error) {
 	cfg.Table = cmp.Or(cfg.Table, DefaultTable)
 	cfg.LeaseTTL = cmp.Or(cfg.LeaseTTL, DefaultLeaseTTL)

@@ -119,7 +119,7 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 // failures, such as an unreachable database, exit 1.
 func usageIf(err error) error {
 	for _, bad := range []error{bits.ErrLayout, uidgen.ErrConfig, uidgen.ErrTimeExhausted,
-		uidgen.ErrWorkerIDRange, uidgen.ErrWorkerIDs, uidgen.ErrBadTable} {
+		uidgen.ErrWorkerIDRange, uidgen.ErrWorkerIDs} {
 		if errors.Is(err, bad) {
 			return callerError{err}
 		}

@@ -37,7 +37,7 @@ func TestSchemaPrintsBaidusDDL(t *testing.T) {
 
 func TestSchemaBadCalls(t *testing.T) {
 	testBadCalls(t, []badCall{
-		{[]string{"schema", "-table", "x; DROP TABLE y"}, "bad table name"},
+		{[]string{"schema", "-table", "x; DROP TABLE y"}, `invalid config: table "x; DROP TABLE y"`},
 		{[]string{"schema", "extra"}, `unexpected argument "extra"`},
 		{[]string{"schema", "-dialect", "oracle"}, `"oracle", want mysql, postgres or sqlite`},
 	})

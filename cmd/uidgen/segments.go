@@ -96,7 +96,7 @@ func (s *segmentFlags) open(dsn string) (*segment.Generator, func() error, error
 
 // segmentUsage marks the errors of a bad segment flag as usage errors.
 func segmentUsage(err error) error {
-	for _, bad := range []error{segment.ErrBadTag, uidgen.ErrBadTable, uidgen.ErrConfig, uidgen.ErrDialect} {
+	for _, bad := range []error{segment.ErrBadTag, uidgen.ErrConfig} {
 		if errors.Is(err, bad) {
 			return callerError{err}
 		}

@@ -182,11 +182,12 @@ var drivers = map[string]*Dialect{
 	"github.com/ncruces/go-sqlite3/driver": SQLite,
 }
 
-// Of returns the dialect of the driver db was opened with, or an error
-// wrapping uidgen.ErrNilDB or uidgen.ErrDialect that names the driver.
+// Of returns the dialect of the driver db, a Config's DB, was opened with,
+// or an error wrapping uidgen.ErrConfig that says DB is nil or names its
+// driver.
 func Of(db *sql.DB) (*Dialect, error) {
 	if db == nil {
-		return nil, fmt.Errorf("%w: none was given", uidgen.ErrNilDB)
+		return nil, fmt.Errorf("%w: DB is nil", uidgen.ErrConfig)
 	}
 	t := reflect.TypeOf(db.Driver())
 	for t.Kind() == reflect.Pointer {
@@ -195,9 +196,9 @@ func Of(db *sql.DB) (*Dialect, error) {
 	if d, ok := drivers[t.PkgPath()]; ok {
 		return d, nil
 	}
-	return nil, fmt.Errorf("%w: the *sql.DB's driver is %s.%s; want github.com/go-sql-driver/mysql (sql.Open(\"mysql\", dsn)),"+
+	return nil, fmt.Errorf("%w: DB's driver is %s.%s; want github.com/go-sql-driver/mysql (sql.Open(\"mysql\", dsn)),"+
 		" github.com/jackc/pgx/v5/stdlib (sql.Open(\"pgx\", dsn)) or modernc.org/sqlite (sql.Open(\"sqlite\", path))",
-		uidgen.ErrDialect, t.PkgPath(), t.Name())
+		uidgen.ErrConfig, t.PkgPath(), t.Name())
 }
 
 // For returns the dialect called name, or where name is "" the dialect of
@@ -235,7 +236,7 @@ func Named(name string) (*Dialect, error) {
 	case "sqlite", "sqlite3":
 		return SQLite, nil
 	}
-	return nil, fmt.Errorf("%w: %q, want mysql, postgres or sqlite", uidgen.ErrDialect, name)
+	return nil, fmt.Errorf("%w: dialect %q, want mysql, postgres or sqlite", uidgen.ErrConfig, name)
 }
 
 // String returns the database's name as people write it.
@@ -284,18 +285,18 @@ func (d *Dialect) Rebind(query string) string {
 	return b.String()
 }
 
-// CheckTable returns an error wrapping uidgen.ErrBadTable unless name is a
+// CheckTable returns an error wrapping uidgen.ErrConfig unless name is a
 // plain identifier that the server keeps whole: it is written into SQL
 // unquoted.
 func (d *Dialect) CheckTable(name string) error {
 	if name == "" || len(name) > d.maxIdentifier {
-		return fmt.Errorf("%w: %q is %d characters, want 1 to %d", uidgen.ErrBadTable, name, len(name), d.maxIdentifier)
+		return fmt.Errorf("%w: table %q is %d characters, want 1 to %d", uidgen.ErrConfig, name, len(name), d.maxIdentifier)
 	}
 	for i, c := range name {
 		letter := c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
 		if !letter && (i == 0 || c < '0' || c > '9') {
-			return fmt.Errorf("%w: %q has %q at byte %d (want letters, digits and underscores, not starting with a digit)",
-				uidgen.ErrBadTable, name, c, i)
+			return fmt.Errorf("%w: table %q has %q at byte %d (want letters, digits and underscores, not starting with a digit)",
+				uidgen.ErrConfig, name, c, i)
 		}
 	}
 	return nil

@@ -35,8 +35,8 @@ func TestOf(t *testing.T) {
 		}
 		db.Close()
 	}
-	if d, err := Of(nil); !errors.Is(err, uidgen.ErrNilDB) || d != nil {
-		t.Errorf("Of(nil) = %v, %v; want an error wrapping %q", d, err, uidgen.ErrNilDB)
+	if d, err := Of(nil); !errors.Is(err, uidgen.ErrConfig) || !strings.Contains(err.Error(), "DB is nil") || d != nil {
+		t.Errorf("Of(nil) = %v, %v; want an error wrapping %q saying DB is nil", d, err, uidgen.ErrConfig)
 	}
 }
 
@@ -47,8 +47,8 @@ func TestNamed(t *testing.T) {
 			t.Errorf("Named(%q) = %v, %v; want %v", name, d, err, want)
 		}
 	}
-	if _, err := Named("oracle"); !errors.Is(err, uidgen.ErrDialect) {
-		t.Errorf("Named(oracle): %v, want an error wrapping %q", err, uidgen.ErrDialect)
+	if _, err := Named("oracle"); !errors.Is(err, uidgen.ErrConfig) || !strings.Contains(err.Error(), `dialect "oracle"`) {
+		t.Errorf("Named(oracle): %v, want an error wrapping %q naming the dialect", err, uidgen.ErrConfig)
 	}
 }
 
@@ -215,18 +215,19 @@ func TestForTable(t *testing.T) {
 		dialect string
 		table   string
 		want    error
+		text    string // what the error names
 		d       *Dialect
 	}{
-		{nil, "", "T", uidgen.ErrNilDB, nil},
-		{db, "oracle", "T", uidgen.ErrDialect, nil},
-		{db, "", "A B", uidgen.ErrBadTable, nil},
-		{db, "postgres", strings.Repeat("t", 64), uidgen.ErrBadTable, nil},
-		{db, "", strings.Repeat("t", 64), nil, MySQL},
-		{db, "postgres", "T", nil, Postgres},
+		{nil, "", "T", uidgen.ErrConfig, "DB is nil", nil},
+		{db, "oracle", "T", uidgen.ErrConfig, `dialect "oracle"`, nil},
+		{db, "", "A B", uidgen.ErrConfig, `table "A B" has ' '`, nil},
+		{db, "postgres", strings.Repeat("t", 64), uidgen.ErrConfig, "is 64 characters, want 1 to 63", nil},
+		{db, "", strings.Repeat("t", 64), nil, "", MySQL},
+		{db, "postgres", "T", nil, "", Postgres},
 	} {
 		d, err := ForTable(tt.db, tt.dialect, tt.table)
-		if !errors.Is(err, tt.want) || d != tt.d {
-			t.Errorf("ForTable(%v, %q, %q) = %v, %v; want %v, %v", tt.db != nil, tt.dialect, tt.table, d, err, tt.d, tt.want)
+		if !errors.Is(err, tt.want) || err != nil && !strings.Contains(err.Error(), tt.text) || d != tt.d {
+			t.Errorf("ForTable(%v, %q, %q) = %v, %v; want %v, %v naming %q", tt.db != nil, tt.dialect, tt.table, d, err, tt.d, tt.want, tt.text)
 		}
 	}
 }

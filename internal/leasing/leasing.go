@@ -60,11 +60,12 @@ func NewTiming(ttl, horizon time.Duration) Timing {
 	return Timing{TTL: ttl, Ahead: horizon + ttl/3, Every: ttl / 3}
 }
 
-// CheckRange returns nil if d is in [lo, hi], and otherwise an error
-// wrapping sentinel that names d and the range, unprefixed.
-func CheckRange(sentinel error, d, lo, hi time.Duration) error {
+// CheckRange returns nil if d, the Config field called field, is in
+// [lo, hi], and otherwise an error wrapping uidgen.ErrConfig that names the
+// field, d and the range, unprefixed.
+func CheckRange(field string, d, lo, hi time.Duration) error {
 	if d < lo || d > hi {
-		return fmt.Errorf("%w: %v, want %v to %v", sentinel, d, lo, hi)
+		return fmt.Errorf("%w: %s %v: want %v to %v", uidgen.ErrConfig, field, d, lo, hi)
 	}
 	return nil
 }

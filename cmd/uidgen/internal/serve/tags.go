@@ -95,7 +95,7 @@ type tagEntry struct {
 // NewTags serves the tags of cfg's table. It checks the table's name, and
 // creates the table where cfg.Create is set and it is missing; a missing
 // table is otherwise a table without tags. It fails with the segment
-// package's errors: segment.ErrBadTag, uidgen.ErrBadTable, ... On failure
+// package's errors: segment.ErrBadTag, uidgen.ErrConfig, ... On failure
 // the serials are the caller's to close.
 func NewTags(cfg TagsConfig) (*Tags, error) {
 	if cfg.MaxTags == 0 {
