@@ -14,7 +14,7 @@ import (
 	"github.com/seed4d941b13/uidgen/cached"
 	"github.com/seed4d941b13/uidgen/etcdworker"
 	"github.com/seed4d941b13/uidgen/internal/etcdtest"
-	"github.com/seed4d941b13/uidgen/worker"
+	"github.com/seed4d941b13/uidgen/internal/leasing"
 )
 
 // The etcd benchmarks measure what a worker ID leased from etcd costs the
@@ -86,7 +86,7 @@ func BenchmarkEtcdLeasedIdle(b *testing.B) {
 	b.ResetTimer()
 	before := requests.Load()
 	for range b.N {
-		waitStatement(b, requests, worker.DefaultLeaseTTL)
+		waitStatement(b, requests, leasing.DefaultTTL)
 		waitQuiet(requests, 500*time.Millisecond)
 	}
 	b.ReportMetric(float64(requests.Load()-before)/b.Elapsed().Seconds(), "reqs/s")

@@ -20,6 +20,7 @@ import (
 	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/cached"
 	"github.com/seed4d941b13/uidgen/internal/dbtest"
+	"github.com/seed4d941b13/uidgen/internal/leasing"
 	"github.com/seed4d941b13/uidgen/worker"
 )
 
@@ -178,7 +179,7 @@ func BenchmarkLeasedIdle(b *testing.B) {
 			// that would wake it early.
 			b.ResetTimer()
 			for range b.N {
-				waitStatement(b, statements, worker.DefaultLeaseTTL)
+				waitStatement(b, statements, leasing.DefaultTTL)
 			}
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "stmts/s")
 		})

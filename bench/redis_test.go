@@ -9,9 +9,9 @@ import (
 
 	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/cached"
+	"github.com/seed4d941b13/uidgen/internal/leasing"
 	"github.com/seed4d941b13/uidgen/internal/redistest"
 	"github.com/seed4d941b13/uidgen/redisworker"
-	"github.com/seed4d941b13/uidgen/worker"
 )
 
 // The Redis benchmarks measure what a worker ID leased from Redis costs the
@@ -84,7 +84,7 @@ func BenchmarkRedisLeasedIdle(b *testing.B) {
 	b.ResetTimer()
 	before := commands.Load()
 	for range b.N {
-		waitStatement(b, commands, worker.DefaultLeaseTTL)
+		waitStatement(b, commands, leasing.DefaultTTL)
 	}
 	b.ReportMetric(float64(commands.Load()-before)/b.Elapsed().Seconds(), "cmds/s")
 }

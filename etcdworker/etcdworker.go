@@ -10,18 +10,11 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/seed4d941b13/uidgen"
-	"github.com/seed4d941b13/uidgen/worker"
+	"github.com/seed4d941b13/uidgen/internal/leasing"
 )
 
 // DefaultPrefix is the key prefix of a fleet whose Config names none.
 const DefaultPrefix = "/uidgen/"
-
-// MinLeaseTTL is the shortest Config.LeaseTTL. etcd grants TTLs in whole
-// seconds and raises any TTL below its own minimum (one and a half election
-// timeouts, 1.5 s at etcd's defaults) to that minimum, so a TTL below 2 s
-// would not be the TTL the cluster keeps. The TTL's default and longest, and
-// the horizon's default and limits, are package worker's.
-const MinLeaseTTL = 2 * time.Second
 
 // freePoll is how often LeaseWorkerID looks again when every ID is held: a
 // released ID is free at once, an abandoned one after its TTL.
@@ -42,9 +35,10 @@ type Config struct {
 	// read the keys of the fleet "/ab".
 	Prefix string
 
-	// LeaseTTL is how long a lease lasts without renewal, in [MinLeaseTTL,
-	// worker.MaxLeaseTTL], rounded up to whole seconds; zero means
-	// worker.DefaultLeaseTTL. The holder renews every third of it, and a holder
+	// LeaseTTL is how long a lease lasts without renewal, rounded up to
+	// whole seconds: 30 s if zero; 2 s to 1 h, since etcd raises a TTL
+	// below its own minimum (1.5 s at its defaults) to that minimum. The
+	// holder renews every third of it, and a holder
 	// that died, or that is cut off from the cluster's majority, keeps its
 	// ID from the fleet for at most about this long. Only NewLeased reads
 	// it.
@@ -52,11 +46,10 @@ type Config struct {
 
 	// LeaseHorizon is how long a holder can go on without etcd: every
 	// renewal reserves the seconds it will use over the horizon and a
-	// third of the TTL at its current pace. In [worker.MinLeaseHorizon,
-	// worker.MaxLeaseHorizon]; zero means worker.DefaultLeaseHorizon, ten
-	// minutes: an etcd cluster that has lost its quorum needs a member back,
-	// which takes minutes when a machine must be replaced. A crashed holder's
-	// ID stays reserved up to a horizon ahead; LeaseWorkerID takes an ID whose
+	// third of the TTL at its current pace: 10 min if zero; 1 s to 24 h.
+	// An etcd cluster that has lost its quorum needs a member back, which
+	// takes minutes when a machine must be replaced. A crashed holder's ID
+	// stays reserved up to a horizon ahead; LeaseWorkerID takes an ID whose
 	// reservation has passed whenever one is free. Only NewLeased reads it.
 	LeaseHorizon time.Duration
 
@@ -88,8 +81,8 @@ func (cfg Config) check() (Config, error) {
 	if !strings.HasSuffix(cfg.Prefix, "/") {
 		cfg.Prefix += "/"
 	}
-	cfg.LeaseTTL = cmp.Or(cfg.LeaseTTL, worker.DefaultLeaseTTL)
-	cfg.LeaseHorizon = cmp.Or(cfg.LeaseHorizon, worker.DefaultLeaseHorizon)
+	cfg.LeaseTTL = cmp.Or(cfg.LeaseTTL, leasing.DefaultTTL)
+	cfg.LeaseHorizon = cmp.Or(cfg.LeaseHorizon, leasing.DefaultHorizon)
 	return cfg, nil
 }
 

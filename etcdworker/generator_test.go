@@ -14,9 +14,9 @@ import (
 	"github.com/seed4d941b13/uidgen/cached"
 	"github.com/seed4d941b13/uidgen/defaultgen"
 	"github.com/seed4d941b13/uidgen/internal/idtest"
+	"github.com/seed4d941b13/uidgen/internal/leasing"
 	"github.com/seed4d941b13/uidgen/internal/sizetest"
 	"github.com/seed4d941b13/uidgen/metrics"
-	"github.com/seed4d941b13/uidgen/worker"
 )
 
 // generator is what the test asks of both generators.
@@ -108,7 +108,7 @@ func TestMetrics(t *testing.T) {
 		}
 	}
 	for name, ok := range map[string]func(v float64) bool{
-		"uidgen_lease_remaining_seconds":       func(v float64) bool { return v > 0 && v <= worker.DefaultLeaseTTL.Seconds() },
+		"uidgen_lease_remaining_seconds":       func(v float64) bool { return v > 0 && v <= leasing.DefaultTTL.Seconds() },
 		"uidgen_reservation_remaining_seconds": func(v float64) bool { return v > 0 },
 		"uidgen_lease_lost":                    func(v float64) bool { return v == 0 },
 	} {

@@ -18,7 +18,6 @@ import (
 
 	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/internal/leasing"
-	"github.com/seed4d941b13/uidgen/worker"
 )
 
 // releaseTimeout bounds giving an etcd lease back after a failed take, which
@@ -57,8 +56,8 @@ func NewLeased(cfg Config) (*Leased, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := cmp.Or(leasing.CheckRange("LeaseTTL", c.LeaseTTL, MinLeaseTTL, worker.MaxLeaseTTL),
-		leasing.CheckRange("LeaseHorizon", c.LeaseHorizon, worker.MinLeaseHorizon, worker.MaxLeaseHorizon),
+	if err := cmp.Or(leasing.CheckRange("LeaseTTL", c.LeaseTTL, leasing.MinEtcdTTL, leasing.MaxTTL),
+		leasing.CheckRange("LeaseHorizon", c.LeaseHorizon, leasing.MinHorizon, leasing.MaxHorizon),
 		leasing.CheckIDs(c.WorkerIDs)); err != nil {
 		return nil, fmt.Errorf("etcdworker: %w", err)
 	}

@@ -20,7 +20,6 @@ import (
 	"github.com/seed4d941b13/uidgen/internal/leasetest"
 	"github.com/seed4d941b13/uidgen/internal/leasing"
 	"github.com/seed4d941b13/uidgen/internal/redistest"
-	"github.com/seed4d941b13/uidgen/worker"
 )
 
 // testContext returns a context that ends with the test or after a
@@ -286,8 +285,8 @@ func TestKeys(t *testing.T) {
 	if token, err := hex.DecodeString(h.Token); err != nil || len(token) != 16 {
 		t.Errorf("held:2 holds token %q (%v), want 16 random bytes in hex", h.Token, err)
 	}
-	if ttl, err := f.c.PTTL(ctx, heldKey(f.prefix, 2)).Result(); err != nil || ttl <= 0 || ttl > worker.DefaultLeaseTTL {
-		t.Errorf("held:2 expires in %v (%v), want within the lease TTL, %v", ttl, err, worker.DefaultLeaseTTL)
+	if ttl, err := f.c.PTTL(ctx, heldKey(f.prefix, 2)).Result(); err != nil || ttl <= 0 || ttl > leasing.DefaultTTL {
+		t.Errorf("held:2 expires in %v (%v), want within the lease TTL, %v", ttl, err, leasing.DefaultTTL)
 	}
 	if got := f.reserved(t, 2); got != s.Reserved() {
 		t.Errorf("reserved:2 holds %d, want the lease's Reserved() %d", got, s.Reserved())

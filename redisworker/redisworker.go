@@ -11,7 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/seed4d941b13/uidgen"
-	"github.com/seed4d941b13/uidgen/worker"
+	"github.com/seed4d941b13/uidgen/internal/leasing"
 )
 
 // DefaultPrefix is the key prefix of a fleet whose Config names none. Its
@@ -64,10 +64,9 @@ type Config struct {
 	// keys share a slot: "orders:" becomes "{orders:}".
 	Prefix string
 
-	// LeaseTTL is how long a lease lasts without renewal, in
-	// [worker.MinLeaseTTL, worker.MaxLeaseTTL]: Redis keeps key TTLs to the
-	// millisecond, so any TTL from a second up is the one the server keeps.
-	// Zero means worker.DefaultLeaseTTL. The holder renews every
+	// LeaseTTL is how long a lease lasts without renewal: 30 s if zero;
+	// 1 s to 1 h. Redis keeps key TTLs to the millisecond, so any TTL from
+	// a second up is the one the server keeps. The holder renews every
 	// third of it, and a holder that died, or that is cut off from Redis,
 	// keeps its ID from the fleet for at most about this long. Only
 	// NewLeased reads it.
@@ -75,11 +74,10 @@ type Config struct {
 
 	// LeaseHorizon is how long a holder can go on without Redis: every
 	// renewal reserves the seconds it will use over the horizon and a
-	// third of the TTL at its current pace. In [worker.MinLeaseHorizon,
-	// worker.MaxLeaseHorizon]; zero means worker.DefaultLeaseHorizon, ten
-	// minutes: a Sentinel failover takes seconds to a minute, a server
-	// rebuilt from its AOF after its machine died takes minutes. Only
-	// NewLeased reads it.
+	// third of the TTL at its current pace: 10 min if zero; 1 s to 24 h.
+	// A Sentinel failover takes seconds to a minute, a server rebuilt from
+	// its AOF after its machine died takes minutes. Only NewLeased reads
+	// it.
 	LeaseHorizon time.Duration
 
 	// Replicas is how many replicas must acknowledge each reservation
@@ -133,11 +131,11 @@ func (cfg Config) check() (Config, error) {
 		return cfg, fmt.Errorf("redisworker: %w: Replicas %d on a Redis Ring: want 0: "+
 			"WAIT must reach the shard that ran the script, which a ring client does not route it to", uidgen.ErrConfig, cfg.Replicas)
 	}
-	cfg.LeaseTTL = cmp.Or(cfg.LeaseTTL, worker.DefaultLeaseTTL)
-	cfg.LeaseHorizon = cmp.Or(cfg.LeaseHorizon, worker.DefaultLeaseHorizon)
+	cfg.LeaseTTL = cmp.Or(cfg.LeaseTTL, leasing.DefaultTTL)
+	cfg.LeaseHorizon = cmp.Or(cfg.LeaseHorizon, leasing.DefaultHorizon)
 	// A LeaseTTL out of its range is NewLeased's uidgen.ErrConfig, and sizes no
 	// ReplicaTimeout.
-	if cfg.LeaseTTL >= worker.MinLeaseTTL {
+	if cfg.LeaseTTL >= leasing.MinTTL {
 		cfg.ReplicaTimeout = cmp.Or(cfg.ReplicaTimeout, min(defaultReplicaTimeout, cfg.LeaseTTL/6))
 		if cfg.ReplicaTimeout < time.Millisecond || cfg.ReplicaTimeout >= cfg.LeaseTTL/3 {
 			return cfg, fmt.Errorf("redisworker: %w: ReplicaTimeout %v: want 1ms to under a third of LeaseTTL (%v)",

@@ -18,26 +18,6 @@ import (
 	"github.com/seed4d941b13/uidgen/internal/leasing"
 )
 
-// The lease TTL's default and limits. Below a second the renewer, which
-// renews every third of it, would race the round trip to the database; above
-// an hour a dead holder keeps its ID from the fleet for longer than any
-// deployment waits.
-const (
-	DefaultLeaseTTL = 30 * time.Second
-	MinLeaseTTL     = time.Second
-	MaxLeaseTTL     = time.Hour
-)
-
-// The lease horizon's default and limits. Managed failovers take one to two
-// minutes, and a primary restarting after a crash can take longer: ten
-// minutes rides out both. Past a day, a crash keeps its ID hot for longer
-// than a fleet should go without a database anyway.
-const (
-	DefaultLeaseHorizon = 10 * time.Minute
-	MinLeaseHorizon     = time.Second
-	MaxLeaseHorizon     = 24 * time.Hour
-)
-
 // coldSlack is how far ahead of the database's clock a free ID's
 // reservation may run and still count as cold. A clean release records the
 // last second its generator used, and a cached generator's ring holds a few
@@ -99,8 +79,8 @@ func NewLeased(cfg Config) (*Leased, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := cmp.Or(leasing.CheckRange("LeaseTTL", c.LeaseTTL, MinLeaseTTL, MaxLeaseTTL),
-		leasing.CheckRange("LeaseHorizon", c.LeaseHorizon, MinLeaseHorizon, MaxLeaseHorizon),
+	if err := cmp.Or(leasing.CheckRange("LeaseTTL", c.LeaseTTL, leasing.MinTTL, leasing.MaxTTL),
+		leasing.CheckRange("LeaseHorizon", c.LeaseHorizon, leasing.MinHorizon, leasing.MaxHorizon),
 		leasing.CheckIDs(c.WorkerIDs)); err != nil {
 		return nil, fmt.Errorf("worker: %w", err)
 	}

@@ -182,7 +182,7 @@ func TestLeaseJavaInterop(t *testing.T) {
 		// With every ID up to 6 held, a lease that waits in vain says what
 		// holds them: under a context with no deadline, once the range
 		// stayed full for its TTL, from a pass that counted them.
-		short := newTestLeased(t, db, table, Config{LeaseTTL: MinLeaseTTL})
+		short := newTestLeased(t, db, table, Config{LeaseTTL: leasing.MinTTL})
 		_, err = short.LeaseWorkerID(t.Context(), 6)
 		checkErr(t, "LeaseWorkerID with 1 to 6 held", err, uidgen.ErrNoFreeID, []string{"all 6 IDs from 1 to 6 are held (2 leased, 4 disposable)"})
 	})
@@ -320,15 +320,15 @@ func TestList(t *testing.T) {
 		var got []string
 		for _, r := range rows {
 			got = append(got, fmt.Sprint(r.ID, r.Leased, r.Type, r.Host, r.Held, r.LastReserved))
-			if r.Held != (r.LeaseLeft > 0) || r.LeaseLeft < 0 || r.LeaseLeft > DefaultLeaseTTL {
-				t.Errorf("row %d: held %v with %v left, want held just when time is left, at most %v, and none otherwise", r.ID, r.Held, r.LeaseLeft, DefaultLeaseTTL)
+			if r.Held != (r.LeaseLeft > 0) || r.LeaseLeft < 0 || r.LeaseLeft > leasing.DefaultTTL {
+				t.Errorf("row %d: held %v with %v left, want held just when time is left, at most %v, and none otherwise", r.ID, r.Held, r.LeaseLeft, leasing.DefaultTTL)
 			}
 			// The held lease reserves the horizon and a third of the TTL
 			// ahead; the released one reserves its last second, 5 s on.
 			lo, hi := time.Duration(0), time.Duration(0)
 			switch r.ID {
 			case held.WorkerID():
-				lo, hi = DefaultLeaseHorizon, DefaultLeaseHorizon+DefaultLeaseTTL/3+2*time.Second
+				lo, hi = leasing.DefaultHorizon, leasing.DefaultHorizon+leasing.DefaultTTL/3+2*time.Second
 			case free.WorkerID():
 				lo, hi = time.Second, 6*time.Second
 			}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/internal/dbtest"
+	"github.com/seed4d941b13/uidgen/internal/leasing"
 )
 
 // TestLocalHolderGone: on a SQLite file a row names its holder's process,
@@ -44,7 +45,7 @@ func TestLocalHolderGone(t *testing.T) {
 		// stayed full for the second's TTL, whatever the machine's load:
 		// the error comes from a pass that named the holder.
 		short := pinned
-		short.LeaseTTL = MinLeaseTTL
+		short.LeaseTTL = leasing.MinTTL
 		second := newTestLeased(t, db, DefaultTable, short)
 		second.poll = 10 * time.Millisecond
 		second.gone = func(int) bool { return false }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/internal/dialect"
+	"github.com/seed4d941b13/uidgen/internal/leasing"
 )
 
 // Errors, tested with errors.Is. Every error this package returns starts
@@ -66,9 +67,8 @@ type Config struct {
 	// uidgen.ErrConfig.
 	Dialect string
 
-	// LeaseTTL is how long a lease of NewLeased lasts without renewal, in
-	// [MinLeaseTTL, MaxLeaseTTL]; zero means DefaultLeaseTTL. The renewer
-	// renews every third of it, and a holder that died keeps its ID from
+	// LeaseTTL is how long a lease of NewLeased lasts without renewal: 30 s
+	// if zero; 1 s to 1 h. The renewer renews every third of it, and a holder that died keeps its ID from
 	// the fleet for at most this long. Only NewLeased reads it.
 	LeaseTTL time.Duration
 
@@ -76,8 +76,9 @@ type Config struct {
 	// database: every renewal reserves the seconds the holder will use over
 	// the horizon and a third of the TTL at its current pace, so a database
 	// that does not answer for the whole horizon (a failover, a restart)
-	// fails no take. It is in [MinLeaseHorizon, MaxLeaseHorizon]; zero means
-	// DefaultLeaseHorizon. The cost is what a crash leaves: the dead
+	// fails no take: 10 min if zero; 1 s to 24 h. Managed failovers take
+	// one to two minutes, and a primary restarting after a crash can take
+	// longer: ten minutes rides out both. The cost is what a crash leaves: the dead
 	// holder's ID stays reserved up to a horizon ahead, so the next holder
 	// of that ID would start there; LeaseWorkerID takes an ID whose
 	// reservation has passed whenever one is free. Reserving does not spend
@@ -115,8 +116,8 @@ type checked struct {
 // name that is not a plain identifier.
 func (cfg Config) check() (checked, error) {
 	cfg.Table = cmp.Or(cfg.Table, DefaultTable)
-	cfg.LeaseTTL = cmp.Or(cfg.LeaseTTL, DefaultLeaseTTL)
-	cfg.LeaseHorizon = cmp.Or(cfg.LeaseHorizon, DefaultLeaseHorizon)
+	cfg.LeaseTTL = cmp.Or(cfg.LeaseTTL, leasing.DefaultTTL)
+	cfg.LeaseHorizon = cmp.Or(cfg.LeaseHorizon, leasing.DefaultHorizon)
 	if cfg.LookupEnv == nil {
 		cfg.LookupEnv = os.LookupEnv
 	}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/cmd/uidgen/internal/human"
-	"github.com/seed4d941b13/uidgen/worker"
+	"github.com/seed4d941b13/uidgen/internal/leasing"
 )
 
 // secondsPerYear is a Julian year, 365.25 days.
@@ -113,7 +113,7 @@ func runPlan(args []string, stdout, stderr io.Writer, _ leaseStore) error {
 	restarts := fs.Float64("restarts-per-day", 0, "process starts a day across the whole fleet (each takes a worker ID)")
 	peak := fs.Int64("peak-workers", 0, "most processes alive at once, with leased worker IDs (-lease), which come back")
 	crashes := fs.Float64("crashes-per-hour", 0, "with -peak-workers: processes that die an hour without releasing their leased ID,\nwhich stays reserved up to -lease-horizon ahead while others take new IDs")
-	horizon := fs.Duration("lease-horizon", worker.DefaultLeaseHorizon, "with -crashes-per-hour: the fleet's lease horizon (-lease-horizon of gen and serve)")
+	horizon := fs.Duration("lease-horizon", leasing.DefaultHorizon, "with -crashes-per-hour: the fleet's lease horizon (-lease-horizon of gen and serve)")
 	fit := fs.Bool("fit", false, "plan the layout with the most sequence bits whose worker bits hold -peak-workers\nand whose time bits last -years from the epoch")
 	lifetime := fs.Float64("years", 0, "with -fit: how many years from the epoch the layout must last")
 	maxBits := fs.Int("max-bits", 63, "with -fit: bits the IDs may use below the sign; 53 keeps every ID exact as a JavaScript number")
@@ -136,8 +136,8 @@ func runPlan(args []string, stdout, stderr io.Writer, _ leaseStore) error {
 	if *peak < 0 {
 		return fmt.Errorf("%w: -peak-workers %d: must be 0 or more", ErrUsage, *peak)
 	}
-	if *horizon < worker.MinLeaseHorizon || *horizon > worker.MaxLeaseHorizon {
-		return fmt.Errorf("%w: -lease-horizon %v: want %v to %v", ErrUsage, *horizon, worker.MinLeaseHorizon, worker.MaxLeaseHorizon)
+	if *horizon < leasing.MinHorizon || *horizon > leasing.MaxHorizon {
+		return fmt.Errorf("%w: -lease-horizon %v: want %v to %v", ErrUsage, *horizon, leasing.MinHorizon, leasing.MaxHorizon)
 	}
 	if *fit && layout.name != "" {
 		return fmt.Errorf("%w: -fit chooses the bits, -layout %s has its own: give one or the other", ErrUsage, layout.name)

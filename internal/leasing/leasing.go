@@ -28,6 +28,34 @@ import (
 // that the reservation grows again soon after it answers.
 const RetryDelay = time.Second
 
+// The lease TTL's default and limits, the same in every store but etcd,
+// which takes MinEtcdTTL as its shortest. Below a second the renewer, which
+// renews every third of it, would race the round trip to the store; above
+// an hour a dead holder keeps its ID from the fleet for longer than any
+// deployment waits. They are unexported from the stores, so that they may
+// move; an error names them.
+const (
+	DefaultTTL = 30 * time.Second
+	MinTTL     = time.Second
+	MaxTTL     = time.Hour
+)
+
+// MinEtcdTTL is the shortest TTL of an etcd lease. etcd grants TTLs in
+// whole seconds and raises any TTL below its own minimum (one and a half
+// election timeouts, 1.5 s at etcd's defaults) to that minimum, so a TTL
+// below 2 s would not be the TTL the cluster keeps.
+const MinEtcdTTL = 2 * time.Second
+
+// The lease horizon's default and limits. Managed failovers take one to two
+// minutes, and a primary restarting after a crash can take longer: ten
+// minutes rides out both. Past a day, a crash keeps its ID hot for longer
+// than a fleet should go without its store anyway.
+const (
+	DefaultHorizon = 10 * time.Minute
+	MinHorizon     = time.Second
+	MaxHorizon     = 24 * time.Hour
+)
+
 // Store extends and frees one lease where leases are kept.
 type Store interface {
 	// Extend extends the lease by a TTL and its reservation to at least
