@@ -71,7 +71,8 @@ func ExampleNewLeased_sqlite() {
 	// the restart starts above the last run: true
 }
 
-// Baidu's DDL for the WORKER_NODE table, as `uidgen schema` prints it.
+// Baidu's DDL for the WORKER_NODE table and the lease columns, as `uidgen
+// schema` prints it.
 func ExampleSchema() {
 	ddl, err := worker.Schema("mysql", worker.DefaultTable)
 	if err != nil {
@@ -91,6 +92,12 @@ func ExampleSchema() {
 	// PRIMARY KEY(ID)
 	// )
 	//  COMMENT='DB WorkerID Assigner for UID Generator',ENGINE = INNODB;
+	//
+	// -- The lease columns, for worker.Leased; Baidu's Java ignores them.
+	// ALTER TABLE WORKER_NODE ADD COLUMN LEASED TINYINT NOT NULL DEFAULT 0 COMMENT '1: leased, the ID comes back; 0: disposable, used once';
+	// ALTER TABLE WORKER_NODE ADD COLUMN OWNER CHAR(32) NULL COMMENT 'random token of the lease holder; NULL once released';
+	// ALTER TABLE WORKER_NODE ADD COLUMN LEASE_UNTIL BIGINT NULL COMMENT 'Unix ms, by the database clock, when the lease expires';
+	// ALTER TABLE WORKER_NODE ADD COLUMN RESERVED_UNTIL BIGINT NULL COMMENT 'last Unix second reserved for holders of this ID';
 }
 
 // The same table for PostgreSQL, as `uidgen schema -dialect postgres`
@@ -113,6 +120,16 @@ func ExampleSchema_postgres() {
 	// CREATED TIMESTAMP NOT NULL, -- created time
 	// PRIMARY KEY(ID)
 	// );
+	//
+	// -- The lease columns, for worker.Leased; Baidu's Java ignores them.
+	// -- 1: leased, the ID comes back; 0: disposable, used once
+	// ALTER TABLE WORKER_NODE ADD COLUMN LEASED SMALLINT NOT NULL DEFAULT 0;
+	// -- random token of the lease holder; NULL once released
+	// ALTER TABLE WORKER_NODE ADD COLUMN OWNER VARCHAR(32) NULL;
+	// -- Unix ms, by the database clock, when the lease expires
+	// ALTER TABLE WORKER_NODE ADD COLUMN LEASE_UNTIL BIGINT NULL;
+	// -- last Unix second reserved for holders of this ID
+	// ALTER TABLE WORKER_NODE ADD COLUMN RESERVED_UNTIL BIGINT NULL;
 }
 
 // A process takes its worker ID from MySQL once, when its generator is

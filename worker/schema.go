@@ -52,11 +52,16 @@ CREATED TIMESTAMP NOT NULL -- created time
 `
 
 // Schema returns the DDL of the worker table for dialect, "mysql",
-// "postgres" or "sqlite" (uidgen.ErrConfig for another). For MySQL and
-// DefaultTable (or ""), it is Baidu's WORKER_NODE.sql exactly; for
-// PostgreSQL and SQLite, the same columns with their own kind of
-// auto-increment ID; for another table name, the same text with that name
-// in place of WORKER_NODE.
+// "postgres" or "sqlite" (uidgen.ErrConfig for another): the CREATE TABLE,
+// then one ALTER TABLE for each lease column NewLeased needs. The CREATE
+// TABLE is, for MySQL and DefaultTable (or ""), Baidu's WORKER_NODE.sql
+// exactly; for PostgreSQL and SQLite, the same columns with their own kind
+// of auto-increment ID; for another table name, the same text with that
+// name in place of WORKER_NODE. The lease columns are nullable or have a
+// default, and Baidu's Java assigner inserts only the columns it names, so
+// a table with them serves both projects; its rows count as disposable. A
+// table that exists (one Java made) needs only the ALTER TABLE statements;
+// EnsureSchema runs what the table lacks.
 //
 // table must be a plain identifier (letters, digits and underscores, not
 // starting with a digit, at most 64 characters for MySQL and 63 for
@@ -70,7 +75,16 @@ func Schema(dialectName, table string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return schemaFor(d, table), nil
+	// Baidu's file ends without a newline; the statements after it need one.
+	var b strings.Builder
+	b.WriteString(strings.TrimSuffix(schemaFor(d, table), "\n") + "\n\n" + leaseHeader)
+	for i := range leaseColumns {
+		if d != dialect.MySQL {
+			b.WriteString("-- " + leaseColumns[i].comment + "\n")
+		}
+		b.WriteString(addColumn(d, table, i) + ";\n")
+	}
+	return b.String(), nil
 }
 
 // named returns the dialect called name and table, or DefaultTable for "",
@@ -89,7 +103,7 @@ func named(name, table string) (*dialect.Dialect, string, error) {
 	return d, table, nil
 }
 
-// schemaFor returns the DDL for an already checked table name.
+// schemaFor returns the CREATE TABLE for an already checked table name.
 func schemaFor(d *dialect.Dialect, table string) string {
 	ddl := schemaSQL
 	switch d {
@@ -101,6 +115,9 @@ func schemaFor(d *dialect.Dialect, table string) string {
 	return strings.Replace(ddl, DefaultTable, table, 1)
 }
 
+// leaseHeader introduces the lease columns in Schema's DDL.
+const leaseHeader = "-- The lease columns, for worker.Leased; Baidu's Java ignores them.\n"
+
 // leaseColumns are the columns that leases add to Baidu's table, in order.
 // Each is nullable or has a default, so Baidu's INSERT, which names none of
 // them, still works, and makes a row with LEASED 0: a disposable row, which
@@ -111,26 +128,6 @@ var leaseColumns = []struct{ name, mysql, postgres, comment string }{
 	{"OWNER", "CHAR(32) NULL", "VARCHAR(32) NULL", "random token of the lease holder; NULL once released"},
 	{"LEASE_UNTIL", "BIGINT NULL", "BIGINT NULL", "Unix ms, by the database clock, when the lease expires"},
 	{"RESERVED_UNTIL", "BIGINT NULL", "BIGINT NULL", "last Unix second reserved for holders of this ID"},
-}
-
-// LeaseSchema returns the statements that add the lease columns NewLeased
-// needs to the worker table that Schema creates, one ALTER TABLE a column.
-// EnsureSchema runs those the table lacks. Baidu's Java assigner ignores the
-// columns, and its rows count as disposable. dialectName and table are
-// checked as Schema checks them.
-func LeaseSchema(dialectName, table string) (string, error) {
-	d, table, err := named(dialectName, table)
-	if err != nil {
-		return "", err
-	}
-	var b strings.Builder
-	for i := range leaseColumns {
-		if d != dialect.MySQL {
-			b.WriteString("-- " + leaseColumns[i].comment + "\n")
-		}
-		b.WriteString(addColumn(d, table, i) + ";\n")
-	}
-	return b.String(), nil
 }
 
 // addColumn returns the ALTER TABLE statement that adds leaseColumns[i]. A
@@ -146,8 +143,8 @@ func addColumn(d *dialect.Dialect, table string, i int) string {
 }
 
 // EnsureSchema creates cfg.Table in cfg.DB unless it exists, and adds the
-// lease columns it lacks (LeaseSchema). The table is created with Schema's
-// DDL for the dialect, and the columns are added one ALTER TABLE each, so a table
+// lease columns it lacks, running Schema's statements: the table is created
+// with its CREATE TABLE, and the columns are added one ALTER TABLE each, so a table
 // that Baidu's Java project made is brought up to date in place and its
 // rows stay as they are. The server's "table exists" and "duplicate column"
 // answers count as success, so many processes may call it at once, and

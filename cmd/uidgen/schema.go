@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/seed4d941b13/uidgen/segment"
 	"github.com/seed4d941b13/uidgen/worker"
@@ -40,12 +39,6 @@ func runSchema(args []string, stdout, stderr io.Writer, _ leaseStore) error {
 	if err != nil {
 		return callerError{err}
 	}
-	lease, err := worker.LeaseSchema(*dialect, *table)
-	if err != nil {
-		return callerError{err}
-	}
-	// Baidu's file ends without a newline; a terminal wants one.
-	_, err = fmt.Fprintf(stdout, "%s\n\n-- The lease columns, for -lease (worker.Leased); Baidu's Java ignores them.\n%s",
-		strings.TrimSuffix(ddl, "\n"), lease)
+	_, err = io.WriteString(stdout, ddl)
 	return err
 }
