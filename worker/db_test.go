@@ -72,7 +72,8 @@ func testContext(t testing.TB) context.Context {
 	return ctx
 }
 
-// envOf returns a Config.LookupEnv that reads only vars.
+// envOf returns a host's lookupEnv that reads only vars, so that a test
+// sees the environment it names and not the one it runs in.
 func envOf(vars map[string]string) func(string) (string, bool) {
 	return func(name string) (string, bool) {
 		v, ok := vars[name]
@@ -87,9 +88,10 @@ func newTestDisposable(t testing.TB, db *sql.DB, table string) *Disposable {
 	if err := EnsureSchema(testContext(t), Config{DB: db, Table: table}); err != nil {
 		t.Fatalf("EnsureSchema: %v", err)
 	}
-	d, err := NewDisposable(Config{DB: db, Table: table, LookupEnv: envOf(nil)})
+	d, err := NewDisposable(Config{DB: db, Table: table})
 	if err != nil {
 		t.Fatal(err)
 	}
+	d.host.lookupEnv = envOf(nil)
 	return d
 }

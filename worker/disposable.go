@@ -58,7 +58,7 @@ func NewDisposable(cfg Config) (*Disposable, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Disposable{db: c.DB, d: c.d, table: c.Table, logger: c.Logger, host: systemHost(c.LookupEnv, c.d), now: time.Now}, nil
+	return &Disposable{db: c.DB, d: c.d, table: c.Table, logger: c.Logger, host: systemHost(c.d), now: time.Now}, nil
 }
 
 // AssignWorkerID inserts one row describing this process into the table and

@@ -207,10 +207,11 @@ func testServerErrors(t *testing.T, missing string, tests []struct {
 }) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d, err := NewDisposable(Config{DB: tt.db, Table: missing, LookupEnv: envOf(nil)})
+			d, err := NewDisposable(Config{DB: tt.db, Table: missing})
 			if err != nil {
 				t.Fatal(err)
 			}
+			d.host.lookupEnv = envOf(nil)
 			_, err = d.AssignWorkerID(testContext(t))
 			checkErr(t, "AssignWorkerID", err, tt.want, append(tt.text, "worker: insert row into "+missing))
 			if tt.want == uidgen.ErrNoTable {
@@ -314,10 +315,11 @@ func TestAssignWorkerIDNoAutoIncrement(t *testing.T) {
 		if _, err := db.ExecContext(ctx, ddl); err != nil {
 			t.Fatalf("%s: %v", ddl, err)
 		}
-		d, err := NewDisposable(Config{DB: db, Table: table, LookupEnv: envOf(nil)})
+		d, err := NewDisposable(Config{DB: db, Table: table})
 		if err != nil {
 			t.Fatal(err)
 		}
+		d.host.lookupEnv = envOf(nil)
 		_, err = d.AssignWorkerID(ctx)
 		checkErr(t, "AssignWorkerID", err, ErrNoAutoIncrement, []string{"insert row into " + table, "ID 0"})
 	})
@@ -363,10 +365,11 @@ func TestFailsBeforeSQL(t *testing.T) {
 		})
 	}
 
-	d, err := NewDisposable(Config{DB: nowhere, LookupEnv: envOf(map[string]string{"JPAAS_HOST": "h"})})
+	d, err := NewDisposable(Config{DB: nowhere})
 	if err != nil {
 		t.Fatal(err)
 	}
+	d.host.lookupEnv = envOf(map[string]string{"JPAAS_HOST": "h"})
 	_, err = d.AssignWorkerID(t.Context())
 	checkErr(t, "AssignWorkerID", err, ErrContainerEnv, []string{"worker: describe this process: ", "JPAAS_HOST"})
 }
@@ -379,7 +382,7 @@ func TestWrappedDriver(t *testing.T) {
 		table := testTable(t, db)
 		_, err := NewDisposable(Config{DB: db, Table: table})
 		checkErr(t, "NewDisposable on a wrapped driver", err, uidgen.ErrConfig, []string{"DB's driver is", "dbtest.wrappedDriver"})
-		cfg := Config{DB: db, Table: table, Dialect: s.Kind, LookupEnv: envOf(nil)}
+		cfg := Config{DB: db, Table: table, Dialect: s.Kind}
 		if err := EnsureSchema(testContext(t), cfg); err != nil {
 			t.Fatal(err)
 		}
@@ -387,6 +390,7 @@ func TestWrappedDriver(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		d.host.lookupEnv = envOf(nil)
 		if id, err := d.AssignWorkerID(testContext(t)); err != nil || id != 1 {
 			t.Fatalf("AssignWorkerID with Dialect %q = %d, %v; want 1", s.Kind, id, err)
 		}
@@ -426,10 +430,11 @@ func TestJavaInterop(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	d, err := NewDisposable(Config{DB: db, LookupEnv: envOf(nil)})
+	d, err := NewDisposable(Config{DB: db})
 	if err != nil {
 		t.Fatal(err)
 	}
+	d.host.lookupEnv = envOf(nil)
 	goID, err := d.AssignWorkerID(ctx)
 	if err != nil {
 		t.Fatalf("AssignWorkerID: %v", err)

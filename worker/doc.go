@@ -31,7 +31,7 @@
 // Java project serves this one and the other way round. Rows of Baidu's
 // assigner have LEASED 0, as Disposable's have, and are never leased. Each
 // row describes the process that took it, from the environment variables
-// that Disposable's doc lists (Config.LookupEnv reads them); List reads the
+// that Disposable's doc lists; List reads the
 // rows back.
 //
 // # Drivers

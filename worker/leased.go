@@ -85,7 +85,7 @@ func NewLeased(cfg Config) (*Leased, error) {
 		return nil, fmt.Errorf("worker: %w", err)
 	}
 	return &Leased{db: c.DB, d: c.d, table: c.Table, timing: leasing.NewTiming(c.LeaseTTL, c.LeaseHorizon), ids: c.WorkerIDs, logger: c.Logger,
-		host: systemHost(c.LookupEnv, c.d), now: time.Now, poll: freePoll, gone: processGone}, nil
+		host: systemHost(c.d), now: time.Now, poll: freePoll, gone: processGone}, nil
 }
 
 var _ uidgen.Leaser = (*Leased)(nil)

@@ -41,9 +41,10 @@ type tableFleet struct {
 }
 
 func (f tableFleet) Leased(_ testing.TB, o leasetest.Options) (uidgen.Leaser, error) {
-	l, err := NewLeased(Config{DB: f.db, Table: f.table, LeaseTTL: o.TTL, LeaseHorizon: o.Horizon, WorkerIDs: o.WorkerIDs,
-		LookupEnv: envOf(nil)})
-	return leasetest.Tune(l, err, func(l *Leased) { l.now, l.poll, l.timing.Every = o.Now, o.Poll, o.Every })
+	l, err := NewLeased(Config{DB: f.db, Table: f.table, LeaseTTL: o.TTL, LeaseHorizon: o.Horizon, WorkerIDs: o.WorkerIDs})
+	return leasetest.Tune(l, err, func(l *Leased) {
+		l.now, l.poll, l.timing.Every, l.host.lookupEnv = o.Now, o.Poll, o.Every, envOf(nil)
+	})
 }
 
 func (f tableFleet) Op() string { return "worker: lease a worker ID from " + f.table }
@@ -88,20 +89,18 @@ func (f tableFleet) Reserve(t testing.TB, id, sec int64) {
 func (tableFleet) Store(t testing.TB, l uidgen.Lease) leasing.Store { return l.(*lease).store }
 
 // newTestLeased returns a Leased of cfg on table of db, created with the
-// lease columns, that sees an empty environment unless cfg says otherwise.
+// lease columns, that sees an empty environment.
 func newTestLeased(t testing.TB, db *sql.DB, table string, cfg Config) *Leased {
 	t.Helper()
 	if err := EnsureSchema(testContext(t), Config{DB: db, Table: table}); err != nil {
 		t.Fatalf("EnsureSchema: %v", err)
 	}
 	cfg.DB, cfg.Table = db, table
-	if cfg.LookupEnv == nil {
-		cfg.LookupEnv = envOf(nil)
-	}
 	l, err := NewLeased(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
+	l.host.lookupEnv = envOf(nil)
 	return l
 }
 
@@ -224,10 +223,11 @@ func TestLeasedErrors(t *testing.T) {
 		if _, err := db.ExecContext(ctx, schemaFor(srv.Dialect(), table)); err != nil { // Baidu's columns only
 			t.Fatal(err)
 		}
-		l, err := NewLeased(Config{DB: db, Table: table, LookupEnv: envOf(nil)})
+		l, err := NewLeased(Config{DB: db, Table: table})
 		if err != nil {
 			t.Fatal(err)
 		}
+		l.host.lookupEnv = envOf(nil)
 		_, err = l.LeaseWorkerID(ctx, 0)
 		checkErr(t, "LeaseWorkerID(0)", err, uidgen.ErrConfig, []string{"worker: lease a worker ID from " + table, "maxWorkerID 0: want 1 or more"})
 		_, err = l.LeaseWorkerID(ctx, 7)
@@ -305,7 +305,8 @@ func testLeaseOutage(t *testing.T, kind string) {
 func TestList(t *testing.T) {
 	each(t, func(t *testing.T, srv dbtest.Server, db *sql.DB) {
 		table := testTable(t, db)
-		l := newTestLeased(t, db, table, Config{LookupEnv: envOf(map[string]string{"JPAAS_HOST": "10.0.0.9", "JPAAS_HTTP_PORT": "8080"})})
+		l := newTestLeased(t, db, table, Config{})
+		l.host.lookupEnv = envOf(map[string]string{"JPAAS_HOST": "10.0.0.9", "JPAAS_HTTP_PORT": "8080"})
 		java := javaInsert(t, db, table)
 		held := mustLease(t, l, 7)
 		free := mustLease(t, l, 7)

@@ -79,10 +79,9 @@ type host struct {
 	local bool
 }
 
-// systemHost returns the host of this process, reading the environment with
-// lookupEnv, for a table in d.
-func systemHost(lookupEnv func(string) (string, bool), d *dialect.Dialect) host {
-	return host{lookupEnv: lookupEnv, addrs: net.InterfaceAddrs, hostname: os.Hostname, local: d == dialect.SQLite}
+// systemHost returns the host of this process, for a table in d.
+func systemHost(d *dialect.Dialect) host {
+	return host{lookupEnv: os.LookupEnv, addrs: net.InterfaceAddrs, hostname: os.Hostname, local: d == dialect.SQLite}
 }
 
 // pidPrefix starts the PORT of a process that keeps its worker ID in a

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"time"
 
 	"github.com/seed4d941b13/uidgen"
@@ -97,11 +96,6 @@ type Config struct {
 	// leases and failing renewals, at level Warn. Nil means nothing is
 	// logged.
 	Logger *slog.Logger
-
-	// LookupEnv reads the environment variables that describe a container
-	// (see the package doc); nil means os.LookupEnv. Tests and services that
-	// describe their node from configuration supply their own.
-	LookupEnv func(name string) (string, bool)
 }
 
 // checked is a Config with its defaults filled in, and DB's dialect.
@@ -118,9 +112,6 @@ func (cfg Config) check() (checked, error) {
 	cfg.Table = cmp.Or(cfg.Table, DefaultTable)
 	cfg.LeaseTTL = cmp.Or(cfg.LeaseTTL, leasing.DefaultTTL)
 	cfg.LeaseHorizon = cmp.Or(cfg.LeaseHorizon, leasing.DefaultHorizon)
-	if cfg.LookupEnv == nil {
-		cfg.LookupEnv = os.LookupEnv
-	}
 	d, err := dialect.ForTable(cfg.DB, cfg.Dialect, cfg.Table)
 	if err != nil {
 		return checked{}, fmt.Errorf("worker: %w", err)
