@@ -5,7 +5,7 @@
 // commits through Raft: a write it acknowledged survives the loss of any
 // minority of members.
 //
-//	c, err := etcdworker.NewClient([]string{"http://10.0.0.1:2379"}, logger)
+//	c, err := clientv3.New(clientv3.Config{Endpoints: []string{"http://10.0.0.1:2379"}, Logger: zap.NewNop()})
 //	defer c.Close() // deferred first, so it runs after g.Close
 //	l, err := etcdworker.NewLeased(etcdworker.Config{Client: c})
 //	g, err := cached.New(ctx, cached.Config{Leaser: l})
@@ -49,8 +49,9 @@
 // Config.LeaseHorizon; a holder that dies leaves its ID reserved up to that
 // far ahead, and the next holder of that ID starts above it.
 //
-// It logs nothing unless given a logger (Config.Logger); NewClient makes an
-// etcd client whose own logs go to the same logger, or nowhere.
+// It logs nothing unless given a logger (Config.Logger). The etcd client
+// logs through the zap logger of its clientv3.Config, or to standard error
+// when that has none.
 //
 // # Why two holders of an ID never use the same second
 //

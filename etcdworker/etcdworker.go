@@ -24,10 +24,10 @@ const freePoll = time.Second
 // take one; each reads the fields that concern it. Its zero value, but for
 // Client, means the defaults.
 type Config struct {
-	// Client is the etcd cluster's client. Required. It stays the
-	// caller's to close, after the last Lease is released. NewClient makes
-	// one that logs only to Logger; a client of clientv3.New without a
-	// Logger writes etcd's own log lines to standard error.
+	// Client is the etcd cluster's client (clientv3.New). Required. It
+	// stays the caller's to close, after the last Lease is released. A
+	// client whose clientv3.Config has no Logger writes etcd's own log
+	// lines to standard error; give it zap.NewNop() for none.
 	Client *clientv3.Client
 
 	// Prefix is the fleet's key prefix; empty means DefaultPrefix. A "/" is

@@ -1,14 +1,10 @@
 package etcdworker
 
 import (
-	"bytes"
 	"errors"
-	"log/slog"
-	"strings"
 	"testing"
 
 	"github.com/prometheus/client_golang/prometheus"
-	"go.uber.org/zap"
 
 	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/cached"
@@ -64,25 +60,6 @@ func TestGenerators(t *testing.T) {
 				t.Errorf("NextID after Close: %v, want %q", err, uidgen.ErrClosed)
 			}
 		})
-	}
-}
-
-// TestClientLogs: the etcd client's zap entries reach the slog logger
-// NewClient was given, with their fields.
-func TestClientLogs(t *testing.T) {
-	var buf bytes.Buffer
-	logger := slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	zl := zap.New(slogCore{logger}).With(zap.String("endpoint", "e1"))
-	zl.Debug("not shown")
-	zl.Warn("retrying", zap.Int("attempt", 2))
-	got := buf.String()
-	for _, want := range []string{"level=WARN", `msg="etcd client: retrying"`, "endpoint=e1", "attempt=2"} {
-		if !strings.Contains(got, want) {
-			t.Errorf("log %q lacks %q", got, want)
-		}
-	}
-	if strings.Contains(got, "not shown") {
-		t.Errorf("log %q has a debug entry the logger's level drops", got)
 	}
 }
 

@@ -82,11 +82,7 @@ func mustLease(t testing.TB, l *Leased, maxID int64) *lease {
 }
 
 func TestConfigErrors(t *testing.T) {
-	c, err := NewClient([]string{"http://127.0.0.1:1"}, nil) // never dialled: the checks send nothing
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := etcdtest.Client(t, "http://127.0.0.1:1") // never dialled: the checks send nothing
 	for _, tt := range []struct {
 		cfg  Config
 		want error
@@ -105,9 +101,6 @@ func TestConfigErrors(t *testing.T) {
 	}
 	if _, err := List(t.Context(), Config{}); !errors.Is(err, uidgen.ErrConfig) || !strings.Contains(err.Error(), "Client is nil") {
 		t.Errorf("List without a client: %v, want %q saying Client is nil", err, uidgen.ErrConfig)
-	}
-	if _, err := NewClient(nil, nil); err == nil {
-		t.Error("NewClient with no endpoints: no error")
 	}
 	l, err := NewLeased(Config{Client: c, Prefix: "/a"})
 	if err != nil {
@@ -231,12 +224,7 @@ func TestList(t *testing.T) {
 // TestUnreachable: a cluster that does not answer fails LeaseWorkerID when
 // its context ends, naming the endpoints.
 func TestUnreachable(t *testing.T) {
-	c, err := NewClient([]string{"http://127.0.0.1:1"}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	l, err := NewLeased(Config{Client: c})
+	l, err := NewLeased(Config{Client: etcdtest.Client(t, "http://127.0.0.1:1")})
 	if err != nil {
 		t.Fatal(err)
 	}

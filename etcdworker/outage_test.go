@@ -27,12 +27,7 @@ func TestLeaseQuorumLost(t *testing.T) {
 		outage = time.Minute
 	)
 	cluster := etcdtest.Start(t, 3)
-	c, err := NewClient(cluster.Endpoints(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	l, err := NewLeased(Config{Client: c, Prefix: "/quorum/"})
+	l, err := NewLeased(Config{Client: cluster.Client(t), Prefix: "/quorum/"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/etcdworker"
+	"github.com/seed4d941b13/uidgen/internal/etcdclient"
 )
 
 // endpointsEnv names the environment variable that stands in for -etcd.
@@ -50,7 +51,11 @@ func (s *etcdStore) client() (*clientv3.Client, error) {
 	if len(endpoints) == 0 {
 		return nil, fmt.Errorf("%w: -etcd %q names no endpoint", ErrUsage, s.endpoints)
 	}
-	return etcdworker.NewClient(endpoints, nil)
+	c, err := clientv3.New(etcdclient.Config(endpoints))
+	if err != nil {
+		return nil, fmt.Errorf("etcd client of %v: %w", endpoints, err)
+	}
+	return c, nil
 }
 
 func (s *etcdStore) Leaser(ttl, horizon time.Duration, ids uidgen.WorkerIDRange) (uidgen.Leaser, func(), error) {

@@ -27,7 +27,8 @@ import (
 	"time"
 
 	clientv3 "go.etcd.io/etcd/client/v3"
-	"go.uber.org/zap"
+
+	"github.com/seed4d941b13/uidgen/internal/etcdclient"
 )
 
 // Raft timing, in milliseconds: etcd's defaults. A member of a 2-core CI
@@ -218,6 +219,15 @@ func (c *Cluster) Client(t testing.TB, endpoints ...string) *clientv3.Client {
 	if len(endpoints) == 0 {
 		endpoints = c.Endpoints()
 	}
+	return Client(t, endpoints...)
+}
+
+// Client returns a client on endpoints, which need not be a cluster's: one
+// that nothing answers at serves a test of a cluster that does not answer.
+// It is the client the uidgen command makes, and t's end closes it. Client
+// fails t if the client can not be made.
+func Client(t testing.TB, endpoints ...string) *clientv3.Client {
+	t.Helper()
 	cli, err := newClient(endpoints...)
 	if err != nil {
 		t.Fatalf("etcdtest: a client on %v: %v", endpoints, err)
@@ -226,14 +236,13 @@ func (c *Cluster) Client(t testing.TB, endpoints ...string) *clientv3.Client {
 	return cli
 }
 
-// newClient returns a quiet client on endpoints. It connects lazily, so a
-// member that does not run fails the client's requests, not newClient.
+// newClient returns a client on endpoints made as the uidgen command makes
+// one: quiet, probing an idle connection. It connects lazily, so a member
+// that does not run fails the client's requests, not newClient.
 func newClient(endpoints ...string) (*clientv3.Client, error) {
-	return clientv3.New(clientv3.Config{
-		Endpoints:   endpoints,
-		DialTimeout: dialTimeout,
-		Logger:      zap.NewNop(),
-	})
+	cfg := etcdclient.Config(endpoints)
+	cfg.DialTimeout = dialTimeout
+	return clientv3.New(cfg)
 }
 
 // live returns the members that run and are not paused: those that can
