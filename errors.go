@@ -23,10 +23,6 @@ var (
 	// the layout's maximum.
 	ErrWorkerIDRange = errors.New("worker ID out of range")
 
-	// ErrWorkerIDs: a WorkerIDRange starts below 1, is empty or ends above
-	// the largest worker ID of the layout, or "LO-HI" does not parse.
-	ErrWorkerIDs = errors.New("bad worker ID range")
-
 	// ErrClockBackwards: the clock stepped back further than a generator
 	// can bridge without repeating an ID.
 	ErrClockBackwards = errors.New("clock moved backwards")
@@ -36,7 +32,6 @@ var (
 
 	// ErrClosed: the generator has been closed.
 	ErrClosed = errors.New("generator closed")
-
 
 	// ErrNoFreeID: every worker ID a lease may take is held, and none came
 	// free before the context ended (or, under a context with no deadline,

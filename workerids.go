@@ -21,14 +21,14 @@ type WorkerIDRange struct {
 
 // ParseWorkerIDs parses "LO-HI", two decimal worker IDs, as the CLI's
 // -worker-ids takes them: "512-1023" is WorkerIDRange{512, 1023}. It fails
-// with an error wrapping ErrWorkerIDs on any other form, a LO below 1 and
+// with an error wrapping ErrConfig on any other form, a LO below 1 and
 // a LO above HI.
 func ParseWorkerIDs(s string) (WorkerIDRange, error) {
 	lo, hi, ok := strings.Cut(s, "-")
 	first, errLo := strconv.ParseInt(lo, 10, 64)
 	last, errHi := strconv.ParseInt(hi, 10, 64)
 	if !ok || errLo != nil || errHi != nil {
-		return WorkerIDRange{}, fmt.Errorf("%w: %q, want LO-HI, e.g. 512-1023", ErrWorkerIDs, s)
+		return WorkerIDRange{}, fmt.Errorf("%w: worker ID range %q, want LO-HI, e.g. 512-1023", ErrConfig, s)
 	}
 	r := WorkerIDRange{first, last}
 	if first < 1 {
@@ -51,7 +51,7 @@ func (r WorkerIDRange) String() string {
 
 // Bounds returns the first and last worker ID r lets a lease take under a
 // layout whose largest worker ID is maxWorkerID: 1 and maxWorkerID for the
-// zero range. It fails with an error wrapping ErrWorkerIDs, naming the
+// zero range. It fails with an error wrapping ErrConfig, naming the
 // range and the limit, when r starts below 1, is empty (Min above Max) or
 // ends above maxWorkerID.
 func (r WorkerIDRange) Bounds(maxWorkerID int64) (lo, hi int64, err error) {
@@ -61,13 +61,13 @@ func (r WorkerIDRange) Bounds(maxWorkerID int64) (lo, hi int64, err error) {
 	case r.Min < 1:
 		return 0, 0, r.below()
 	case r.Min > r.Max:
-		return 0, 0, fmt.Errorf("%w: %v is empty: %d is above %d, want the lowest ID first", ErrWorkerIDs, r, r.Min, r.Max)
+		return 0, 0, fmt.Errorf("%w: worker ID range %v is empty: %d is above %d, want the lowest ID first", ErrConfig, r, r.Min, r.Max)
 	case r.Max > maxWorkerID:
-		return 0, 0, fmt.Errorf("%w: %v ends above %d, the largest worker ID of the layout", ErrWorkerIDs, r, maxWorkerID)
+		return 0, 0, fmt.Errorf("%w: worker ID range %v ends above %d, the largest worker ID of the layout", ErrConfig, r, maxWorkerID)
 	}
 	return r.Min, r.Max, nil
 }
 
 func (r WorkerIDRange) below() error {
-	return fmt.Errorf("%w: %d-%d starts at %d, want 1 or more: worker ID 0 is never leased", ErrWorkerIDs, r.Min, r.Max, r.Min)
+	return fmt.Errorf("%w: worker ID range %d-%d starts at %d, want 1 or more: worker ID 0 is never leased", ErrConfig, r.Min, r.Max, r.Min)
 }

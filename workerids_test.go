@@ -30,8 +30,8 @@ func TestParseWorkerIDs(t *testing.T) {
 			}
 			continue
 		}
-		if !errors.Is(err, uidgen.ErrWorkerIDs) || !strings.Contains(err.Error(), tt.err) {
-			t.Errorf("ParseWorkerIDs(%q) = %v, %v; want an error wrapping %v naming %q", tt.in, got, err, uidgen.ErrWorkerIDs, tt.err)
+		if !errors.Is(err, uidgen.ErrConfig) || !strings.Contains(err.Error(), tt.err) {
+			t.Errorf("ParseWorkerIDs(%q) = %v, %v; want an error wrapping %v naming %q", tt.in, got, err, uidgen.ErrConfig, tt.err)
 		}
 	}
 }
@@ -59,8 +59,8 @@ func TestWorkerIDRangeBounds(t *testing.T) {
 			}
 			continue
 		}
-		if !errors.Is(err, uidgen.ErrWorkerIDs) || !strings.Contains(err.Error(), tt.err) {
-			t.Errorf("%#v.Bounds(%d) = %v; want an error wrapping %v naming %q", tt.r, tt.max, err, uidgen.ErrWorkerIDs, tt.err)
+		if !errors.Is(err, uidgen.ErrConfig) || !strings.Contains(err.Error(), tt.err) {
+			t.Errorf("%#v.Bounds(%d) = %v; want an error wrapping %v naming %q", tt.r, tt.max, err, uidgen.ErrConfig, tt.err)
 		}
 	}
 }

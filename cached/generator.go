@@ -160,15 +160,14 @@ type Generator struct {
 // lease) under ctx, fills the ring, and starts the padding goroutine; Close
 // stops it. Every field is checked before the Assigner or Leaser is asked,
 // so a bad Config costs no worker ID. Errors start "cached: " and wrap:
-//   - uidgen.ErrConfig: Assigner and Leaser are both nil, or both set; or
-//     After is negative;
-//   - bits.ErrLayout: the layout's epoch is after the clock's now;
-//   - uidgen.ErrTimeExhausted: the ticks since the layout's epoch no longer
-//     fit its time bits, or After is in the layout's last tick;
 //   - uidgen.ErrConfig, naming the field, its value and its limits:
+//     Assigner and Leaser are both nil, or both set; After is negative;
 //     BoostPower is negative or makes the ring too large; PaddingFactor
 //     is outside (0, 100); MaxAhead is negative, or shorter than a tick;
 //     MaxLag is above 0 but below a second;
+//   - bits.ErrLayout: the layout's epoch is after the clock's now;
+//   - uidgen.ErrTimeExhausted: the ticks since the layout's epoch no longer
+//     fit its time bits, or After is in the layout's last tick;
 //   - the Assigner's or Leaser's own error;
 //   - ctx.Err(), where a leased worker ID's first tick, or After's next
 //     one, is more than MaxAhead ahead of the clock and ctx ends before the

@@ -48,9 +48,8 @@ type Leased struct {
 // NewLeased returns a Leased that keeps its leases in cfg's fleet. It sends
 // nothing yet. It fails, with an error wrapping uidgen.ErrConfig that names
 // the field, the value and the limits, on a nil Client, a Prefix that is not
-// printable ASCII, and a LeaseTTL or a LeaseHorizon outside the limits Config
-// gives; and on WorkerIDs that start below 1 or are empty
-// (uidgen.ErrWorkerIDs).
+// printable ASCII, a LeaseTTL or a LeaseHorizon outside the limits Config
+// gives, and WorkerIDs that start below 1 or are empty.
 func NewLeased(cfg Config) (*Leased, error) {
 	c, err := cfg.check()
 	if err != nil {
@@ -82,10 +81,9 @@ var _ uidgen.Leaser = (*Leased)(nil)
 // uidgen.ErrNoFreeID and ctx.Err() that names the range (under a ctx with no
 // deadline, after one lease TTL, with uidgen.ErrNoFreeID alone). Give ctx a
 // deadline: an unreachable cluster fails with the client's error only when ctx
-// ends. It fails with uidgen.ErrConfig for a maxWorkerID below 1, and with
-// uidgen.ErrWorkerIDs for a range that ends above it, both before it sends
-// anything, and with uidgen.ErrBadKey when a key under the prefix is not this
-// package's.
+// ends. It fails with uidgen.ErrConfig for a maxWorkerID below 1 or a
+// range that ends above it, before it sends anything, and with
+// uidgen.ErrBadKey when a key under the prefix is not this package's.
 func (l *Leased) LeaseWorkerID(ctx context.Context, maxWorkerID int64) (uidgen.Lease, error) {
 	op := "lease a worker ID under " + l.prefix
 	if maxWorkerID < 1 {

@@ -51,8 +51,7 @@ type Leased struct {
 // nothing yet. It fails, with an error wrapping uidgen.ErrConfig that names
 // the field, the value and the limits, on a nil Client, a bad Prefix, a bad
 // Replicas or ReplicaTimeout, and a LeaseTTL or a LeaseHorizon outside the
-// limits Config gives; and on WorkerIDs that start below 1 or are empty
-// (uidgen.ErrWorkerIDs).
+// limits Config gives, and on WorkerIDs that start below 1 or are empty.
 func NewLeased(cfg Config) (*Leased, error) {
 	c, err := cfg.check()
 	if err != nil {
@@ -84,8 +83,7 @@ var _ uidgen.Leaser = (*Leased)(nil)
 // deadline, after one lease TTL, with uidgen.ErrNoFreeID alone). A Redis that
 // does not answer is asked again every second until ctx ends, and the error
 // names its last failure. It fails with uidgen.ErrConfig for a maxWorkerID
-// below 1, and with uidgen.ErrWorkerIDs for a range that ends above it, both
-// before it sends anything, with uidgen.ErrBadKey when a key of the fleet is
+// below 1 or a range that ends above it, before it sends anything, with uidgen.ErrBadKey when a key of the fleet is
 // not this package's, and with an error wrapping ErrReplicas and ctx.Err() when
 // no take the replicas acknowledged landed before ctx ended: a failover that
 // leaves fewer replicas than Config.Replicas stops new leases until enough

@@ -72,8 +72,8 @@ type Leased struct {
 // table with the lease columns (EnsureSchema adds them). It sends nothing
 // yet. It fails as NewDisposable does, with an error wrapping
 // uidgen.ErrConfig that names the field, the value and the limits, and on a
-// LeaseTTL or a LeaseHorizon outside the limits Config gives; and on
-// WorkerIDs that start below 1 or are empty (uidgen.ErrWorkerIDs).
+// LeaseTTL or a LeaseHorizon outside the limits Config gives, and on
+// WorkerIDs that start below 1 or are empty.
 func NewLeased(cfg Config) (*Leased, error) {
 	c, err := cfg.check()
 	if err != nil {
@@ -100,10 +100,9 @@ var _ uidgen.Leaser = (*Leased)(nil)
 // (on a range of up to 3 IDs, each holder). Under a ctx with no deadline
 // it waits for one lease TTL, after which every ID a dead holder left has
 // expired, and then fails with uidgen.ErrNoFreeID alone. It fails with
-// uidgen.ErrConfig for a maxWorkerID below 1, and with uidgen.ErrWorkerIDs
-// for a range that ends above it, both before
-// it sends anything, and otherwise as Disposable.AssignWorkerID does, or
-// with ErrNoLeaseColumns where the table lacks the lease columns.
+// uidgen.ErrConfig for a maxWorkerID below 1 or a range that ends above it,
+// before it sends anything, and otherwise as Disposable.AssignWorkerID does,
+// or with ErrNoLeaseColumns where the table lacks the lease columns.
 func (l *Leased) LeaseWorkerID(ctx context.Context, maxWorkerID int64) (uidgen.Lease, error) {
 	op := "lease a worker ID from " + l.table
 	if maxWorkerID < 1 {

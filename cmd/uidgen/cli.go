@@ -118,8 +118,7 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 // when the flags were at fault: a bad layout, epoch or worker ID. Other
 // failures, such as an unreachable database, exit 1.
 func usageIf(err error) error {
-	for _, bad := range []error{bits.ErrLayout, uidgen.ErrConfig, uidgen.ErrTimeExhausted,
-		uidgen.ErrWorkerIDRange, uidgen.ErrWorkerIDs} {
+	for _, bad := range []error{bits.ErrLayout, uidgen.ErrConfig, uidgen.ErrTimeExhausted, uidgen.ErrWorkerIDRange} {
 		if errors.Is(err, bad) {
 			return callerError{err}
 		}

@@ -174,7 +174,7 @@ func TestBadCallsExitTwo(t *testing.T) {
 		{[]string{"gen", "-bogus"}, "flag provided but not defined: -bogus"},
 		{[]string{"gen", "-n", "-1"}, "-n -1: must be 0 or more"},
 		{[]string{"gen", "-generator", "fast"}, `-generator "fast": want cached or default`},
-		{[]string{"gen", "-worker", "2000000"}, "bad worker ID range: 2000000-2000000 ends above 1048575, the largest worker ID of the layout"},
+		{[]string{"gen", "-worker", "2000000"}, "invalid config: worker ID range 2000000-2000000 ends above 1048575, the largest worker ID of the layout"},
 		{[]string{"gen", "-time-bits", "40"}, "= 74, more than 64"},
 		{[]string{"gen", "-key", "7"}, "-key needs -gene-bits"},
 		{[]string{"gen", "-key", "x", "-gene-bits", "1", "-time-bits", "29"}, `-key "x" is not a 64-bit integer`},

@@ -337,7 +337,7 @@ func Range(t *testing.T, ctx context.Context, noFreeID error, op string, newLeas
 }
 
 // RangeErrors checks a Leaser's bad ranges: newLeaser, the package's
-// NewLeased on a store of its own, fails with ErrWorkerIDs naming the range
+// NewLeased on a store of its own, fails with uidgen.ErrConfig naming the range
 // on one that starts below 1 and on an empty one, each error starting
 // with pkg's prefix; and a lease in 5-8 under a layout whose largest ID is
 // 7 fails with an error that starts op and names the range and the limit.
@@ -348,13 +348,13 @@ func RangeErrors(t *testing.T, ctx context.Context, pkg, op string, newLeaser fu
 		ids  uidgen.WorkerIDRange
 		text string
 	}{
-		{uidgen.WorkerIDRange{Min: 0, Max: 7}, "bad worker ID range: 0-7 starts at 0, want 1 or more"},
-		{uidgen.WorkerIDRange{Min: -1, Max: 7}, "bad worker ID range: -1-7 starts at -1, want 1 or more"},
-		{uidgen.WorkerIDRange{Min: 9, Max: 3}, "bad worker ID range: 9-3 is empty: 9 is above 3"},
-		{uidgen.WorkerIDRange{Min: 5}, "bad worker ID range: 5-0 is empty"},
+		{uidgen.WorkerIDRange{Min: 0, Max: 7}, "invalid config: worker ID range 0-7 starts at 0, want 1 or more"},
+		{uidgen.WorkerIDRange{Min: -1, Max: 7}, "invalid config: worker ID range -1-7 starts at -1, want 1 or more"},
+		{uidgen.WorkerIDRange{Min: 9, Max: 3}, "invalid config: worker ID range 9-3 is empty: 9 is above 3"},
+		{uidgen.WorkerIDRange{Min: 5}, "invalid config: worker ID range 5-0 is empty"},
 	} {
 		_, err := newLeaser(tt.ids)
-		if want := pkg + ": " + tt.text; !errors.Is(err, uidgen.ErrWorkerIDs) || !strings.HasPrefix(err.Error(), want) {
+		if want := pkg + ": " + tt.text; !errors.Is(err, uidgen.ErrConfig) || !strings.HasPrefix(err.Error(), want) {
 			t.Errorf("NewLeased with WorkerIDs %v: %v, want an error starting %q", tt.ids, err, want)
 		}
 	}
@@ -363,8 +363,8 @@ func RangeErrors(t *testing.T, ctx context.Context, pkg, op string, newLeaser fu
 		t.Fatal(err)
 	}
 	_, err = l.LeaseWorkerID(ctx, 7)
-	want := op + ": bad worker ID range: 5-8 ends above 7, the largest worker ID of the layout"
-	if !errors.Is(err, uidgen.ErrWorkerIDs) || err.Error() != want {
+	want := op + ": invalid config: worker ID range 5-8 ends above 7, the largest worker ID of the layout"
+	if !errors.Is(err, uidgen.ErrConfig) || err.Error() != want {
 		t.Errorf("LeaseWorkerID(7) in 5-8: %v, want %q", err, want)
 	}
 }
