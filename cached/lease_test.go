@@ -12,7 +12,7 @@ import (
 	"github.com/seed4d941b13/uidgen/bits"
 	"github.com/seed4d941b13/uidgen/internal/clocktest"
 	"github.com/seed4d941b13/uidgen/internal/idtest"
-	"github.com/seed4d941b13/uidgen/internal/leasetest"
+	"github.com/seed4d941b13/uidgen/internal/memlease"
 	"github.com/seed4d941b13/uidgen/internal/scheme/schemetest"
 )
 
@@ -31,7 +31,7 @@ func TestLeasedWorkerID(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		now := leaseStart.Unix()
 		// An earlier holder may have used seconds up to now+99.
-		leaser := &leasetest.Leaser{ID: 3, First: now + 100, Reserved: now + 101}
+		leaser := &memlease.Leaser{ID: 3, First: now + 100, Reserved: now + 101}
 		g := newGenerator(t, Config{
 			Layout: idtest.Layout(t, bits.Spec{TimeBits: 30, WorkerBits: 29, SeqBits: 4}), BoostPower: 3, Leaser: leaser,
 			Clock: clocktest.New(leaseStart), RejectedTake: failAfter(time.Second),
@@ -100,7 +100,7 @@ func TestLeaseLost(t *testing.T) {
 	schemetest.WholeSeconds(t)
 	synctest.Test(t, func(t *testing.T) {
 		now := leaseStart.Unix()
-		leaser := &leasetest.Leaser{ID: 3, First: now, Reserved: now + 1}
+		leaser := &memlease.Leaser{ID: 3, First: now, Reserved: now + 1}
 		g := newGenerator(t, Config{
 			Layout: idtest.Layout(t, bits.Spec{TimeBits: 30, WorkerBits: 29, SeqBits: 4}), BoostPower: 3, Leaser: leaser,
 			Clock: clocktest.New(leaseStart), RejectedTake: failAfter(time.Second),
@@ -123,7 +123,7 @@ func TestLeaseLost(t *testing.T) {
 // and the lease given back unused.
 func TestLeaseOutOfRange(t *testing.T) {
 	now := leaseStart.Unix()
-	leaser := &leasetest.Leaser{ID: 1 << 20, First: now, Reserved: now + 10}
+	leaser := &memlease.Leaser{ID: 1 << 20, First: now, Reserved: now + 10}
 	g, err := New(t.Context(), Config{Leaser: leaser, Clock: clocktest.New(leaseStart)})
 	if !errors.Is(err, uidgen.ErrWorkerIDRange) || g != nil {
 		t.Fatalf("New = %v, %v; want ErrWorkerIDRange", g, err)
@@ -185,7 +185,7 @@ func TestLeaseStartBeyondMaxAhead(t *testing.T) {
 		now := leaseStart.Unix()
 		cfg := Config{Layout: idtest.Layout(t, bits.Spec{TimeBits: 30, WorkerBits: 29, SeqBits: 4}), MaxAhead: 2 * time.Second, Clock: clocktest.New(leaseStart)}
 
-		leaser := &leasetest.Leaser{ID: 3, First: now + 100, Reserved: now + 200}
+		leaser := &memlease.Leaser{ID: 3, First: now + 100, Reserved: now + 200}
 		cfg.Leaser = leaser
 		ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 		defer cancel()
@@ -199,7 +199,7 @@ func TestLeaseStartBeyondMaxAhead(t *testing.T) {
 		}
 
 		clock := clocktest.New(leaseStart)
-		cfg.Clock, cfg.Leaser = clock, &leasetest.Leaser{ID: 3, First: now + 100, Reserved: now + 200}
+		cfg.Clock, cfg.Leaser = clock, &memlease.Leaser{ID: 3, First: now + 100, Reserved: now + 200}
 		go func() {
 			time.Sleep(3 * time.Second) // New waits meanwhile
 			clock.Advance(98 * time.Second)
@@ -210,7 +210,7 @@ func TestLeaseStartBeyondMaxAhead(t *testing.T) {
 			t.Fatalf("first ID of second %d, %v, at the clock's %d; want second %d, within 2 s of the clock", unix(g, id), err, clock.Now().Unix(), now+100)
 		}
 
-		cfg.MaxAhead, cfg.Clock, cfg.Leaser = 0, clocktest.New(leaseStart), &leasetest.Leaser{ID: 3, First: now + 100, Reserved: now + 200}
+		cfg.MaxAhead, cfg.Clock, cfg.Leaser = 0, clocktest.New(leaseStart), &memlease.Leaser{ID: 3, First: now + 100, Reserved: now + 200}
 		if g := newGenerator(t, cfg); int64(g.Stats().Ahead/time.Second) < 100 {
 			t.Fatalf("without MaxAhead: %+v, want the generator started at once, 100 s ahead", g.Stats())
 		}
@@ -231,7 +231,7 @@ func TestLeasedTicks(t *testing.T) {
 			t.Fatal(err)
 		}
 		now := leaseStart.Unix()
-		leaser := &leasetest.Leaser{ID: 3, First: now + 100, Reserved: now + 101}
+		leaser := &memlease.Leaser{ID: 3, First: now + 100, Reserved: now + 101}
 		g := newGenerator(t, Config{Layout: layout, BoostPower: 3, Leaser: leaser,
 			Clock: clocktest.New(leaseStart), RejectedTake: failAfter(time.Second)})
 		lease, _ := leaser.Lease()

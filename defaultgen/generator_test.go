@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seed4d941b13/uidgen/internal/memlease"
 	"github.com/seed4d941b13/uidgen/internal/scheme/schemetest"
 
 	"github.com/seed4d941b13/uidgen"
@@ -17,7 +18,6 @@ import (
 	"github.com/seed4d941b13/uidgen/defaultgen"
 	"github.com/seed4d941b13/uidgen/internal/clocktest"
 	"github.com/seed4d941b13/uidgen/internal/idtest"
-	"github.com/seed4d941b13/uidgen/internal/leasetest"
 	"github.com/seed4d941b13/uidgen/internal/sizetest"
 )
 
@@ -209,8 +209,8 @@ func TestNewRejectsBadConfig(t *testing.T) {
 	}{
 		{"no assigner", nil, defaultgen.Config{},
 			uidgen.ErrConfig, []string{"Assigner and Leaser are both nil", "Config.Assigner (uidgen.Static(id)", "or Config.Leaser (a worker.NewLeased)"}},
-		{"assigner and leaser", nil, defaultgen.Config{Assigner: uidgen.Static(1), Leaser: &leasetest.Leaser{ID: 1}},
-			uidgen.ErrConfig, []string{"defaultgen: ", "Config.Assigner uidgen.static and Config.Leaser *leasetest.Leaser are both set"}},
+		{"assigner and leaser", nil, defaultgen.Config{Assigner: uidgen.Static(1), Leaser: &memlease.Leaser{ID: 1}},
+			uidgen.ErrConfig, []string{"defaultgen: ", "Config.Assigner uidgen.static and Config.Leaser *memlease.Leaser are both set"}},
 		{"epoch in the future", nil, defaultgen.Config{Layout: idtest.LayoutFrom(t, uidgen.DefaultLayout().Bits().Spec(), time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)),
 			Assigner: uidgen.Static(1), Clock: now},
 			bits.ErrLayout, []string{"epoch 2027-01-01 00:00:00 UTC is in the future", "now 2026-11-22 12:00:00 UTC"}},

@@ -7,7 +7,7 @@ import (
 	"github.com/seed4d941b13/uidgen/cached"
 	"github.com/seed4d941b13/uidgen/internal/etcdtest"
 	"github.com/seed4d941b13/uidgen/internal/idtest"
-	"github.com/seed4d941b13/uidgen/internal/leasetest"
+	"github.com/seed4d941b13/uidgen/internal/memlease"
 	"github.com/seed4d941b13/uidgen/internal/sizetest"
 )
 
@@ -31,7 +31,7 @@ func TestLeaseQuorumLost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	leaser := &leasetest.Watched{Leaser: l}
+	leaser := &memlease.Watched{Leaser: l}
 	g, err := cached.New(testContext(t), cached.Config{Leaser: leaser})
 	if err != nil {
 		t.Fatal(err)

@@ -8,7 +8,7 @@ import (
 	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/cached"
 	"github.com/seed4d941b13/uidgen/internal/idtest"
-	"github.com/seed4d941b13/uidgen/internal/leasetest"
+	"github.com/seed4d941b13/uidgen/internal/memlease"
 	"github.com/seed4d941b13/uidgen/internal/redistest"
 	"github.com/seed4d941b13/uidgen/internal/sizetest"
 )
@@ -65,7 +65,7 @@ func testOutage(t *testing.T, f fleet, fault fault) {
 		ttl     = 30 * time.Second
 		horizon = time.Minute // well beyond the outage
 	)
-	leaser := &leasetest.Watched{Leaser: f.leased(t, Config{LeaseTTL: ttl, LeaseHorizon: horizon, Replicas: fault.replicas})}
+	leaser := &memlease.Watched{Leaser: f.leased(t, Config{LeaseTTL: ttl, LeaseHorizon: horizon, Replicas: fault.replicas})}
 	g, err := cached.New(testContext(t), cached.Config{Leaser: leaser})
 	if err != nil {
 		t.Fatal(err)

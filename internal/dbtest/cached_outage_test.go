@@ -12,7 +12,7 @@ import (
 	"github.com/seed4d941b13/uidgen/cached"
 	"github.com/seed4d941b13/uidgen/internal/dbtest"
 	"github.com/seed4d941b13/uidgen/internal/idtest"
-	"github.com/seed4d941b13/uidgen/internal/leasetest"
+	"github.com/seed4d941b13/uidgen/internal/memlease"
 	"github.com/seed4d941b13/uidgen/internal/sizetest"
 	"github.com/seed4d941b13/uidgen/ringbuffer"
 	"github.com/seed4d941b13/uidgen/worker"
@@ -50,7 +50,7 @@ func testLeaseDatabaseDown(t *testing.T, kind string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	leaser := &leasetest.Watched{Leaser: l}
+	leaser := &memlease.Watched{Leaser: l}
 	g := newCached(t, cached.Config{Layout: idtest.Layout(t, bits.Spec{TimeBits: 40, WorkerBits: 3, SeqBits: 8}), Leaser: leaser})
 	lease := leaser.Last()
 
@@ -182,7 +182,7 @@ func testLeaseRidesOutOutage(t *testing.T, kind string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	leaser := &leasetest.Watched{Leaser: l}
+	leaser := &memlease.Watched{Leaser: l}
 	g := newCached(t, cached.Config{Leaser: leaser})
 	lease := leaser.Last()
 

@@ -1,10 +1,9 @@
-// Package leasetest tests leases. Its Leaser is a uidgen.Leaser in
-// memory, moved by hand: tests of the generators reserve seconds, lose the
-// lease and watch it released without a database. Its Run is the
-// conformance suite of the lease stores, as testing/fstest.TestFS is of
-// file systems: the tests of packages worker, etcdworker and redisworker
-// call it with a Store of their own, and keep beside it only what is their
-// store's own (its faults, its rows or keys).
+// Package leasetest is the conformance suite of the lease stores, as
+// testing/fstest.TestFS is of file systems: the tests of packages worker,
+// etcdworker and redisworker call Run with a Store of their own, and keep
+// beside it only what is their store's own (its faults, its rows or keys).
+// Run runs the generators on each store's leases too, so the generators'
+// own tests take their fake Leaser from package memlease.
 package leasetest
 
 import (
@@ -13,178 +12,11 @@ import (
 	"fmt"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/seed4d941b13/uidgen"
 )
-
-// Leaser lends worker ID ID with the given first Unix second and first
-// reservation (the last Unix second reserved);
-// its leases' Release returns ReleaseErr.
-type Leaser struct {
-	ID, First, Reserved int64
-	ReleaseErr          error
-
-	mu    sync.Mutex
-	lease *Lease
-	max   int64
-}
-
-// LeaseWorkerID lends the ID, remembering maxWorkerID.
-func (l *Leaser) LeaseWorkerID(ctx context.Context, maxWorkerID int64) (uidgen.Lease, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.max = maxWorkerID
-	l.lease = &Lease{id: l.ID, first: l.First, releaseErr: l.ReleaseErr, changed: make(chan struct{})}
-	l.lease.reserved.Store(l.Reserved)
-	return l.lease, nil
-}
-
-// Lease returns the lease lent last, and the maxWorkerID it was asked for.
-func (l *Leaser) Lease() (*Lease, int64) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.lease, l.max
-}
-
-// Lease is a lease whose reservation moves only when the test says.
-type Lease struct {
-	id, first  int64
-	releaseErr error
-	reserved   atomic.Int64
-	needed     atomic.Int64
-	expires    atomic.Pointer[time.Time] // nil: zero, as Expires says
-
-	mu       sync.Mutex
-	err      error         // set by Lose
-	released *int64        // set by Release
-	changed  chan struct{} // closed and renewed when reserved or err changes
-}
-
-func (l *Lease) WorkerID() int64 { return l.id }
-func (l *Lease) First() int64    { return l.first }
-func (l *Lease) Reserved() int64 { return l.reserved.Load() }
-
-// Need records the highest second asked for.
-func (l *Lease) Need(s int64) {
-	for {
-		n := l.needed.Load()
-		if s <= n || l.needed.CompareAndSwap(n, s) {
-			return
-		}
-	}
-}
-
-// Needed returns the highest second Need was told of.
-func (l *Lease) Needed() int64 { return l.needed.Load() }
-
-// Reserve moves the reservation up to s.
-func (l *Lease) Reserve(s int64) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if s > l.reserved.Load() {
-		l.reserved.Store(s)
-	}
-	close(l.changed)
-	l.changed = make(chan struct{})
-}
-
-// Expires returns what SetExpires set, as package worker's leases say
-// when they lapse unless renewed.
-func (l *Lease) Expires() time.Time {
-	if t := l.expires.Load(); t != nil {
-		return *t
-	}
-	return time.Time{}
-}
-
-// SetExpires sets what Expires returns.
-func (l *Lease) SetExpires(t time.Time) { l.expires.Store(&t) }
-
-// Lose makes the lease lost: Err and Wait report uidgen.ErrLeaseLost.
-func (l *Lease) Lose() {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.err = fmt.Errorf("%w: taken over", uidgen.ErrLeaseLost)
-	close(l.changed)
-	l.changed = make(chan struct{})
-}
-
-func (l *Lease) Err() error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.err
-}
-
-// Wait waits for Reserve, Lose or ctx.
-func (l *Lease) Wait(ctx context.Context, s int64) error {
-	for {
-		l.mu.Lock()
-		err, changed := l.err, l.changed
-		l.mu.Unlock()
-		if l.reserved.Load() >= s {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("waiting for second %d: %w", s, ctx.Err())
-		case <-changed:
-		}
-	}
-}
-
-// Release records lastUsed, once, and returns the Leaser's ReleaseErr.
-func (l *Lease) Release(_ context.Context, lastUsed int64) error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.released == nil {
-		l.released = &lastUsed
-	}
-	return l.releaseErr
-}
-
-// Released returns the last second Release recorded, and whether it was
-// called.
-func (l *Lease) Released() (int64, bool) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.released == nil {
-		return 0, false
-	}
-	return *l.released, true
-}
-
-// Watched is a real uidgen.Leaser that keeps the last lease it lent, so a
-// test can watch the lease of the generator it built with it.
-type Watched struct {
-	uidgen.Leaser
-	last atomic.Pointer[uidgen.Lease]
-}
-
-// LeaseWorkerID leases from the Leaser and keeps the lease.
-func (w *Watched) LeaseWorkerID(ctx context.Context, maxWorkerID int64) (uidgen.Lease, error) {
-	l, err := w.Leaser.LeaseWorkerID(ctx, maxWorkerID)
-	if err == nil {
-		w.last.Store(&l)
-	}
-	return l, err
-}
-
-// Last returns the last lease lent, nil before the first.
-func (w *Watched) Last() uidgen.Lease {
-	if l := w.last.Load(); l != nil {
-		return *l
-	}
-	return nil
-}
 
 // Must leases an ID up to maxID from l within ctx and returns the lease as
 // T, the leaser's own lease type, so that a test can reach its internals.

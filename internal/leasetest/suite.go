@@ -142,6 +142,8 @@ func Run(t *testing.T, s Store) {
 		{"Concurrent", testConcurrent},
 		{"Range", testRange},
 		{"RangeErrors", testRangeErrors},
+		{"Generators", testGenerators},
+		{"Metrics", testMetrics},
 	} {
 		t.Run(tt.name, func(t *testing.T) { tt.test(t, s, s.Fleet(t)) })
 	}
