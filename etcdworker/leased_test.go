@@ -17,13 +17,8 @@ import (
 	"github.com/seed4d941b13/uidgen/internal/leasing"
 )
 
-// testContext returns a context that ends with the test or after a
-// minute, whichever is first.
-func testContext(t testing.TB) context.Context {
-	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-	t.Cleanup(cancel)
-	return ctx
-}
+// testContext ends with the test or after a minute.
+var testContext = leasetest.Context
 
 // fleet is a test's own fleet: a prefix of its own on a one-member
 // cluster.
@@ -40,13 +35,8 @@ func newFleet(t *testing.T) fleet {
 
 // leased returns a Leased of cfg on the fleet.
 func (f fleet) leased(t testing.TB, cfg Config) *Leased {
-	t.Helper()
 	cfg.Client, cfg.Prefix = f.c, f.prefix
-	l, err := NewLeased(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return l
+	return leasetest.Made[*Leased](t)(NewLeased(cfg))
 }
 
 // reserved returns the value of reserved/id, or -1 where the key is absent.

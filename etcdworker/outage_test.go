@@ -7,7 +7,7 @@ import (
 	"github.com/seed4d941b13/uidgen/cached"
 	"github.com/seed4d941b13/uidgen/internal/etcdtest"
 	"github.com/seed4d941b13/uidgen/internal/idtest"
-	"github.com/seed4d941b13/uidgen/internal/memlease"
+	"github.com/seed4d941b13/uidgen/internal/leasetest"
 	"github.com/seed4d941b13/uidgen/internal/sizetest"
 )
 
@@ -31,13 +31,7 @@ func TestLeaseQuorumLost(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	leaser := &memlease.Watched{Leaser: l}
-	g, err := cached.New(testContext(t), cached.Config{Leaser: leaser})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { g.Close() })
-	lease := leaser.Last().(*lease)
+	g, lease := leasetest.OnLease[*lease](t, l, cached.Config{})
 
 	var ids []int64
 	take := func(until time.Time) {

@@ -10,23 +10,19 @@ import (
 	"testing"
 	"time"
 
-	"github.com/seed4d941b13/uidgen"
-	"github.com/seed4d941b13/uidgen/cached"
-	"github.com/seed4d941b13/uidgen/internal/idtest"
 	"github.com/seed4d941b13/uidgen/internal/leasetest"
 	"github.com/seed4d941b13/uidgen/internal/redistest"
-	"github.com/seed4d941b13/uidgen/internal/sizetest"
 )
 
 // TestCluster: on a Redis Cluster of three primaries, through a cluster
 // client, leases do what they do on one server. Every key of a fleet is in
 // its prefix's slot, on the one primary that serves it, a prefix without a
 // hash tag included, so that no script, each touching several keys, meets
-// CROSSSLOT, and of whose durability a Leased warns; concurrent leases inside a range never share an ID; a
-// generator's IDs are unique and its Close gives the ID back; and when the
-// fleet's primary is killed and restarted from its append-only file, the
-// lease rides it out as on one server (TestOutage). The subtests share the
-// cluster, each under a prefix of its own; the restart comes last.
+// CROSSSLOT, and of whose durability a Leased warns; the lease stores'
+// conformance suite passes, the generators on a lease included; and when
+// the fleet's primary is killed and restarted from its append-only file,
+// the lease rides it out as on one server (TestOutage). The subtests share
+// the cluster, each under a prefix of its own; the restart comes last.
 func TestCluster(t *testing.T) {
 	c := redistest.StartCluster(t, 3, 0)
 	cl := c.Client(t)
@@ -89,41 +85,7 @@ func TestCluster(t *testing.T) {
 		}
 	})
 
-	t.Run("range", func(t *testing.T) {
-		f := on(t, "{range}:")
-		leasetest.Range(t, testContext(t), uidgen.ErrNoFreeID, "redisworker: lease a worker ID under "+f.prefix, func(r uidgen.WorkerIDRange) uidgen.Leaser {
-			l := f.leased(t, Config{WorkerIDs: r})
-			l.poll = 5 * time.Millisecond
-			return l
-		})
-	})
-
-	t.Run("generator", func(t *testing.T) {
-		f := on(t, "{generator}:")
-		g, err := cached.New(testContext(t), cached.Config{Leaser: f.leased(t, Config{})})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { g.Close() })
-		ids, err := idtest.Collect(8, sizetest.Pick(25_000, 2_500), g.NextID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		idtest.Check(t, g, ids)
-		if err := g.Close(); err != nil {
-			t.Fatal(err)
-		}
-		var last int64
-		for _, s := range ids {
-			last = max(last, g.Layout().Parse(s[len(s)-1]).Time.Unix())
-		}
-		if got := f.reserved(t, g.WorkerID()); got < last {
-			t.Errorf("reserved:%d holds %d after Close, below %d, a second handed out", g.WorkerID(), got, last)
-		}
-		if v := f.held(t, g.WorkerID()); v != "" {
-			t.Errorf("held:%d holds %s after Close, want the ID given back", g.WorkerID(), v)
-		}
-	})
+	t.Run("conformance", func(t *testing.T) { leasetest.Run(t, clusterStore{on}) })
 
 	t.Run("primary restarted", func(t *testing.T) {
 		f := on(t, "{outage}:")
@@ -186,3 +148,11 @@ func TestClusterFailover(t *testing.T) {
 		up: f.s.Restart, // it comes back as the promoted replica's replica
 	})
 }
+
+// clusterStore is a leasetest.Store whose fleets share one Cluster, each in
+// the slot of its own prefix.
+type clusterStore struct {
+	on func(t *testing.T, prefix string) fleet
+}
+
+func (s clusterStore) Fleet(t *testing.T) leasetest.Fleet { return s.on(t, "{"+t.Name()+"}:") }

@@ -22,13 +22,8 @@ import (
 	"github.com/seed4d941b13/uidgen/internal/redistest"
 )
 
-// testContext returns a context that ends with the test or after a
-// minute, whichever is first.
-func testContext(t testing.TB) context.Context {
-	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-	t.Cleanup(cancel)
-	return ctx
-}
+// testContext ends with the test or after a minute.
+var testContext = leasetest.Context
 
 // fleet is a test's own fleet: the server that holds its keys, a client
 // of the deployment, and a prefix.
@@ -48,13 +43,8 @@ func newFleet(t *testing.T, config ...string) fleet {
 // leased returns a Leased of cfg on the fleet, through the fleet's client
 // unless cfg names one.
 func (f fleet) leased(t testing.TB, cfg Config) *Leased {
-	t.Helper()
 	cfg.Client, cfg.Prefix = cmp.Or(cfg.Client, f.c), f.prefix
-	l, err := NewLeased(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return l
+	return leasetest.Made[*Leased](t)(NewLeased(cfg))
 }
 
 // reserved returns the value of reserved:id, or -1 where the key is absent.

@@ -8,7 +8,7 @@ import (
 	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/cached"
 	"github.com/seed4d941b13/uidgen/internal/idtest"
-	"github.com/seed4d941b13/uidgen/internal/memlease"
+	"github.com/seed4d941b13/uidgen/internal/leasetest"
 	"github.com/seed4d941b13/uidgen/internal/redistest"
 	"github.com/seed4d941b13/uidgen/internal/sizetest"
 )
@@ -65,13 +65,8 @@ func testOutage(t *testing.T, f fleet, fault fault) {
 		ttl     = 30 * time.Second
 		horizon = time.Minute // well beyond the outage
 	)
-	leaser := &memlease.Watched{Leaser: f.leased(t, Config{LeaseTTL: ttl, LeaseHorizon: horizon, Replicas: fault.replicas})}
-	g, err := cached.New(testContext(t), cached.Config{Leaser: leaser})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { g.Close() })
-	lease := leaser.Last().(*lease)
+	l := f.leased(t, Config{LeaseTTL: ttl, LeaseHorizon: horizon, Replicas: fault.replicas})
+	g, lease := leasetest.OnLease[*lease](t, l, cached.Config{})
 	id := lease.WorkerID()
 
 	var ids []int64

@@ -12,7 +12,7 @@ import (
 	"github.com/seed4d941b13/uidgen/cached"
 	"github.com/seed4d941b13/uidgen/internal/dbtest"
 	"github.com/seed4d941b13/uidgen/internal/idtest"
-	"github.com/seed4d941b13/uidgen/internal/memlease"
+	"github.com/seed4d941b13/uidgen/internal/leasetest"
 	"github.com/seed4d941b13/uidgen/internal/sizetest"
 	"github.com/seed4d941b13/uidgen/ringbuffer"
 	"github.com/seed4d941b13/uidgen/worker"
@@ -50,9 +50,7 @@ func testLeaseDatabaseDown(t *testing.T, kind string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	leaser := &memlease.Watched{Leaser: l}
-	g := newCached(t, cached.Config{Layout: idtest.Layout(t, bits.Spec{TimeBits: 40, WorkerBits: 3, SeqBits: 8}), Leaser: leaser})
-	lease := leaser.Last()
+	g, lease := leasetest.OnLease[uidgen.Lease](t, l, cached.Config{Layout: idtest.Layout(t, bits.Spec{TimeBits: 40, WorkerBits: 3, SeqBits: 8})})
 
 	var ids []int64
 	// checkReserved fails t if an ID taken uses a second past the reservation.
@@ -182,9 +180,7 @@ func testLeaseRidesOutOutage(t *testing.T, kind string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	leaser := &memlease.Watched{Leaser: l}
-	g := newCached(t, cached.Config{Leaser: leaser})
-	lease := leaser.Last()
+	g, lease := leasetest.OnLease[uidgen.Lease](t, l, cached.Config{})
 
 	var ids []int64
 	take := func(until time.Time) {

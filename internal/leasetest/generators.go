@@ -3,6 +3,7 @@ package leasetest
 import (
 	"context"
 	"errors"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -49,7 +50,7 @@ func testGenerators(t *testing.T, s Store, _ Fleet) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			f := s.Fleet(t)
-			g, err := tt.open(testContext(t), leased(t, f, genOptions))
+			g, err := tt.open(Context(t), leased(t, f, genOptions))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -74,7 +75,7 @@ func testGenerators(t *testing.T, s Store, _ Fleet) {
 			// would stay held until its TTL ran out after the last renewal,
 			// at least TTL - Every from now, past this context's end.
 			only := leased(t, f, Options{WorkerIDs: uidgen.WorkerIDRange{Min: id, Max: id}})
-			ctx, cancel := context.WithTimeout(testContext(t), (genOptions.TTL-genOptions.Every)/2)
+			ctx, cancel := context.WithTimeout(Context(t), (genOptions.TTL-genOptions.Every)/2)
 			defer cancel()
 			Must[lease](t, ctx, only, g.Layout().Bits().MaxWorkerID())
 			if _, err := g.NextID(); !errors.Is(err, uidgen.ErrClosed) {
@@ -87,7 +88,7 @@ func testGenerators(t *testing.T, s Store, _ Fleet) {
 // testMetrics: package metrics exports a lease of the store's as it does
 // any: the lease's and the reservation's time left, and not lost.
 func testMetrics(t *testing.T, _ Store, f Fleet) {
-	g, err := cached.New(testContext(t), cached.Config{Leaser: leased(t, f, genOptions)})
+	g, err := cached.New(Context(t), cached.Config{Leaser: leased(t, f, genOptions)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,4 +114,33 @@ func testMetrics(t *testing.T, _ Store, f Fleet) {
 			t.Errorf("%s = %v (exported: %v)", name, v, found)
 		}
 	}
+}
+
+// OnLease returns a cached generator of cfg on a lease from l, closed when
+// the test ends, and the lease it holds as T, the store's own lease type:
+// a fault test watches that lease's renewals while the generator takes.
+func OnLease[T uidgen.Lease](t testing.TB, l uidgen.Leaser, cfg cached.Config) (*cached.Generator, T) {
+	t.Helper()
+	w := &watched{Leaser: l}
+	cfg.Leaser = w
+	g, err := cached.New(Context(t), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { g.Close() })
+	return g, (*w.last.Load()).(T)
+}
+
+// watched is a uidgen.Leaser that keeps the last lease it lent.
+type watched struct {
+	uidgen.Leaser
+	last atomic.Pointer[uidgen.Lease]
+}
+
+func (w *watched) LeaseWorkerID(ctx context.Context, maxWorkerID int64) (uidgen.Lease, error) {
+	l, err := w.Leaser.LeaseWorkerID(ctx, maxWorkerID)
+	if err == nil {
+		w.last.Store(&l)
+	}
+	return l, err
 }

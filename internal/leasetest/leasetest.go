@@ -18,6 +18,18 @@ import (
 	"github.com/seed4d941b13/uidgen"
 )
 
+// Made returns a function that returns what a store's constructor
+// returned, failing t on its error: leasetest.Made[*Leased](t)(NewLeased(cfg)).
+func Made[L any](t testing.TB) func(L, error) L {
+	return func(l L, err error) L {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return l
+	}
+}
+
 // Must leases an ID up to maxID from l within ctx and returns the lease as
 // T, the leaser's own lease type, so that a test can reach its internals.
 // The lease is released with lastUsed First()-1 when the test ends, unless

@@ -149,9 +149,9 @@ func Run(t *testing.T, s Store) {
 	}
 }
 
-// testContext returns a context that ends with the test or after a
-// minute, whichever is first.
-func testContext(t testing.TB) context.Context {
+// Context returns a context that ends with the test or after a minute,
+// whichever is first: what a store's tests wait under.
+func Context(t testing.TB) context.Context {
 	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
 	t.Cleanup(cancel)
 	return ctx
@@ -171,13 +171,13 @@ func leased(t testing.TB, f Fleet, o Options) uidgen.Leaser {
 // unless the test released it.
 func mustLease(t testing.TB, l uidgen.Leaser, maxID int64) lease {
 	t.Helper()
-	return Must[lease](t, testContext(t), l, maxID)
+	return Must[lease](t, Context(t), l, maxID)
 }
 
 // renewNow makes s renew once and fails t if the renewal did.
 func renewNow(t testing.TB, s lease) {
 	t.Helper()
-	if err := s.RenewNow(testContext(t)); err != nil {
+	if err := s.RenewNow(Context(t)); err != nil {
 		t.Fatalf("renewal: %v", err)
 	}
 }
@@ -216,7 +216,7 @@ func testLowestFreeFirst(t *testing.T, _ Store, f Fleet) {
 		t.Errorf("worker ID 2 recorded as reserved to %d, want the lease's Reserved() %d", got, held[1].Reserved())
 	}
 	lastUsed := held[1].First() + 3
-	if err := held[1].Release(testContext(t), lastUsed); err != nil {
+	if err := held[1].Release(Context(t), lastUsed); err != nil {
 		t.Fatalf("Release: %v", err)
 	}
 	if got := f.Reserved(t, 2); got != lastUsed {
@@ -317,7 +317,7 @@ func testExpiryByStoreClock(t *testing.T, _ Store, f Fleet) {
 func testRelease(t *testing.T, s Store, f Fleet) {
 	released := uidgen.ErrReleased
 	l := leased(t, f, Options{})
-	ctx := testContext(t)
+	ctx := Context(t)
 	a := mustLease(t, l, 1)
 	store := f.Store(t, a)
 	lastUsed := a.First() + 100
@@ -363,7 +363,7 @@ func testRelease(t *testing.T, s Store, f Fleet) {
 // reservation stops growing and its renewer ends. The new holder starts
 // above the old reservation and renews.
 func testLost(t *testing.T, _ Store, f Fleet) {
-	ctx := testContext(t)
+	ctx := Context(t)
 	a := mustLease(t, leased(t, f, Options{}), 1)
 	store := f.Store(t, a)
 	reserved := a.Reserved()
@@ -412,7 +412,7 @@ func testLost(t *testing.T, _ Store, f Fleet) {
 func testReservationNeverFalls(t *testing.T, _ Store, f Fleet) {
 	s := mustLease(t, leased(t, f, Options{}), 1)
 	store := f.Store(t, s)
-	ctx := testContext(t)
+	ctx := Context(t)
 	high := s.Reserved() + 10_000
 	if err := store.Extend(ctx, high); err != nil {
 		t.Fatal(err)
@@ -463,7 +463,7 @@ func testPace(t *testing.T, _ Store, f Fleet) {
 	if want := max(s.First(), c.sec.Load()) + 3; s.Reserved() != want {
 		t.Fatalf("first reservation to %d, want %d: the horizon and a third of the TTL ahead", s.Reserved(), want)
 	}
-	ctx := testContext(t)
+	ctx := Context(t)
 
 	// 100 seconds of IDs in one second of the clock.
 	c.sec.Add(1)
@@ -496,7 +496,7 @@ func testStartBurst(t *testing.T, _ Store, f Fleet) {
 	s := mustLease(t, leased(t, f, Options{TTL: 2 * time.Second, Horizon: 2 * time.Second}), 7)
 	need := s.First() + 8 // the default ring: 8 seconds in a few milliseconds
 	s.Need(need)
-	if err := s.Wait(testContext(t), need); err != nil {
+	if err := s.Wait(Context(t), need); err != nil {
 		t.Fatal(err)
 	}
 	// 9 seconds (First-1 to need) over a third of the 2 s TTL is 13.5 s/s,
@@ -586,7 +586,7 @@ func testNoFreeID(t *testing.T, s Store, f Fleet) {
 		return time.Now()
 	}})
 	got := make(chan uidgen.Lease, 1)
-	wait := testContext(t)
+	wait := Context(t)
 	go func() {
 		b, err := waiter.LeaseWorkerID(wait, 3)
 		if err != nil {
@@ -602,7 +602,7 @@ func testNoFreeID(t *testing.T, s Store, f Fleet) {
 		}
 		t.Fatal("the waiter returned before it read the fleet twice")
 	}
-	if err := a.Release(testContext(t), a.First()); err != nil {
+	if err := a.Release(Context(t), a.First()); err != nil {
 		t.Fatal(err)
 	}
 	b := <-got
@@ -625,7 +625,7 @@ func testConcurrent(t *testing.T, _ Store, f Fleet) {
 	l := leased(t, f, Options{})
 	// The first failure ends the others' waits for a free ID, which its
 	// goroutine may never give back.
-	ctx, cancel := context.WithCancel(testContext(t))
+	ctx, cancel := context.WithCancel(Context(t))
 	defer cancel()
 
 	var mu sync.Mutex
@@ -685,7 +685,7 @@ const renewer = "github.com/seed4d941b13/uidgen/internal/leasing.(*Lease).renew"
 func testRange(t *testing.T, s Store, f Fleet) {
 	var four int64
 	noFreeID := uidgen.ErrNoFreeID
-	Range(t, testContext(t), noFreeID, f.Op(), func(r uidgen.WorkerIDRange) uidgen.Leaser {
+	Range(t, Context(t), noFreeID, f.Op(), func(r uidgen.WorkerIDRange) uidgen.Leaser {
 		if r.Min == 5 {
 			four = f.Reserved(t, 4)
 		}
@@ -699,7 +699,7 @@ func testRange(t *testing.T, s Store, f Fleet) {
 // testRangeErrors is RangeErrors on the fleet, which records nothing
 // after it.
 func testRangeErrors(t *testing.T, _ Store, f Fleet) {
-	RangeErrors(t, testContext(t), pkg(f), f.Op(), func(r uidgen.WorkerIDRange) (uidgen.Leaser, error) {
+	RangeErrors(t, Context(t), pkg(f), f.Op(), func(r uidgen.WorkerIDRange) (uidgen.Leaser, error) {
 		return f.Leased(t, withKnobs(Options{WorkerIDs: r}))
 	})
 	for id := int64(1); id <= RangeMaxID; id++ {

@@ -1,9 +1,8 @@
 // Package memlease is a uidgen.Leaser in memory, moved by hand: tests of
 // the generators reserve seconds, lose the lease and watch it released
-// without a store. Its Watched wraps a real Leaser to keep the lease it
-// lent. The lease stores' conformance suite is package leasetest, which
-// runs the generators on each store and so imports them: the generators'
-// own tests take their fake from here, not from there.
+// without a store. It is not package leasetest, the lease stores'
+// conformance suite, because that suite runs the generators on each store
+// and so imports them, and the generators' own tests import this.
 package memlease
 
 import (
@@ -156,28 +155,4 @@ func (l *Lease) Released() (int64, bool) {
 		return 0, false
 	}
 	return *l.released, true
-}
-
-// Watched is a real uidgen.Leaser that keeps the last lease it lent, so a
-// test can watch the lease of the generator it built with it.
-type Watched struct {
-	uidgen.Leaser
-	last atomic.Pointer[uidgen.Lease]
-}
-
-// LeaseWorkerID leases from the Leaser and keeps the lease.
-func (w *Watched) LeaseWorkerID(ctx context.Context, maxWorkerID int64) (uidgen.Lease, error) {
-	l, err := w.Leaser.LeaseWorkerID(ctx, maxWorkerID)
-	if err == nil {
-		w.last.Store(&l)
-	}
-	return l, err
-}
-
-// Last returns the last lease lent, nil before the first.
-func (w *Watched) Last() uidgen.Lease {
-	if l := w.last.Load(); l != nil {
-		return *l
-	}
-	return nil
 }
