@@ -30,6 +30,7 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -100,13 +101,14 @@ type Config struct {
 	// MaxAhead (whole ticks) beyond the clock, and takes wait for the clock
 	// instead, so a load above 2^SeqBits IDs a tick is held to that rate
 	// rather than spending time bits faster than the clock does. Zero
-	// keeps Baidu's unbounded borrowing; it must not be negative. Set it
-	// where the IDs' time must stay near the real time, or where a process
-	// sustains more than 2^SeqBits IDs a tick for long; Stats.ClockWait
-	// says how long takes were held to the clock. It bounds a leased worker
-	// ID's first tick too, and After's: where the ID's last holder died with
-	// seconds reserved further ahead, or After is further ahead, New waits
-	// under its ctx for the clock to come within MaxAhead of them.
+	// keeps Baidu's unbounded borrowing; it must not be negative, and where
+	// set it is at least the layout's tick. Set it where the IDs' time must
+	// stay near the real time, or where a process sustains more than
+	// 2^SeqBits IDs a tick for long; Stats.ClockWait says how long takes
+	// were held to the clock. It bounds a leased worker ID's first tick too,
+	// and After's: where the ID's last holder died with seconds reserved
+	// further ahead, or After is further ahead, New waits under its ctx for
+	// the clock to come within MaxAhead of them.
 	MaxAhead time.Duration
 
 	// MaxLag bounds how stale an ID may be: no ID handed out has a tick
@@ -179,7 +181,6 @@ func New(ctx context.Context, cfg Config) (*Generator, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cached: %w", err)
 	}
-	// The ring checks PaddingFactor before it allocates anything.
 	ring, err := ringbuffer.New(ringbuffer.Config{
 		Size:          c.ringSize,
 		PaddingFactor: cfg.PaddingFactor,
@@ -229,8 +230,20 @@ func (cfg Config) check() (checked, error) {
 		boost = max(boost, minTickRingBits-seqBits)
 	}
 	if maxBits := bits.Len(defaults.RingMaxSize) - 1; boost < 1 || seqBits+boost > maxBits {
-		return checked{}, fmt.Errorf("%w: BoostPower %d with %d sequence bits makes a ring of 2^%d IDs; want a boost power of at least 1 and a ring of at most 2^%d",
-			uidgen.ErrConfig, boost, seqBits, seqBits+boost, maxBits)
+		given := strconv.Itoa(cfg.BoostPower)
+		if cfg.BoostPower == 0 {
+			given = fmt.Sprintf("0 (%d by default)", boost)
+		}
+		want := fmt.Sprintf("want BoostPower 1 to %d, a ring of at most 2^%d", maxBits-seqBits, maxBits)
+		if maxBits-seqBits < 1 {
+			want = fmt.Sprintf("want a layout of at most %d sequence bits: a ring holds at most 2^%d IDs", maxBits-1, maxBits)
+		}
+		return checked{}, fmt.Errorf("%w: BoostPower %s with %d sequence bits makes a ring of 2^%d IDs: %s",
+			uidgen.ErrConfig, given, seqBits, seqBits+boost, want)
+	}
+	// Checked here, not left to the ring, so that the error is the field's.
+	if f := cfg.PaddingFactor; f < 0 || f >= 100 {
+		return checked{}, fmt.Errorf("%w: PaddingFactor %d, want 1 to 99, or 0 for 50", uidgen.ErrConfig, f)
 	}
 	c.ringSize = 1 << (seqBits + boost)
 	if c.maxAhead < 0 {

@@ -5,7 +5,10 @@
 // commits through Raft: a write it acknowledged survives the loss of any
 // minority of members.
 //
-//	c, err := clientv3.New(clientv3.Config{Endpoints: []string{"http://10.0.0.1:2379"}, Logger: zap.NewNop()})
+//	c, err := clientv3.New(clientv3.Config{
+//		Endpoints: []string{"http://10.0.0.1:2379"}, Logger: zap.NewNop(),
+//		DialKeepAliveTime: 5 * time.Second, DialKeepAliveTimeout: 3 * time.Second, // see docs/etcd.md
+//	})
 //	defer c.Close() // deferred first, so it runs after g.Close
 //	l, err := etcdworker.NewLeased(etcdworker.Config{Client: c})
 //	g, err := cached.New(ctx, cached.Config{Leaser: l})

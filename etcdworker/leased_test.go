@@ -35,6 +35,7 @@ func newFleet(t *testing.T) fleet {
 
 // leased returns a Leased of cfg on the fleet.
 func (f fleet) leased(t testing.TB, cfg Config) *Leased {
+	t.Helper()
 	cfg.Client, cfg.Prefix = f.c, f.prefix
 	return leasetest.Made[*Leased](t)(NewLeased(cfg))
 }

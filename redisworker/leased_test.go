@@ -43,6 +43,7 @@ func newFleet(t *testing.T, config ...string) fleet {
 // leased returns a Leased of cfg on the fleet, through the fleet's client
 // unless cfg names one.
 func (f fleet) leased(t testing.TB, cfg Config) *Leased {
+	t.Helper()
 	cfg.Client, cfg.Prefix = cmp.Or(cfg.Client, f.c), f.prefix
 	return leasetest.Made[*Leased](t)(NewLeased(cfg))
 }

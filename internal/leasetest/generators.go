@@ -24,9 +24,9 @@ type generator interface {
 	Close() error
 }
 
-// genOptions lease for a generator: renewals every few seconds, as a
-// generator's lease gets them, since a run of the race detector may take
-// longer than the TTL.
+// genOptions are the Options of a generator's lease: renewals every few
+// seconds, as a generator's lease gets them, since a run under the race
+// detector may take longer than the TTL.
 var genOptions = Options{TTL: 30 * time.Second, Every: 5 * time.Second}
 
 // testGenerators runs both generators on a lease of the store, from many
@@ -128,7 +128,11 @@ func OnLease[T uidgen.Lease](t testing.TB, l uidgen.Leaser, cfg cached.Config) (
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { g.Close() })
-	return g, (*w.last.Load()).(T)
+	got, ok := (*w.last.Load()).(T)
+	if !ok {
+		t.Fatalf("the lease is a %T, not a %T", *w.last.Load(), got)
+	}
+	return g, got
 }
 
 // watched is a uidgen.Leaser that keeps the last lease it lent.

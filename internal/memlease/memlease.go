@@ -1,8 +1,10 @@
 // Package memlease is a uidgen.Leaser in memory, moved by hand: tests of
 // the generators reserve seconds, lose the lease and watch it released
-// without a store. It is not package leasetest, the lease stores'
-// conformance suite, because that suite runs the generators on each store
-// and so imports them, and the generators' own tests import this.
+// without a store. It keeps only the part of the lease contract those
+// tests need: its Wait does not refuse a released lease, as a store's
+// does with uidgen.ErrReleased. It is not package leasetest, the
+// stores' conformance suite, because that suite runs the generators on
+// each store and so imports them, and their tests import this.
 package memlease
 
 import (
@@ -13,6 +15,11 @@ import (
 	"time"
 
 	"github.com/seed4d941b13/uidgen"
+)
+
+var (
+	_ uidgen.Leaser = (*Leaser)(nil)
+	_ uidgen.Lease  = (*Lease)(nil)
 )
 
 // Leaser lends worker ID ID with the given first Unix second and first
