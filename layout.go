@@ -38,11 +38,11 @@ type Layout struct {
 // through their Config's Layout.
 func NewLayout(s bits.Spec, tick time.Duration, epoch time.Time) (Layout, error) {
 	if tick < time.Millisecond || time.Second%tick != 0 {
-		return Layout{}, fmt.Errorf("%w: tick %v: must be at least 1ms and divide 1s", bits.ErrLayout, tick)
+		return Layout{}, fmt.Errorf("uidgen: %w: tick %v: want at least 1ms, dividing 1s (1ms, 10ms, 250ms, 1s, ...)", bits.ErrLayout, tick)
 	}
 	a, err := bits.New(s)
 	if err != nil {
-		return Layout{}, err
+		return Layout{}, fmt.Errorf("uidgen: %w", err)
 	}
 	epoch = epoch.Truncate(time.Millisecond)
 	return Layout{bits: a, tick: tick, epoch: epoch, epochSec: epoch.Unix(), epochNsec: int64(epoch.Nanosecond()),

@@ -230,7 +230,7 @@ func TestNamedLayouts(t *testing.T) {
 
 func TestNamedLayoutUnknown(t *testing.T) {
 	_, err := uidgen.NamedLayout("snowflake")
-	want := `invalid bit layout: unknown layout name "snowflake": known are baidu, bwmarrin, cosid, discord, instagram, leaf, sonyflake, sonyflake-v1, twitter, uidgen`
+	want := `uidgen: invalid bit layout: unknown layout name "snowflake": want one of baidu, bwmarrin, cosid, discord, instagram, leaf, sonyflake, sonyflake-v1, twitter, uidgen`
 	if !errors.Is(err, bits.ErrLayout) || err.Error() != want {
 		t.Errorf("NamedLayout(snowflake) = %v, want %v: %s", err, bits.ErrLayout, want)
 	}
@@ -244,19 +244,19 @@ func TestNewLayoutRejects(t *testing.T) {
 		want error
 		text string
 	}{
-		{twitter, 3 * time.Millisecond, bits.ErrLayout, "tick 3ms: must be at least 1ms and divide 1s"},
-		{twitter, 500 * time.Microsecond, bits.ErrLayout, "tick 500µs: must be at least 1ms"},
-		{twitter, 0, bits.ErrLayout, "tick 0s: must be at least 1ms"},
-		{twitter, -time.Second, bits.ErrLayout, "tick -1s: must be at least 1ms"},
-		{twitter, 2 * time.Second, bits.ErrLayout, "tick 2s: must be at least 1ms and divide 1s"},
+		{twitter, 3 * time.Millisecond, bits.ErrLayout, "tick 3ms: want at least 1ms, dividing 1s (1ms, 10ms, 250ms, 1s, ...)"},
+		{twitter, 500 * time.Microsecond, bits.ErrLayout, "tick 500µs: want at least 1ms"},
+		{twitter, 0, bits.ErrLayout, "tick 0s: want at least 1ms"},
+		{twitter, -time.Second, bits.ErrLayout, "tick -1s: want at least 1ms"},
+		{twitter, 2 * time.Second, bits.ErrLayout, "tick 2s: want at least 1ms, dividing 1s"},
 		{bits.Spec{TimeBits: 42, WorkerBits: 10, SeqBits: 12}, time.Millisecond, bits.ErrLayout, "time 42 + worker 10 + sequence 12 bits = 65, more than 64"},
 		{bits.Spec{TimeBits: 0, WorkerBits: 50, SeqBits: 13}, time.Second, bits.ErrLayout, "time 0, worker 50, sequence 13, gene 0 bits: each of the first three must be at least 1"},
 		{bits.Spec{TimeBits: 40}, time.Second, bits.ErrLayout, "worker 0"},
 		{bits.Spec{TimeBits: 41, WorkerBits: 10, SeqBits: 12, NoSignBit: true}, time.Millisecond, bits.ErrLayout, "= 63, want exactly 64"},
 	} {
 		l, err := uidgen.NewLayout(tt.spec, tt.tick, time.UnixMilli(1288834974657))
-		if !errors.Is(err, tt.want) || !strings.Contains(err.Error(), tt.text) {
-			t.Errorf("NewLayout(%+v, %v) = %v, %v; want %v saying %q", tt.spec, tt.tick, l, err, tt.want, tt.text)
+		if !errors.Is(err, tt.want) || !strings.HasPrefix(err.Error(), "uidgen: invalid bit layout: ") || !strings.Contains(err.Error(), tt.text) {
+			t.Errorf("NewLayout(%+v, %v) = %v, %v; want %v starting \"uidgen: \" and saying %q", tt.spec, tt.tick, l, err, tt.want, tt.text)
 		}
 	}
 }

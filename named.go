@@ -69,7 +69,7 @@ var namedLayouts = map[string]namedLayout{
 func NamedLayout(name string) (Layout, error) {
 	n, ok := namedLayouts[name]
 	if !ok {
-		return Layout{}, fmt.Errorf("%w: unknown layout name %q: known are %s", bits.ErrLayout, name, strings.Join(LayoutNames(), ", "))
+		return Layout{}, fmt.Errorf("uidgen: %w: unknown layout name %q: want one of %s", bits.ErrLayout, name, strings.Join(LayoutNames(), ", "))
 	}
 	return n.layout()
 }

@@ -28,14 +28,15 @@ func ParseWorkerIDs(s string) (WorkerIDRange, error) {
 	first, errLo := strconv.ParseInt(lo, 10, 64)
 	last, errHi := strconv.ParseInt(hi, 10, 64)
 	if !ok || errLo != nil || errHi != nil {
-		return WorkerIDRange{}, fmt.Errorf("%w: worker ID range %q, want LO-HI, e.g. 512-1023", ErrConfig, s)
+		return WorkerIDRange{}, fmt.Errorf("uidgen: %w: WorkerIDs %q: want LO-HI, such as 512-1023", ErrConfig, s)
 	}
 	r := WorkerIDRange{first, last}
-	if first < 1 {
-		return WorkerIDRange{}, r.below()
+	err := r.below() // "0-0" is the zero range to Bounds, but not to a flag
+	if err == nil {
+		_, _, err = r.Bounds(last)
 	}
-	if _, _, err := r.Bounds(last); err != nil {
-		return WorkerIDRange{}, err
+	if err != nil {
+		return WorkerIDRange{}, fmt.Errorf("uidgen: %w", err)
 	}
 	return r, nil
 }
@@ -61,13 +62,18 @@ func (r WorkerIDRange) Bounds(maxWorkerID int64) (lo, hi int64, err error) {
 	case r.Min < 1:
 		return 0, 0, r.below()
 	case r.Min > r.Max:
-		return 0, 0, fmt.Errorf("%w: worker ID range %v is empty: %d is above %d, want the lowest ID first", ErrConfig, r, r.Min, r.Max)
+		return 0, 0, fmt.Errorf("%w: WorkerIDs %v is empty: want Min at most Max", ErrConfig, r)
 	case r.Max > maxWorkerID:
-		return 0, 0, fmt.Errorf("%w: worker ID range %v ends above %d, the largest worker ID of the layout", ErrConfig, r, maxWorkerID)
+		return 0, 0, fmt.Errorf("%w: WorkerIDs %v ends above %d, the layout's largest worker ID: want Max at most %d", ErrConfig, r, maxWorkerID, maxWorkerID)
 	}
 	return r.Min, r.Max, nil
 }
 
+// below returns the error of a range that starts below 1, and nil for any
+// other.
 func (r WorkerIDRange) below() error {
-	return fmt.Errorf("%w: worker ID range %d-%d starts at %d, want 1 or more: worker ID 0 is never leased", ErrConfig, r.Min, r.Max, r.Min)
+	if r.Min >= 1 {
+		return nil
+	}
+	return fmt.Errorf("%w: WorkerIDs %d-%d starts at %d: want Min 1 or more (worker ID 0 is never leased)", ErrConfig, r.Min, r.Max, r.Min)
 }

@@ -174,7 +174,7 @@ func TestBadCallsExitTwo(t *testing.T) {
 		{[]string{"gen", "-bogus"}, "flag provided but not defined: -bogus"},
 		{[]string{"gen", "-n", "-1"}, "-n -1: must be 0 or more"},
 		{[]string{"gen", "-generator", "fast"}, `-generator "fast": want cached or default`},
-		{[]string{"gen", "-worker", "2000000"}, "invalid config: worker ID range 2000000-2000000 ends above 1048575, the largest worker ID of the layout"},
+		{[]string{"gen", "-worker", "2000000"}, "invalid config: WorkerIDs 2000000-2000000 ends above 1048575, the layout's largest worker ID: want Max at most 1048575"},
 		{[]string{"gen", "-time-bits", "40"}, "= 74, more than 64"},
 		{[]string{"gen", "-key", "7"}, "-key needs -gene-bits"},
 		{[]string{"gen", "-key", "x", "-gene-bits", "1", "-time-bits", "29"}, `-key "x" is not a 64-bit integer`},
@@ -182,7 +182,7 @@ func TestBadCallsExitTwo(t *testing.T) {
 		{[]string{"gen", "-epoch", "yesterday"}, `-epoch "yesterday" is neither`},
 		{[]string{"parse"}, "no ID to parse"},
 		{[]string{"parse", "12x"}, `"12x" is not a 64-bit integer`},
-		{[]string{"parse", "-layout", "snowflake", "1"}, `unknown layout name "snowflake": known are baidu, bwmarrin, cosid,`},
+		{[]string{"parse", "-layout", "snowflake", "1"}, `unknown layout name "snowflake": want one of baidu, bwmarrin, cosid,`},
 		{[]string{"parse", "-layout", "discord", "-time-bits", "42", "1"}, "-layout discord and -time-bits"},
 		{[]string{"parse", "-epoch", "2015-01-01", "-layout", "discord", "1"}, "-layout discord and -epoch"},
 		{[]string{"layouts", "discord"}, `layouts takes no arguments, not ["discord"]`},
@@ -261,7 +261,7 @@ func TestGenNamedLayouts(t *testing.T) {
 		want string
 	}{
 		{[]string{"gen", "-layout", "twitter", "-seq-bits", "10"}, "-layout twitter and -seq-bits"},
-		{[]string{"gen", "-layout", "snowflake"}, `unknown layout name "snowflake": known are baidu, bwmarrin,`},
+		{[]string{"gen", "-layout", "snowflake"}, `unknown layout name "snowflake": want one of baidu, bwmarrin,`},
 		{[]string{"gen", "-after", "-5"}, "-after -5"},
 		{[]string{"bench", "-layout", "twitter", "-epoch", "2020-01-01"}, "-layout twitter and -epoch"},
 		{[]string{"plan", "-layout", "twitter", "-fit"}, "-fit chooses the bits, -layout twitter"},

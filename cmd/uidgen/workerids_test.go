@@ -52,7 +52,7 @@ func TestGenWorkerIDsEtcd(t *testing.T) {
 	genInRange(t, store, held)
 
 	code, _, stderr := runCLI(t, append([]string{"gen", "-worker-ids", "1000000-2000000"}, store...)...)
-	if want := "invalid config: worker ID range 1000000-2000000 ends above 1048575"; code != 2 || !strings.Contains(stderr, want) {
+	if want := "invalid config: WorkerIDs 1000000-2000000 ends above 1048575, the layout's largest worker ID: want Max at most 1048575"; code != 2 || !strings.Contains(stderr, want) {
 		t.Errorf("gen -worker-ids 1000000-2000000: exit %d, stderr %q; want 2 and %q", code, stderr, want)
 	}
 }

@@ -192,10 +192,10 @@ func RangeErrors(t *testing.T, ctx context.Context, pkg, op string, newLeaser fu
 		ids  uidgen.WorkerIDRange
 		text string
 	}{
-		{uidgen.WorkerIDRange{Min: 0, Max: 7}, "invalid config: worker ID range 0-7 starts at 0, want 1 or more"},
-		{uidgen.WorkerIDRange{Min: -1, Max: 7}, "invalid config: worker ID range -1-7 starts at -1, want 1 or more"},
-		{uidgen.WorkerIDRange{Min: 9, Max: 3}, "invalid config: worker ID range 9-3 is empty: 9 is above 3"},
-		{uidgen.WorkerIDRange{Min: 5}, "invalid config: worker ID range 5-0 is empty"},
+		{uidgen.WorkerIDRange{Min: 0, Max: 7}, "invalid config: WorkerIDs 0-7 starts at 0: want Min 1 or more (worker ID 0 is never leased)"},
+		{uidgen.WorkerIDRange{Min: -1, Max: 7}, "invalid config: WorkerIDs -1-7 starts at -1: want Min 1 or more"},
+		{uidgen.WorkerIDRange{Min: 9, Max: 3}, "invalid config: WorkerIDs 9-3 is empty: want Min at most Max"},
+		{uidgen.WorkerIDRange{Min: 5}, "invalid config: WorkerIDs 5-0 is empty: want Min at most Max"},
 	} {
 		_, err := newLeaser(tt.ids)
 		if want := pkg + ": " + tt.text; !errors.Is(err, uidgen.ErrConfig) || !strings.HasPrefix(err.Error(), want) {
@@ -207,7 +207,7 @@ func RangeErrors(t *testing.T, ctx context.Context, pkg, op string, newLeaser fu
 		t.Fatal(err)
 	}
 	_, err = l.LeaseWorkerID(ctx, 7)
-	want := op + ": invalid config: worker ID range 5-8 ends above 7, the largest worker ID of the layout"
+	want := op + ": invalid config: WorkerIDs 5-8 ends above 7, the layout's largest worker ID: want Max at most 7"
 	if !errors.Is(err, uidgen.ErrConfig) || err.Error() != want {
 		t.Errorf("LeaseWorkerID(7) in 5-8: %v, want %q", err, want)
 	}
