@@ -103,7 +103,8 @@ func start(ctx context.Context, c config, ring *ringbuffer.Ring) (*ranges, error
 		return nil, err
 	}
 	if step > c.MaxStep {
-		return nil, fmt.Errorf("%w: MaxStep %d is below tag %q's step %d", uidgen.ErrConfig, c.MaxStep, c.Tag, step)
+		return nil, fmt.Errorf("%w: MaxStep %d%s is below tag %q's step %d: want MaxStep at least the tag's step", uidgen.ErrConfig,
+			c.MaxStep, theDefault(c.Config.MaxStep == 0), c.Tag, step)
 	}
 	r.c.Step = step
 	r.lastAt, r.lastCursor = c.Clock.Now(), -1

@@ -211,6 +211,14 @@ func (cfg Config) checkTable() (config, error) {
 	return config{Config: cfg, d: d}, err
 }
 
+// theDefault says " (the default)" of a value a zero field took.
+func theDefault(zero bool) string {
+	if zero {
+		return " (the default)"
+	}
+	return ""
+}
+
 // check returns cfg with its defaults, or the first thing wrong with it.
 func check(cfg Config) (config, error) {
 	c, err := cfg.checkTable()
@@ -231,22 +239,23 @@ func check(cfg Config) (config, error) {
 	}
 	switch {
 	case c.Step < 1 || c.Step > 1<<31-1:
-		return c, fmt.Errorf("%w: Step %d, want 1 to %d (the step column is an INT)", uidgen.ErrConfig, c.Step, 1<<31-1)
+		return c, fmt.Errorf("%w: Step %d: want 1 to %d (the step column is an INT)", uidgen.ErrConfig, c.Step, 1<<31-1)
 	case c.MaxStep < c.Step:
-		return c, fmt.Errorf("%w: MaxStep %d is below Step %d", uidgen.ErrConfig, c.MaxStep, c.Step)
+		return c, fmt.Errorf("%w: MaxStep %d%s is below Step %d%s: want MaxStep at least Step", uidgen.ErrConfig,
+			c.MaxStep, theDefault(cfg.MaxStep == 0), c.Step, theDefault(cfg.Step == 0))
 	case c.MaxStep > stepLimit:
-		return c, fmt.Errorf("%w: MaxStep %d is above %d", uidgen.ErrConfig, c.MaxStep, int64(stepLimit))
+		return c, fmt.Errorf("%w: MaxStep %d: want at most 2^40 (%d)", uidgen.ErrConfig, c.MaxStep, int64(stepLimit))
 	case c.ClaimEvery < 0:
-		return c, fmt.Errorf("%w: ClaimEvery %v, want more than 0", uidgen.ErrConfig, c.ClaimEvery)
+		return c, fmt.Errorf("%w: ClaimEvery %v: want 0 (meaning %s) or more", uidgen.ErrConfig, c.ClaimEvery, defaults.Duration(defaults.SegmentClaimEvery))
 	case c.Start < 0 || c.Start > maxStart:
-		return c, fmt.Errorf("%w: Start %d, want 0 (1) to %d", uidgen.ErrConfig, c.Start, int64(maxStart))
+		return c, fmt.Errorf("%w: Start %d: want 0 (meaning 1) to 2^62", uidgen.ErrConfig, c.Start)
 	}
 	c.ringSize = c.RingSize
 	if c.ringSize == 0 {
 		c.ringSize = defaults.SegmentRingSize
 	}
 	if c.ringSize < 2 || c.ringSize > defaults.RingMaxSize || bits.OnesCount(uint(c.ringSize)) != 1 {
-		return c, fmt.Errorf("%w: RingSize %d, want a power of two from 2 to %d", uidgen.ErrConfig, c.RingSize, defaults.RingMaxSize)
+		return c, fmt.Errorf("%w: RingSize %d: want a power of two from 2 to %d", uidgen.ErrConfig, c.RingSize, defaults.RingMaxSize)
 	}
 	if c.Clock == nil {
 		c.Clock = uidgen.SystemClock()

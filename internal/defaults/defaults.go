@@ -6,7 +6,10 @@
 // the one a value broke.
 package defaults
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // The ring's (ringbuffer).
 const (
@@ -43,3 +46,17 @@ const (
 	// SegmentRingSize is the most numbers a segment generator's ring holds.
 	SegmentRingSize = 1 << 16
 )
+
+// Duration writes d as an error names a default or a limit, without the
+// zero units that time.Duration's String keeps: 1h, 24h and 5m, not
+// 1h0m0s, 24h0m0s and 5m0s.
+func Duration(d time.Duration) string {
+	s := d.String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
