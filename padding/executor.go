@@ -79,7 +79,8 @@ type Config struct {
 	Source Source
 
 	// Interval is Baidu's scheduleInterval: the Executor also fills the
-	// ring this often. Zero means only when a take asks.
+	// ring this often. Zero means only when a take asks; it must not be
+	// negative.
 	Interval time.Duration
 }
 
@@ -109,11 +110,20 @@ type Executor struct {
 // fails during the first fill, New still succeeds: the ring is sealed, and
 // takes fail once it drains.
 func New(cfg Config) (*Executor, error) {
-	if cfg.Ring == nil || cfg.Source == nil {
-		return nil, fmt.Errorf("padding: %w: Ring set %v, Source set %v: want both", uidgen.ErrConfig, cfg.Ring != nil, cfg.Source != nil)
+	var missing []string
+	if cfg.Ring == nil {
+		missing = append(missing, "Ring")
 	}
-	if cfg.Interval < 0 {
-		return nil, fmt.Errorf("padding: %w: Interval %v, want 0 (off) or more", uidgen.ErrConfig, cfg.Interval)
+	if cfg.Source == nil {
+		missing = append(missing, "Source")
+	}
+	switch {
+	case len(missing) == 1:
+		return nil, fmt.Errorf("padding: %w: %s is nil: want both Ring and Source", uidgen.ErrConfig, missing[0])
+	case len(missing) == 2:
+		return nil, fmt.Errorf("padding: %w: Ring and Source are nil: want both", uidgen.ErrConfig)
+	case cfg.Interval < 0:
+		return nil, fmt.Errorf("padding: %w: Interval %v: want 0 (off) or more", uidgen.ErrConfig, cfg.Interval)
 	}
 	e := &Executor{
 		ring:  cfg.Ring,

@@ -77,9 +77,10 @@ func TestNewRejects(t *testing.T) {
 		cfg  Config
 		text string // the field the error names
 	}{
-		{"no ring", Config{Source: src}, "Ring set false, Source set true"},
-		{"no source", Config{Ring: ring}, "Ring set true, Source set false"},
-		{"negative interval", Config{Ring: ring, Source: src, Interval: -time.Second}, "Interval -1s, want 0 (off) or more"},
+		{"no ring", Config{Source: src}, "padding: invalid config: Ring is nil: want both Ring and Source"},
+		{"no source", Config{Ring: ring}, "padding: invalid config: Source is nil: want both Ring and Source"},
+		{"negative interval", Config{Ring: ring, Source: src, Interval: -time.Second}, "padding: invalid config: Interval -1s: want 0 (off) or more"},
+		{"neither", Config{}, "padding: invalid config: Ring and Source are nil: want both"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			if e, err := New(tt.cfg); !errors.Is(err, uidgen.ErrConfig) || e != nil || !strings.HasPrefix(err.Error(), "padding: ") || !strings.Contains(err.Error(), tt.text) {
