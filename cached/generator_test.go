@@ -61,9 +61,9 @@ func TestNewRejects(t *testing.T) {
 		want error
 		text string
 	}{
-		{"no assigner or leaser", Config{}, uidgen.ErrConfig, "Config.Assigner (uidgen.Static(id) for one process, a worker.NewDisposable for a fleet) or Config.Leaser"},
+		{"no assigner or leaser", Config{}, uidgen.ErrConfig, "Assigner and Leaser are both nil: want exactly one, Assigner (uidgen.Static(id) for one process, a worker.NewDisposable for a fleet) or Leaser (a worker.NewLeased)"},
 		{"assigner and leaser", Config{Leaser: &memlease.Leaser{ID: 1}}, uidgen.ErrConfig,
-			"Config.Assigner *cached.countingAssigner and Config.Leaser *memlease.Leaser are both set"},
+			"Assigner *cached.countingAssigner and Leaser *memlease.Leaser are both set: want exactly one"},
 		{"epoch in the future", Config{Layout: idtest.LayoutFrom(t, uidgen.DefaultLayout().Bits().Spec(), time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)), Clock: now},
 			bits.ErrLayout, "epoch 2027-01-01 00:00:00 UTC is in the future"},
 		{"epoch spent", Config{Layout: baidu, Clock: now}, uidgen.ErrTimeExhausted, "ran out at 2024-11-20 21:24:16 UTC"},
@@ -76,7 +76,7 @@ func TestNewRejects(t *testing.T) {
 		{"MaxAhead under a tick", Config{Layout: sonyflakeLayout, MaxAhead: 5 * time.Millisecond}, uidgen.ErrConfig, "MaxAhead 5ms is shorter than the layout's tick, 10ms"},
 		{"negative MaxAhead", Config{MaxAhead: -time.Second}, uidgen.ErrConfig, "MaxAhead -1s, want 0 (unbounded) or more"},
 		{"MaxLag under a second", Config{MaxLag: 500 * time.Millisecond}, uidgen.ErrConfig, "MaxLag 500ms, want a second or more"},
-		{"negative After", Config{After: -5}, uidgen.ErrConfig, "Config.After is -5"},
+		{"negative After", Config{After: -5}, uidgen.ErrConfig, "After -5: want 0 (none) or more"},
 		{"After in the last tick", Config{After: math.MaxInt64}, uidgen.ErrTimeExhausted, fmt.Sprintf("After ID %d", int64(math.MaxInt64))},
 	}
 	for _, tt := range tests {

@@ -71,21 +71,21 @@ type Scheme struct {
 // New checks p without I/O and returns the Scheme it describes, with no
 // worker ID yet. Its errors carry no package prefix; the generator adds its
 // own. It fails on:
-//   - neither an Assigner nor a Leaser, or both (uidgen.ErrConfig);
+//   - neither an Assigner nor a Leaser, or both, or a negative After
+//     (uidgen.ErrConfig);
 //   - an epoch after now (bits.ErrLayout);
 //   - an epoch whose time bits ran out before now, or an After in the
-//     layout's last tick (uidgen.ErrTimeExhausted);
-//   - a negative After (uidgen.ErrConfig).
+//     layout's last tick (uidgen.ErrTimeExhausted).
 func New(p Params) (*Scheme, error) {
 	layout := p.Layout
 	if layout.Bits() == nil {
 		layout = uidgen.DefaultLayout()
 	}
 	if p.Assigner == nil && p.Leaser == nil {
-		return nil, fmt.Errorf("%w: Assigner and Leaser are both nil, want exactly one: set Config.Assigner (uidgen.Static(id) for one process, a worker.NewDisposable for a fleet) or Config.Leaser (a worker.NewLeased)", uidgen.ErrConfig)
+		return nil, fmt.Errorf("%w: Assigner and Leaser are both nil: want exactly one, Assigner (uidgen.Static(id) for one process, a worker.NewDisposable for a fleet) or Leaser (a worker.NewLeased)", uidgen.ErrConfig)
 	}
 	if p.Assigner != nil && p.Leaser != nil {
-		return nil, fmt.Errorf("%w: Config.Assigner %T and Config.Leaser %T are both set, want exactly one: the worker ID comes from one of them", uidgen.ErrConfig, p.Assigner, p.Leaser)
+		return nil, fmt.Errorf("%w: Assigner %T and Leaser %T are both set: want exactly one, the worker ID's source", uidgen.ErrConfig, p.Assigner, p.Leaser)
 	}
 	if p.Clock == nil {
 		p.Clock = uidgen.SystemClock()
@@ -119,7 +119,7 @@ func New(p Params) (*Scheme, error) {
 // layout's time field, before the one it runs out with.
 func (s *Scheme) setAfter(after int64) error {
 	if after < 0 {
-		return fmt.Errorf("%w: Config.After is %d, want an ID above 0, or 0 for none", uidgen.ErrConfig, after)
+		return fmt.Errorf("%w: After %d: want 0 (none) or more", uidgen.ErrConfig, after)
 	}
 	if after == 0 {
 		return nil

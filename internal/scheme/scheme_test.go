@@ -101,8 +101,8 @@ func TestAfter(t *testing.T) {
 	if first := s.Bits().Allocate(s.FirstDelta(), s.WorkerID(), 0); first <= ahead {
 		t.Fatalf("the first ID %d is not above After %d", first, ahead)
 	}
-	if _, err := New(Params{Layout: s.Layout(), Assigner: uidgen.Static(3), Clock: clocktest.New(now), After: -5}); !errors.Is(err, uidgen.ErrConfig) || !strings.Contains(err.Error(), "Config.After is -5") {
-		t.Fatalf("a negative After: %v, want %v naming Config.After -5", err, uidgen.ErrConfig)
+	if _, err := New(Params{Layout: s.Layout(), Assigner: uidgen.Static(3), Clock: clocktest.New(now), After: -5}); !errors.Is(err, uidgen.ErrConfig) || !strings.Contains(err.Error(), "After -5: want 0 (none) or more") {
+		t.Fatalf("a negative After: %v, want %v naming After -5", err, uidgen.ErrConfig)
 	}
 	end := tickScheme(t, now, 0).Bits().Allocate(1<<39-1, 0, 0) // the last tick
 	_, err := New(Params{Layout: s.Layout(), Assigner: uidgen.Static(3), Clock: clocktest.New(now), After: end})
