@@ -434,7 +434,7 @@ func TestBadConfig(t *testing.T) {
 			text string
 		}{
 			{"nil db", Config{Tag: "x"}, uidgen.ErrConfig, "DB is nil"},
-			{"bad table", Config{DB: db, Table: "leaf alloc", Tag: "x"}, uidgen.ErrConfig, `table "leaf alloc"`},
+			{"bad table", Config{DB: db, Table: "leaf alloc", Tag: "x"}, uidgen.ErrConfig, `Table "leaf alloc"`},
 			{"empty tag", Config{DB: db, Table: table}, ErrBadTag, `""`},
 			{"bad tag", Config{DB: db, Table: table, Tag: "a b"}, ErrBadTag, `"a b"`},
 			{"long tag", Config{DB: db, Table: table, Tag: strings.Repeat("t", 129)}, ErrBadTag, "129 bytes, want 1 to 128"},

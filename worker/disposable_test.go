@@ -342,10 +342,10 @@ func TestFailsBeforeSQL(t *testing.T) {
 		text string
 	}{
 		{"nil db", Config{}, uidgen.ErrConfig, "DB is nil"},
-		{"bad table", Config{DB: nowhere, Table: "WORKER NODE"}, uidgen.ErrConfig, `table "WORKER NODE"`},
-		{"table too long", Config{DB: nowhere, Table: strings.Repeat("w", 65)}, uidgen.ErrConfig, "65 characters, want 1 to 64"},
+		{"bad table", Config{DB: nowhere, Table: "WORKER NODE"}, uidgen.ErrConfig, `Table "WORKER NODE"`},
+		{"table too long", Config{DB: nowhere, Table: strings.Repeat("w", 65)}, uidgen.ErrConfig, "65 bytes: want 1 to 64"},
 		{"unknown driver", Config{DB: sql.OpenDB(fakeConnector{})}, uidgen.ErrConfig, "DB's driver is github.com/seed4d941b13/uidgen/worker.fakeDriver"},
-		{"unknown dialect", Config{DB: nowhere, Dialect: "oracle"}, uidgen.ErrConfig, `dialect "oracle"`},
+		{"unknown dialect", Config{DB: nowhere, Dialect: "oracle"}, uidgen.ErrConfig, `Dialect "oracle"`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			d, err := NewDisposable(tt.cfg)

@@ -59,17 +59,17 @@ func TestSchemaBadInput(t *testing.T) {
 		want           error
 		text           string
 	}{
-		{"mysql", "1WORKER", uidgen.ErrConfig, `table "1WORKER"`},
-		{"mysql", "WORKER NODE", uidgen.ErrConfig, `table "WORKER NODE"`},
-		{"mysql", "WORKER-NODE", uidgen.ErrConfig, `table "WORKER-NODE"`},
-		{"mysql", "test.WORKER_NODE", uidgen.ErrConfig, `table "test.WORKER_NODE"`},
-		{"mysql", "W`N", uidgen.ErrConfig, "table \"W`N\""},
-		{"mysql", "W;DROP TABLE x", uidgen.ErrConfig, `table "W;DROP TABLE x"`},
-		{"mysql", "WÖRKER", uidgen.ErrConfig, `table "WÖRKER"`},
-		{"mysql", strings.Repeat("w", 65), uidgen.ErrConfig, "65 characters, want 1 to 64"},
-		{"postgres", strings.Repeat("w", 64), uidgen.ErrConfig, "64 characters, want 1 to 63"},
-		{"oracle", "", uidgen.ErrConfig, `dialect "oracle", want mysql, postgres or sqlite`},
-		{"", "", uidgen.ErrConfig, `dialect "", want mysql, postgres or sqlite`},
+		{"mysql", "1WORKER", uidgen.ErrConfig, `Table "1WORKER"`},
+		{"mysql", "WORKER NODE", uidgen.ErrConfig, `Table "WORKER NODE"`},
+		{"mysql", "WORKER-NODE", uidgen.ErrConfig, `Table "WORKER-NODE"`},
+		{"mysql", "test.WORKER_NODE", uidgen.ErrConfig, `Table "test.WORKER_NODE"`},
+		{"mysql", "W`N", uidgen.ErrConfig, "Table \"W`N\""},
+		{"mysql", "W;DROP TABLE x", uidgen.ErrConfig, `Table "W;DROP TABLE x"`},
+		{"mysql", "WÖRKER", uidgen.ErrConfig, `Table "WÖRKER"`},
+		{"mysql", strings.Repeat("w", 65), uidgen.ErrConfig, "65 bytes: want 1 to 64"},
+		{"postgres", strings.Repeat("w", 64), uidgen.ErrConfig, "64 bytes: want 1 to 63"},
+		{"oracle", "", uidgen.ErrConfig, `Dialect "oracle": want mysql, postgres or sqlite`},
+		{"", "", uidgen.ErrConfig, `Dialect "": want mysql, postgres or sqlite`},
 	} {
 		t.Run(tt.dialect+"/"+tt.table, func(t *testing.T) {
 			got, err := Schema(tt.dialect, tt.table)

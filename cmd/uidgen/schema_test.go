@@ -33,8 +33,8 @@ func TestSchemaPrintsBaidusDDL(t *testing.T) {
 
 func TestSchemaBadCalls(t *testing.T) {
 	testBadCalls(t, []badCall{
-		{[]string{"schema", "-table", "x; DROP TABLE y"}, `invalid config: table "x; DROP TABLE y"`},
+		{[]string{"schema", "-table", "x; DROP TABLE y"}, `invalid config: Table "x; DROP TABLE y"`},
 		{[]string{"schema", "extra"}, `unexpected argument "extra"`},
-		{[]string{"schema", "-dialect", "oracle"}, `"oracle", want mysql, postgres or sqlite`},
+		{[]string{"schema", "-dialect", "oracle"}, `Dialect "oracle": want mysql, postgres or sqlite`},
 	})
 }

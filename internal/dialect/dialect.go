@@ -236,7 +236,7 @@ func Named(name string) (*Dialect, error) {
 	case "sqlite", "sqlite3":
 		return SQLite, nil
 	}
-	return nil, fmt.Errorf("%w: dialect %q, want mysql, postgres or sqlite", uidgen.ErrConfig, name)
+	return nil, fmt.Errorf("%w: Dialect %q: want mysql, postgres or sqlite", uidgen.ErrConfig, name)
 }
 
 // String returns the database's name as people write it.
@@ -290,12 +290,12 @@ func (d *Dialect) Rebind(query string) string {
 // unquoted.
 func (d *Dialect) CheckTable(name string) error {
 	if name == "" || len(name) > d.maxIdentifier {
-		return fmt.Errorf("%w: table %q is %d characters, want 1 to %d", uidgen.ErrConfig, name, len(name), d.maxIdentifier)
+		return fmt.Errorf("%w: Table %q is %d bytes: want 1 to %d", uidgen.ErrConfig, name, len(name), d.maxIdentifier)
 	}
 	for i, c := range name {
 		letter := c == '_' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
 		if !letter && (i == 0 || c < '0' || c > '9') {
-			return fmt.Errorf("%w: table %q has %q at byte %d (want letters, digits and underscores, not starting with a digit)",
+			return fmt.Errorf("%w: Table %q has %q at byte %d: want letters, digits and underscores, not starting with a digit",
 				uidgen.ErrConfig, name, c, i)
 		}
 	}

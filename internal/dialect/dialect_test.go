@@ -47,7 +47,7 @@ func TestNamed(t *testing.T) {
 			t.Errorf("Named(%q) = %v, %v; want %v", name, d, err, want)
 		}
 	}
-	if _, err := Named("oracle"); !errors.Is(err, uidgen.ErrConfig) || !strings.Contains(err.Error(), `dialect "oracle"`) {
+	if _, err := Named("oracle"); !errors.Is(err, uidgen.ErrConfig) || !strings.Contains(err.Error(), `Dialect "oracle"`) {
 		t.Errorf("Named(oracle): %v, want an error wrapping %q naming the dialect", err, uidgen.ErrConfig)
 	}
 }
@@ -219,9 +219,9 @@ func TestForTable(t *testing.T) {
 		d       *Dialect
 	}{
 		{nil, "", "T", uidgen.ErrConfig, "DB is nil", nil},
-		{db, "oracle", "T", uidgen.ErrConfig, `dialect "oracle"`, nil},
-		{db, "", "A B", uidgen.ErrConfig, `table "A B" has ' '`, nil},
-		{db, "postgres", strings.Repeat("t", 64), uidgen.ErrConfig, "is 64 characters, want 1 to 63", nil},
+		{db, "oracle", "T", uidgen.ErrConfig, `Dialect "oracle"`, nil},
+		{db, "", "A B", uidgen.ErrConfig, `Table "A B" has ' '`, nil},
+		{db, "postgres", strings.Repeat("t", 64), uidgen.ErrConfig, "is 64 bytes: want 1 to 63", nil},
 		{db, "", strings.Repeat("t", 64), nil, "", MySQL},
 		{db, "postgres", "T", nil, "", Postgres},
 	} {
