@@ -81,9 +81,9 @@ func TestConfigErrors(t *testing.T) {
 	}{
 		{Config{}, uidgen.ErrConfig, "Client is nil"},
 		{Config{Client: c, Prefix: "/fleet\n"}, uidgen.ErrConfig, `Prefix "/fleet\n" holds '\n'`},
-		{Config{Client: c, LeaseTTL: time.Second}, uidgen.ErrConfig, "LeaseTTL 1s: want 2s to 1h0m0s"},
-		{Config{Client: c, LeaseTTL: 2 * time.Hour}, uidgen.ErrConfig, "LeaseTTL 2h0m0s: want 2s to 1h0m0s"},
-		{Config{Client: c, LeaseHorizon: -time.Second}, uidgen.ErrConfig, "LeaseHorizon -1s: want 1s to 24h0m0s"},
+		{Config{Client: c, LeaseTTL: time.Second}, uidgen.ErrConfig, "LeaseTTL 1s: want 2s to 1h"},
+		{Config{Client: c, LeaseTTL: 2 * time.Hour}, uidgen.ErrConfig, "LeaseTTL 2h: want 2s to 1h"},
+		{Config{Client: c, LeaseHorizon: -time.Second}, uidgen.ErrConfig, "LeaseHorizon -1s: want 1s to 24h"},
 	} {
 		_, err := NewLeased(tt.cfg)
 		if !errors.Is(err, tt.want) || !strings.Contains(err.Error(), tt.text) || !strings.HasPrefix(err.Error(), "etcdworker: ") {

@@ -193,9 +193,9 @@ func TestLeasedErrors(t *testing.T) {
 			ttl  time.Duration
 			text string
 		}{
-			{999 * time.Millisecond, "999ms: want 1s to 1h0m0s"},
-			{-time.Second, "-1s: want 1s to 1h0m0s"},
-			{time.Hour + time.Second, "1h0m1s: want 1s to 1h0m0s"},
+			{999 * time.Millisecond, "999ms: want 1s to 1h"},
+			{-time.Second, "-1s: want 1s to 1h"},
+			{time.Hour + time.Second, "1h0m1s: want 1s to 1h"},
 		} {
 			l, err := NewLeased(Config{DB: db, LeaseTTL: tt.ttl})
 			checkErr(t, "NewLeased", err, uidgen.ErrConfig, []string{"worker: invalid config: LeaseTTL " + tt.text})
@@ -207,9 +207,9 @@ func TestLeasedErrors(t *testing.T) {
 			horizon time.Duration
 			text    string
 		}{
-			{999 * time.Millisecond, "999ms: want 1s to 24h0m0s"},
-			{-time.Minute, "-1m0s: want 1s to 24h0m0s"},
-			{25 * time.Hour, "25h0m0s: want 1s to 24h0m0s"},
+			{999 * time.Millisecond, "999ms: want 1s to 24h"},
+			{-time.Minute, "-1m: want 1s to 24h"},
+			{25 * time.Hour, "25h: want 1s to 24h"},
 		} {
 			l, err := NewLeased(Config{DB: db, LeaseHorizon: tt.horizon})
 			checkErr(t, "NewLeased", err, uidgen.ErrConfig, []string{"worker: invalid config: LeaseHorizon " + tt.text})

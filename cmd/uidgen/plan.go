@@ -12,6 +12,7 @@ import (
 
 	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/cmd/uidgen/internal/human"
+	"github.com/seed4d941b13/uidgen/internal/defaults"
 	"github.com/seed4d941b13/uidgen/internal/leasing"
 )
 
@@ -137,7 +138,8 @@ func runPlan(args []string, stdout, stderr io.Writer, _ leaseStore) error {
 		return fmt.Errorf("%w: -peak-workers %d: must be 0 or more", ErrUsage, *peak)
 	}
 	if *horizon < leasing.MinHorizon || *horizon > leasing.MaxHorizon {
-		return fmt.Errorf("%w: -lease-horizon %v: want %v to %v", ErrUsage, *horizon, leasing.MinHorizon, leasing.MaxHorizon)
+		return fmt.Errorf("%w: -lease-horizon %s: want %s to %s", ErrUsage,
+			defaults.Duration(*horizon), defaults.Duration(leasing.MinHorizon), defaults.Duration(leasing.MaxHorizon))
 	}
 	if *fit && layout.name != "" {
 		return fmt.Errorf("%w: -fit chooses the bits, -layout %s has its own: give one or the other", ErrUsage, layout.name)

@@ -103,8 +103,8 @@ func TestWorkersBadCalls(t *testing.T) {
 		{[]string{"gen", "-lease-ttl", "5s", "-dsn", "root@tcp(127.0.0.1:1)/test"}, "-lease-ttl needs -lease"},
 		{[]string{"gen", "-lease-horizon", "5m", "-dsn", "root@tcp(127.0.0.1:1)/test"}, "-lease-horizon needs -lease"},
 		{[]string{"gen", "-lease", "-lease-ttl", "soon", "-dsn", "root@tcp(127.0.0.1:1)/test"}, `invalid value "soon" for flag -lease-ttl`},
-		{[]string{"gen", "-lease", "-lease-ttl", "500ms", "-dsn", "root@tcp(127.0.0.1:1)/test"}, "invalid config: LeaseTTL 500ms: want 1s to 1h0m0s"},
+		{[]string{"gen", "-lease", "-lease-ttl", "500ms", "-dsn", "root@tcp(127.0.0.1:1)/test"}, "invalid config: LeaseTTL 500ms: want 1s to 1h"},
 		{[]string{"gen", "-lease", "-lease-ttl", "-1s", "-dsn", "root@tcp(127.0.0.1:1)/test"}, "invalid config: LeaseTTL -1s"},
-		{[]string{"gen", "-lease", "-lease-ttl", "2h", "-dsn", "root@tcp(127.0.0.1:1)/test"}, "invalid config: LeaseTTL 2h0m0s"},
+		{[]string{"gen", "-lease", "-lease-ttl", "2h", "-dsn", "root@tcp(127.0.0.1:1)/test"}, "invalid config: LeaseTTL 2h"},
 	})
 }

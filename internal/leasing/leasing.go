@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/seed4d941b13/uidgen"
+	"github.com/seed4d941b13/uidgen/internal/defaults"
 )
 
 // RetryDelay bounds the wait between renewals while the store fails, so
@@ -93,7 +94,7 @@ func NewTiming(ttl, horizon time.Duration) Timing {
 // field, d and the range, unprefixed.
 func CheckRange(field string, d, lo, hi time.Duration) error {
 	if d < lo || d > hi {
-		return fmt.Errorf("%w: %s %v: want %v to %v", uidgen.ErrConfig, field, d, lo, hi)
+		return fmt.Errorf("%w: %s %s: want %s to %s", uidgen.ErrConfig, field, defaults.Duration(d), defaults.Duration(lo), defaults.Duration(hi))
 	}
 	return nil
 }
