@@ -100,8 +100,8 @@ func TestConfigErrors(t *testing.T) {
 	if l.prefix != "/a/" {
 		t.Errorf("prefix %q, want %q: a fleet's keys must not run into another fleet's", l.prefix, "/a/")
 	}
-	if _, err := l.LeaseWorkerID(t.Context(), 0); !errors.Is(err, uidgen.ErrConfig) || !strings.Contains(err.Error(), "maxWorkerID 0: want 1 or more") {
-		t.Errorf("LeaseWorkerID(0): %v, want %q naming maxWorkerID 0", err, uidgen.ErrConfig)
+	if _, err := l.LeaseWorkerID(t.Context(), 0); !errors.Is(err, uidgen.ErrConfig) || !strings.Contains(err.Error(), "LeaseWorkerID given a largest worker ID of 0: want 1 or more") {
+		t.Errorf("LeaseWorkerID(0): %v, want %q naming the largest worker ID 0", err, uidgen.ErrConfig)
 	}
 }
 

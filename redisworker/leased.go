@@ -90,8 +90,8 @@ var _ uidgen.Leaser = (*Leased)(nil)
 // replicas are back.
 func (l *Leased) LeaseWorkerID(ctx context.Context, maxWorkerID int64) (uidgen.Lease, error) {
 	op := "lease a worker ID under " + l.prefix
-	if maxWorkerID < 1 {
-		return nil, fmt.Errorf("redisworker: %s: %w: maxWorkerID %d: want 1 or more", op, uidgen.ErrConfig, maxWorkerID)
+	if err := leasing.CheckMaxWorkerID(maxWorkerID); err != nil {
+		return nil, fmt.Errorf("redisworker: %s: %w", op, err)
 	}
 	lo, hi, err := l.ids.Bounds(maxWorkerID)
 	if err != nil {

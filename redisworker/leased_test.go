@@ -209,7 +209,7 @@ func TestConfigErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, maxID := range []int64{0, -1} {
-		if _, err := l.LeaseWorkerID(t.Context(), maxID); !errors.Is(err, uidgen.ErrConfig) || !strings.Contains(err.Error(), fmt.Sprintf("maxWorkerID %d: want 1 or more", maxID)) {
+		if _, err := l.LeaseWorkerID(t.Context(), maxID); !errors.Is(err, uidgen.ErrConfig) || !strings.Contains(err.Error(), fmt.Sprintf("LeaseWorkerID given a largest worker ID of %d: want 1 or more", maxID)) {
 			t.Errorf("LeaseWorkerID(%d): %v, want %q naming it", maxID, err, uidgen.ErrConfig)
 		}
 	}

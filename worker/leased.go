@@ -105,8 +105,8 @@ var _ uidgen.Leaser = (*Leased)(nil)
 // or with ErrNoLeaseColumns where the table lacks the lease columns.
 func (l *Leased) LeaseWorkerID(ctx context.Context, maxWorkerID int64) (uidgen.Lease, error) {
 	op := "lease a worker ID from " + l.table
-	if maxWorkerID < 1 {
-		return nil, fmt.Errorf("worker: %s: %w: maxWorkerID %d: want 1 or more", op, uidgen.ErrConfig, maxWorkerID)
+	if err := leasing.CheckMaxWorkerID(maxWorkerID); err != nil {
+		return nil, fmt.Errorf("worker: %s: %w", op, err)
 	}
 	lo, hi, err := l.ids.Bounds(maxWorkerID)
 	if err != nil {

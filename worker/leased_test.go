@@ -229,7 +229,7 @@ func TestLeasedErrors(t *testing.T) {
 		}
 		l.host.lookupEnv = envOf(nil)
 		_, err = l.LeaseWorkerID(ctx, 0)
-		checkErr(t, "LeaseWorkerID(0)", err, uidgen.ErrConfig, []string{"worker: lease a worker ID from " + table, "maxWorkerID 0: want 1 or more"})
+		checkErr(t, "LeaseWorkerID(0)", err, uidgen.ErrConfig, []string{"worker: lease a worker ID from " + table, "invalid config: LeaseWorkerID given a largest worker ID of 0: want 1 or more, as every layout's worker bits allow"})
 		_, err = l.LeaseWorkerID(ctx, 7)
 		noColumn := map[string]string{"mysql": "1054", "postgres": "42703"}[srv.Kind]
 		checkErr(t, "LeaseWorkerID without the lease columns", err, ErrNoLeaseColumns, []string{"EnsureSchema", noColumn})

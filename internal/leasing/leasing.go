@@ -99,6 +99,18 @@ func CheckRange(field string, d, lo, hi time.Duration) error {
 	return nil
 }
 
+// CheckMaxWorkerID returns the error of a maxWorkerID, LeaseWorkerID's
+// argument, below 1. A generator passes its layout's largest worker ID,
+// which is 1 or more, so only a caller of its own passes less; the error
+// wraps uidgen.ErrConfig all the same, unprefixed.
+func CheckMaxWorkerID(maxWorkerID int64) error {
+	if maxWorkerID < 1 {
+		return fmt.Errorf("%w: LeaseWorkerID given a largest worker ID of %d: want 1 or more, as every layout's worker bits allow",
+			uidgen.ErrConfig, maxWorkerID)
+	}
+	return nil
+}
+
 // CheckIDs returns the error of a range that is wrong under any layout:
 // one that starts below 1 or is empty. Its end is checked against the
 // layout's largest worker ID at each lease, which alone knows it.
