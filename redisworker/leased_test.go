@@ -160,6 +160,8 @@ func TestConfigErrors(t *testing.T) {
 		{"braces reversed", Config{Client: c, Prefix: "}orders{:"}, `Prefix "}orders{:": want one hash tag`, false},
 		{"TTL too short", Config{Client: c, LeaseTTL: time.Millisecond}, "LeaseTTL 1ms: want 1s to 1h", true},
 		{"TTL too long", Config{Client: c, LeaseTTL: 2 * time.Hour}, "LeaseTTL 2h: want 1s to 1h", true},
+		{"TTL too long for its ReplicaTimeout", Config{Client: c, LeaseTTL: 2 * time.Hour, Replicas: 1, ReplicaTimeout: 50 * time.Minute},
+			"LeaseTTL 2h: want 1s to 1h", true},
 		{"negative TTL", Config{Client: c, LeaseTTL: -time.Second}, "LeaseTTL -1s: want 1s to 1h", true},
 		{"horizon too short", Config{Client: c, LeaseHorizon: time.Millisecond}, "LeaseHorizon 1ms: want 1s to 24h", true},
 		{"horizon too long", Config{Client: c, LeaseHorizon: 25 * time.Hour}, "LeaseHorizon 25h: want 1s to 24h", true},

@@ -11,6 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/seed4d941b13/uidgen"
+	"github.com/seed4d941b13/uidgen/internal/defaults"
 	"github.com/seed4d941b13/uidgen/internal/leasing"
 )
 
@@ -133,13 +134,14 @@ func (cfg Config) check() (Config, error) {
 	}
 	cfg.LeaseTTL = cmp.Or(cfg.LeaseTTL, leasing.DefaultTTL)
 	cfg.LeaseHorizon = cmp.Or(cfg.LeaseHorizon, leasing.DefaultHorizon)
-	// A LeaseTTL out of its range is NewLeased's uidgen.ErrConfig, and sizes no
-	// ReplicaTimeout.
-	if cfg.LeaseTTL >= leasing.MinTTL {
+	// ReplicaTimeout's default and limit follow LeaseTTL, so only a LeaseTTL
+	// within its limits sizes them; one outside is NewLeased's error, which
+	// names LeaseTTL rather than the ReplicaTimeout it would have misjudged.
+	if leasing.CheckRange("LeaseTTL", cfg.LeaseTTL, leasing.MinTTL, leasing.MaxTTL) == nil {
 		cfg.ReplicaTimeout = cmp.Or(cfg.ReplicaTimeout, min(defaultReplicaTimeout, cfg.LeaseTTL/6))
 		if cfg.ReplicaTimeout < time.Millisecond || cfg.ReplicaTimeout >= cfg.LeaseTTL/3 {
-			return cfg, fmt.Errorf("redisworker: %w: ReplicaTimeout %v: want 1ms to under a third of LeaseTTL (%v)",
-				uidgen.ErrConfig, cfg.ReplicaTimeout, cfg.LeaseTTL/3)
+			return cfg, fmt.Errorf("redisworker: %w: ReplicaTimeout %v: want 1ms to under a third of LeaseTTL (%s)",
+				uidgen.ErrConfig, cfg.ReplicaTimeout, defaults.Duration(cfg.LeaseTTL/3))
 		}
 	}
 	return cfg, nil
