@@ -34,8 +34,9 @@ const (
 // Errors, tested with errors.Is. Every error this package returns starts
 // "segment: " and names the value at fault. The errors package worker
 // returns too are the root package's: uidgen.ErrConfig (Config.DB is nil,
-// Config.Table is not a plain identifier, or the DB's driver is not MySQL's,
-// pgx's or SQLite's), uidgen.ErrUnreachable (the database server could not be reached),
+// Config.Table is not a plain identifier, the DB's driver is not MySQL's,
+// pgx's or SQLite's, or a field is outside its limits: see New),
+// uidgen.ErrUnreachable (the database server could not be reached),
 // uidgen.ErrAccessDenied (the server refused the user or a statement) and
 // uidgen.ErrNoTable (the tag table does not exist; EnsureSchema creates it).
 // Those below are this package's alone.
@@ -44,7 +45,10 @@ var (
 	ErrNoTag = errors.New("no such tag")
 
 	// ErrBadTag: Config.Tag is empty, longer than 128 bytes, or has a
-	// character other than letters, digits and . _ - :.
+	// character other than letters, digits and . _ - :. It is not
+	// uidgen.ErrConfig because a tag is often a caller's input rather than
+	// a Config: a server that takes tags in requests (uidgen serve) answers
+	// ErrBadTag as the request's fault, and uidgen.ErrConfig as its own.
 	ErrBadTag = errors.New("bad tag")
 
 	// ErrTagGone: the tag's row is no longer in the table, or its max_id

@@ -70,8 +70,8 @@ type Leased struct {
 
 // NewLeased returns a Leased that keeps its leases in cfg.Table of cfg.DB, a
 // table with the lease columns (EnsureSchema adds them). It sends nothing
-// yet. It fails as NewDisposable does, with an error wrapping
-// uidgen.ErrConfig that names the field, the value and the limits, and on a
+// yet. It fails with an error wrapping uidgen.ErrConfig that names the
+// field, the value and the limits on any Config NewDisposable refuses, on a
 // LeaseTTL or a LeaseHorizon outside the limits Config gives, and on
 // WorkerIDs that start below 1 or are empty.
 func NewLeased(cfg Config) (*Leased, error) {

@@ -17,13 +17,13 @@ import (
 // "worker: ", names the operation and the value at fault, and wraps the
 // driver's own error where there is one. A context's deadline or
 // cancellation is reported wrapping ctx.Err(), so errors.Is(err,
-// context.DeadlineExceeded) holds. A Config this package cannot work with
-// (a nil DB, another driver, an unknown Dialect, a table name that is not a
-// plain identifier, a lease time out of its limits) is uidgen.ErrConfig,
-// naming the field, the value and the limits. The errors package segment
-// returns too are the root package's: uidgen.ErrConfig,
-// uidgen.ErrUnreachable, uidgen.ErrAccessDenied and uidgen.ErrNoTable; those
-// below are this package's alone.
+// context.DeadlineExceeded) holds. The errors package segment returns too
+// are the root package's: uidgen.ErrConfig for a Config this package cannot
+// work with (a nil DB, another driver, an unknown Dialect, a table name that
+// is not a plain identifier, a lease time out of its limits), naming the
+// field, the value and the limits; uidgen.ErrUnreachable,
+// uidgen.ErrAccessDenied and uidgen.ErrNoTable. Those below are this
+// package's alone.
 var (
 	// ErrContainerEnv: the environment names a container only by halves
 	// (a host without a port, a port without a host, a Kubernetes pod
