@@ -18,14 +18,6 @@ import (
 	"github.com/seed4d941b13/uidgen/internal/leasing"
 )
 
-// coldSlack is how far ahead of the database's clock a free ID's
-// reservation may run and still count as cold. A clean release records the
-// last second its generator used, and a cached generator's ring holds a few
-// seconds ahead of the clock even at idle (8 with the defaults): its ID
-// should come back at once, to a holder that starts a few seconds ahead,
-// rather than count as left by a crash.
-const coldSlack = 10
-
 // freePoll is how often LeaseWorkerID looks again when every ID is held: a
 // released ID is free at once, an abandoned one after its TTL.
 const freePoll = time.Second
@@ -212,18 +204,18 @@ func (l *Leased) leaseOnce(ctx context.Context, n node, now time.Time, lo, hi in
 
 // acquire leases a leased row in [lo, hi] whose lease has expired and
 // returns its lease: with cold, the lowest whose reservation has passed by
-// the database's clock or passes within coldSlack, as a clean release's
-// does; otherwise the one whose reservation ends soonest. It returns nil and
-// found when another process took that row first, and nil alone when no row
-// is free. The update succeeds only if RESERVED_UNTIL still holds the value
-// read, so the lease starts above the reservation as it stood at the
-// takeover: which row is chosen changes nothing of that.
+// the database's clock or passes within leasing.ColdSlack, as a clean
+// release's does; otherwise the one whose reservation ends soonest. It
+// returns nil and found when another process took that row first, and nil
+// alone when no row is free. The update succeeds only if RESERVED_UNTIL
+// still holds the value read, so the lease starts above the reservation as
+// it stood at the takeover: which row is chosen changes nothing of that.
 func (l *Leased) acquire(ctx context.Context, n node, now time.Time, lo, hi int64, cold bool) (s *taking, found bool, err error) {
 	var id, dbNow int64
 	var reserved sql.NullInt64
 	which := " ORDER BY RESERVED_UNTIL, ID LIMIT 1"
 	if cold {
-		which = " AND (RESERVED_UNTIL IS NULL OR RESERVED_UNTIL <= " + l.d.NowSeconds() + " + " + strconv.Itoa(coldSlack) + ") ORDER BY ID LIMIT 1"
+		which = " AND (RESERVED_UNTIL IS NULL OR RESERVED_UNTIL <= " + l.d.NowSeconds() + " + " + strconv.Itoa(leasing.ColdSlack) + ") ORDER BY ID LIMIT 1"
 	}
 	err = l.db.QueryRowContext(ctx, l.d.Rebind(
 		"SELECT ID, RESERVED_UNTIL, "+l.d.NowSeconds()+" FROM "+l.table+
