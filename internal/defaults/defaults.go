@@ -3,7 +3,9 @@
 // ring, and the command's flags that show them. Exported from the package
 // that owns them, v1 would freeze them; here they can move, and each is
 // still written once. A Config's doc says each in words, and an error names
-// the one a value broke.
+// the one a value broke (Duration writes a duration as people do). The
+// lease defaults and limits (LeaseTTL, LeaseHorizon) live in
+// internal/leasing, beside the code that keeps leases.
 package defaults
 
 import (

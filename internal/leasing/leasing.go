@@ -33,8 +33,8 @@ const RetryDelay = time.Second
 // which takes MinEtcdTTL as its shortest. Below a second the renewer, which
 // renews every third of it, would race the round trip to the store; above
 // an hour a dead holder keeps its ID from the fleet for longer than any
-// deployment waits. They are unexported from the stores, so that they may
-// move; an error names them.
+// deployment waits. They are internal, not the stores' API: each store's
+// Config doc says them in words, and an error names the one a value broke.
 const (
 	DefaultTTL = 30 * time.Second
 	MinTTL     = time.Second
