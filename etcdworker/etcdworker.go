@@ -38,10 +38,9 @@ type Config struct {
 	// LeaseTTL is how long a lease lasts without renewal, rounded up to
 	// whole seconds: 30 s if zero; 2 s to 1 h, since etcd raises a TTL
 	// below its own minimum (1.5 s at its defaults) to that minimum. The
-	// holder renews every third of it, and a holder
-	// that died, or that is cut off from the cluster's majority, keeps its
-	// ID from the fleet for at most about this long. Only NewLeased reads
-	// it.
+	// holder renews every third of it, and a holder that died, or that is
+	// cut off from the cluster's majority, keeps its ID from the fleet for
+	// at most about this long. Only NewLeased reads it.
 	LeaseTTL time.Duration
 
 	// LeaseHorizon is how long a holder can go on without etcd: every

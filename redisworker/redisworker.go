@@ -91,11 +91,11 @@ type Config struct {
 	Replicas int
 
 	// ReplicaTimeout bounds each WAIT for Replicas, from a millisecond to
-	// under a third of LeaseTTL (a renewal's own time limit); zero means
-	// a second, or a sixth of LeaseTTL where that is less. A
-	// write not acknowledged in time fails the take or the renewal
-	// (ErrReplicas), which are tried again: the take every second until
-	// its context ends, the renewal as any failing one.
+	// under a third of LeaseTTL (a renewal's own time limit); zero means a
+	// second, or a sixth of LeaseTTL where that is less. A write not
+	// acknowledged in time fails the take or the renewal (ErrReplicas),
+	// which are tried again: the take every second until its context ends,
+	// the renewal as any failing one.
 	ReplicaTimeout time.Duration
 
 	// WorkerIDs is the worker IDs a lease may take; the zero range means

@@ -81,13 +81,12 @@ type Config struct {
 	// Table is the tag table, DefaultTable by default.
 	Table string
 
-	// Start is the least number the tag hands out, at most 2^62: a tag
-	// that New creates starts there (1 by default), and a tag whose max_id
-	// is below it is
-	// moved up to it; a tag at or above it is left as it is. Set it to move
-	// a table off AUTO_INCREMENT: above its current maximum. It may stay in
-	// a service's config: every process of a fleet, and every restart,
-	// gets the same numbers above it.
+	// Start is the least number the tag hands out, at most 2^62: a tag that
+	// New creates starts there (1 by default), and a tag whose max_id is
+	// below it is moved up to it; a tag at or above it is left as it is.
+	// Set it to move a table off AUTO_INCREMENT: above its current maximum.
+	// It may stay in a service's config: every process of a fleet, and
+	// every restart, gets the same numbers above it.
 	Start int64
 
 	// Step is the step of a tag that New creates, 1 to 2^31-1 (the step
@@ -95,23 +94,23 @@ type Config struct {
 	// exists keeps its own. The step is the smallest range a claim takes.
 	Step int64
 
-	// MaxStep is the largest range a claim takes, 2,000,000 by default,
-	// and so what a crash loses: a process killed while it takes flat out
-	// held at most about 1.5 × MaxStep numbers. It must not be below the
-	// tag's step, nor above 2^40. Above MaxStep numbers
-	// per ClaimEvery, claims come more often than ClaimEvery and the
-	// horizon below shrinks to half a MaxStep at the rate.
+	// MaxStep is the largest range a claim takes, 2,000,000 by default, and
+	// so what a crash loses: a process killed while it takes flat out held
+	// at most about 1.5 × MaxStep numbers. It must not be below the tag's
+	// step, nor above 2^40. Above MaxStep numbers per ClaimEvery, claims
+	// come more often than ClaimEvery and the horizon below shrinks to half
+	// a MaxStep at the rate.
 	MaxStep int64
 
 	// ClaimEvery is how long a range is sized to last at the rate numbers
-	// are handed out, 5 minutes by default; it must not be negative. It is also the
-	// generator's horizon without the database: the next range is claimed
-	// while half of one is left, so at a steady rate, once a claim sized by
-	// that rate has landed, the generator holds at least ClaimEvery/2 of
-	// numbers, and a database that does not answer for less than that (a
-	// failover, a restart) fails no take. The cost is what a crash loses:
-	// up to about 1.5 × ClaimEvery of numbers at the rate, and never more
-	// than about 1.5 × MaxStep.
+	// are handed out, 5 minutes by default; it must not be negative. It is
+	// also the generator's horizon without the database: the next range is
+	// claimed while half of one is left, so at a steady rate, once a claim
+	// sized by that rate has landed, the generator holds at least
+	// ClaimEvery/2 of numbers, and a database that does not answer for less
+	// than that (a failover, a restart) fails no take. The cost is what a
+	// crash loses: up to about 1.5 × ClaimEvery of numbers at the rate, and
+	// never more than about 1.5 × MaxStep.
 	ClaimEvery time.Duration
 
 	// Description is written to a tag New creates.

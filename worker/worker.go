@@ -67,8 +67,9 @@ type Config struct {
 	Dialect string
 
 	// LeaseTTL is how long a lease of NewLeased lasts without renewal: 30 s
-	// if zero; 1 s to 1 h. The renewer renews every third of it, and a holder that died keeps its ID from
-	// the fleet for at most this long. Only NewLeased reads it.
+	// if zero; 1 s to 1 h. The renewer renews every third of it, and a
+	// holder that died keeps its ID from the fleet for at most this long.
+	// Only NewLeased reads it.
 	LeaseTTL time.Duration
 
 	// LeaseHorizon is how long a leased holder can go on without the
@@ -77,11 +78,11 @@ type Config struct {
 	// that does not answer for the whole horizon (a failover, a restart)
 	// fails no take: 10 min if zero; 1 s to 24 h. Managed failovers take
 	// one to two minutes, and a primary restarting after a crash can take
-	// longer: ten minutes rides out both. The cost is what a crash leaves: the dead
-	// holder's ID stays reserved up to a horizon ahead, so the next holder
-	// of that ID would start there; LeaseWorkerID takes an ID whose
-	// reservation has passed whenever one is free. Reserving does not spend
-	// time bits: only seconds handed out do. Only NewLeased reads it.
+	// longer: ten minutes rides out both. The cost is what a crash leaves:
+	// the dead holder's ID stays reserved up to a horizon ahead, so the
+	// next holder of that ID would start there; LeaseWorkerID takes an ID
+	// whose reservation has passed whenever one is free. Reserving does not
+	// spend time bits: only seconds handed out do. Only NewLeased reads it.
 	LeaseHorizon time.Duration
 
 	// WorkerIDs is the worker IDs a lease of NewLeased may take; the zero
