@@ -69,7 +69,7 @@ type Config struct {
 // nil Client and a prefix that is not printable ASCII.
 func (cfg Config) check() (Config, error) {
 	if cfg.Client == nil {
-		return cfg, fmt.Errorf("etcdworker: %w: Client is nil", uidgen.ErrConfig)
+		return cfg, fmt.Errorf("etcdworker: %w: Client is nil: want a *clientv3.Client of the etcd cluster", uidgen.ErrConfig)
 	}
 	cfg.Prefix = cmp.Or(cfg.Prefix, DefaultPrefix)
 	for _, r := range cfg.Prefix {

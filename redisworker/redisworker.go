@@ -118,7 +118,7 @@ type Config struct {
 // asked of a Ring, or a ReplicaTimeout out of its range.
 func (cfg Config) check() (Config, error) {
 	if cfg.Client == nil {
-		return cfg, fmt.Errorf("redisworker: %w: Client is nil", uidgen.ErrConfig)
+		return cfg, fmt.Errorf("redisworker: %w: Client is nil: want a redis.UniversalClient of the Redis deployment", uidgen.ErrConfig)
 	}
 	prefix, err := tagged(cmp.Or(cfg.Prefix, DefaultPrefix))
 	if err != nil {

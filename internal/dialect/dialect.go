@@ -187,7 +187,7 @@ var drivers = map[string]*Dialect{
 // driver.
 func Of(db *sql.DB) (*Dialect, error) {
 	if db == nil {
-		return nil, fmt.Errorf("%w: DB is nil", uidgen.ErrConfig)
+		return nil, fmt.Errorf("%w: DB is nil: want a *sql.DB of MySQL, PostgreSQL or SQLite", uidgen.ErrConfig)
 	}
 	t := reflect.TypeOf(db.Driver())
 	for t.Kind() == reflect.Pointer {
