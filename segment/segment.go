@@ -211,6 +211,13 @@ type config struct {
 func (cfg Config) checkTable() (config, error) {
 	cfg.Table = cmp.Or(cfg.Table, DefaultTable)
 	d, err := dialect.ForTable(cfg.DB, cfg.Dialect, cfg.Table)
+	if err == nil {
+		// The numbers given back go to a second table whose name is longer:
+		// a Table the server keeps whole may still make one it cuts.
+		if err = d.CheckTable(returnedTable(cfg.Table)); err != nil {
+			err = fmt.Errorf("%w: the table of numbers given back, beside Table %q", err, cfg.Table)
+		}
+	}
 	return config{Config: cfg, d: d}, err
 }
 

@@ -435,6 +435,9 @@ func TestBadConfig(t *testing.T) {
 		}{
 			{"nil db", Config{Tag: "x"}, uidgen.ErrConfig, "DB is nil"},
 			{"bad table", Config{DB: db, Table: "leaf alloc", Tag: "x"}, uidgen.ErrConfig, `Table "leaf alloc"`},
+			// 60 bytes fit every dialect's names; with "_returned", 69 fit none.
+			{"table of numbers given back too long", Config{DB: db, Table: strings.Repeat("t", 60), Tag: "x"}, uidgen.ErrConfig,
+				`is 69 bytes: want 1 to`},
 			{"empty tag", Config{DB: db, Table: table}, ErrBadTag, `""`},
 			{"bad tag", Config{DB: db, Table: table, Tag: "a b"}, ErrBadTag, `"a b"`},
 			{"long tag", Config{DB: db, Table: table, Tag: strings.Repeat("t", 129)}, ErrBadTag, "129 bytes, want 1 to 128"},
