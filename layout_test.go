@@ -249,7 +249,7 @@ func TestNewLayoutRejects(t *testing.T) {
 		{twitter, 0, bits.ErrLayout, "tick 0s: want at least 1ms"},
 		{twitter, -time.Second, bits.ErrLayout, "tick -1s: want at least 1ms"},
 		{twitter, 2 * time.Second, bits.ErrLayout, "tick 2s: want at least 1ms, dividing 1s"},
-		{bits.Spec{TimeBits: 42, WorkerBits: 10, SeqBits: 12}, time.Millisecond, bits.ErrLayout, "time 42 + worker 10 + sequence 12 bits = 65, more than 64"},
+		{bits.Spec{TimeBits: 42, WorkerBits: 10, SeqBits: 12}, time.Millisecond, bits.ErrLayout, "time 42 + worker 10 + sequence 12 bits = 65: want at most 64"},
 		{bits.Spec{TimeBits: 0, WorkerBits: 50, SeqBits: 13}, time.Second, bits.ErrLayout, "time 0, worker 50, sequence 13, gene 0 bits: each of the first three must be at least 1"},
 		{bits.Spec{TimeBits: 40}, time.Second, bits.ErrLayout, "worker 0"},
 		{bits.Spec{TimeBits: 41, WorkerBits: 10, SeqBits: 12, NoSignBit: true}, time.Millisecond, bits.ErrLayout, "= 63, want exactly 64"},

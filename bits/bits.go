@@ -102,7 +102,7 @@ func New(s Spec) (*Allocator, error) {
 			ErrLayout, s.fields(), sum, totalBits)
 	}
 	if !s.NoSignBit && signBits+sum > totalBits {
-		return nil, fmt.Errorf("%w: 1 sign + %s bits = %d, more than %d",
+		return nil, fmt.Errorf("%w: 1 sign + %s bits = %d: want at most %d",
 			ErrLayout, s.fields(), signBits+sum, totalBits)
 	}
 	return newAllocator(s), nil

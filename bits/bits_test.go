@@ -15,7 +15,7 @@ func TestNewRejectsBadLayouts(t *testing.T) {
 		time, worker, seq int
 		wantInMessage     []string
 	}{
-		{"sum too large", 30, 22, 13, []string{"time 30", "worker 22", "sequence 13", "= 66", "more than 64"}},
+		{"sum too large", 30, 22, 13, []string{"time 30", "worker 22", "sequence 13", "= 66", "want at most 64"}},
 		{"zero time bits", 0, 50, 13, []string{"time 0", "at least 1"}},
 		{"zero worker bits", 50, 0, 13, []string{"worker 0", "at least 1"}},
 		{"zero sequence bits", 50, 13, 0, []string{"sequence 0", "at least 1"}},
@@ -212,8 +212,8 @@ func TestNewRejectsBadSpecs(t *testing.T) {
 		spec bits.Spec
 		text string
 	}{
-		{bits.Spec{TimeBits: 42, WorkerBits: 10, SeqBits: 12}, "1 sign + time 42 + worker 10 + sequence 12 bits = 65, more than 64"},
-		{bits.Spec{TimeBits: 40, WorkerBits: 16, SeqBits: 8, SeqAboveWorker: true}, "1 sign + time 40 + sequence 8 + worker 16 bits = 65, more than 64"},
+		{bits.Spec{TimeBits: 42, WorkerBits: 10, SeqBits: 12}, "1 sign + time 42 + worker 10 + sequence 12 bits = 65: want at most 64"},
+		{bits.Spec{TimeBits: 40, WorkerBits: 16, SeqBits: 8, SeqAboveWorker: true}, "1 sign + time 40 + sequence 8 + worker 16 bits = 65: want at most 64"},
 		{bits.Spec{TimeBits: 41, WorkerBits: 10, SeqBits: 12, NoSignBit: true}, "no sign bit: time 41 + worker 10 + sequence 12 bits = 63, want exactly 64"},
 		{bits.Spec{TimeBits: 42, WorkerBits: 10, SeqBits: 12, GeneBits: 1, NoSignBit: true}, "+ gene 1 bits = 65, want exactly 64"},
 		{bits.Spec{TimeBits: 63, SeqBits: 1, NoSignBit: true}, "worker 0"},

@@ -26,7 +26,7 @@ func ExampleNew_error() {
 	_, err := bits.New(bits.Spec{TimeBits: 30, WorkerBits: 22, SeqBits: 13})
 	fmt.Println(err)
 	// Output:
-	// invalid bit layout: 1 sign + time 30 + worker 22 + sequence 13 bits = 66, more than 64
+	// invalid bit layout: 1 sign + time 30 + worker 22 + sequence 13 bits = 66: want at most 64
 }
 
 // sonyflake's layout puts the sequence above the machine ID, so the IDs of

@@ -206,7 +206,7 @@ func TestBenchBadCalls(t *testing.T) {
 		{[]string{"bench", "-d", "soon"}, `invalid value "soon" for flag -d`},
 		{[]string{"bench", "-goroutines", "0"}, "-goroutines 0: must be 1 or more"},
 		{[]string{"bench", "-worker", "-3"}, "worker ID -3 is not in [0, 1048575]"},
-		{[]string{"bench", "-seq-bits", "20"}, "= 71, more than 64"},
+		{[]string{"bench", "-seq-bits", "20"}, "= 71: want at most 64"},
 		{[]string{"bench", "now"}, `unexpected argument "now"`},
 	})
 }

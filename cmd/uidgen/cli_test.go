@@ -175,7 +175,7 @@ func TestBadCallsExitTwo(t *testing.T) {
 		{[]string{"gen", "-n", "-1"}, "-n -1: must be 0 or more"},
 		{[]string{"gen", "-generator", "fast"}, `-generator "fast": want cached or default`},
 		{[]string{"gen", "-worker", "2000000"}, "invalid config: WorkerIDs 2000000-2000000 ends above 1048575, the layout's largest worker ID: want Max at most 1048575"},
-		{[]string{"gen", "-time-bits", "40"}, "= 74, more than 64"},
+		{[]string{"gen", "-time-bits", "40"}, "= 74: want at most 64"},
 		{[]string{"gen", "-key", "7"}, "-key needs -gene-bits"},
 		{[]string{"gen", "-key", "x", "-gene-bits", "1", "-time-bits", "29"}, `-key "x" is not a 64-bit integer`},
 		{[]string{"gen", "-epoch", "2099-01-01"}, "epoch 2099-01-01 00:00:00 UTC is in the future"},

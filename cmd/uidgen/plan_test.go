@@ -132,7 +132,7 @@ func TestPlanBadCalls(t *testing.T) {
 		{[]string{"plan", "-qps", "-5"}, "-qps -5: must be 0 or more"},
 		{[]string{"plan", "-qps", "lots"}, `invalid value "lots" for flag -qps`},
 		{[]string{"plan", "-restarts-per-day", "-1"}, "-restarts-per-day -1: must be 0 or more"},
-		{[]string{"plan", "-time-bits", "31"}, "= 65, more than 64"},
+		{[]string{"plan", "-time-bits", "31"}, "= 65: want at most 64"},
 		{[]string{"plan", "-fit", "-years", "30", "-peak-workers", "5", "-max-bits", "70"}, "-max-bits 70: want 3 to 63"},
 		{[]string{"plan", "-fit", "-years", "68", "-peak-workers", "255", "-max-bits", "53", "-gene-bits", "14"}, "and 14 gene bits, which leave no sequence bit of 53"},
 		{[]string{"plan", "-epoch", "soon"}, `-epoch "soon" is neither`},
