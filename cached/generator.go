@@ -241,9 +241,10 @@ func (cfg Config) check() (checked, error) {
 		return checked{}, fmt.Errorf("%w: BoostPower %s with %d sequence bits makes a ring of 2^%d IDs: %s",
 			uidgen.ErrConfig, given, seqBits, seqBits+boost, want)
 	}
-	// Checked here, not left to the ring, so that the error is the field's.
-	if f := cfg.PaddingFactor; f < 0 || f >= 100 {
-		return checked{}, fmt.Errorf("%w: PaddingFactor %d, want 1 to 99, or 0 for 50", uidgen.ErrConfig, f)
+	// Checked here too, as the ring checks it, so that the error is
+	// cached's field's and not ringbuffer's.
+	if _, err := defaults.PaddingFactor(cfg.PaddingFactor); err != nil {
+		return checked{}, err
 	}
 	c.ringSize = 1 << (seqBits + boost)
 	if c.maxAhead < 0 {

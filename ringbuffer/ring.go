@@ -18,9 +18,6 @@ import (
 // maxSize is the largest ring New accepts: 2^24 values.
 const maxSize = defaults.RingMaxSize
 
-// defaultPaddingFactor is the padding factor of a Config that leaves it zero.
-const defaultPaddingFactor = 50
-
 // ErrEmpty: Take found the ring empty and its TakePolicy gave up, or the
 // producer sealed the ring and it has drained. A bad Config is
 // uidgen.ErrConfig.
@@ -153,12 +150,9 @@ func New(cfg Config) (*Ring, error) {
 	if cfg.Size < 1 || cfg.Size > maxSize || cfg.Size&(cfg.Size-1) != 0 {
 		return nil, fmt.Errorf("ringbuffer: %w: Size %d, want a power of two from 1 to %d", uidgen.ErrConfig, cfg.Size, maxSize)
 	}
-	factor := cfg.PaddingFactor
-	if factor == 0 {
-		factor = defaultPaddingFactor
-	}
-	if factor <= 0 || factor >= 100 {
-		return nil, fmt.Errorf("ringbuffer: %w: PaddingFactor %d, want more than 0 and less than 100", uidgen.ErrConfig, factor)
+	factor, err := defaults.PaddingFactor(cfg.PaddingFactor)
+	if err != nil {
+		return nil, fmt.Errorf("ringbuffer: %w", err)
 	}
 	size := int64(cfg.Size)
 	// A run takes two lines and a pointer where a value took a quarter of

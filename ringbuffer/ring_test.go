@@ -30,7 +30,7 @@ func TestNewRejects(t *testing.T) {
 		{"not a power of two", Config{Size: 12}, "Size 12,"},
 		{"above maxSize", Config{Size: maxSize * 2}, "Size 33554432, want a power of two from 1 to 16777216"},
 		{"negative factor", Config{Size: 8, PaddingFactor: -1}, "PaddingFactor -1,"},
-		{"factor 100", Config{Size: 8, PaddingFactor: 100}, "PaddingFactor 100, want more than 0 and less than 100"},
+		{"factor 100", Config{Size: 8, PaddingFactor: 100}, "PaddingFactor 100, want 1 to 99, or 0 for 50"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -9,8 +9,11 @@
 package defaults
 
 import (
+	"fmt"
 	"strings"
 	"time"
+
+	"github.com/seed4d941b13/uidgen"
 )
 
 // The ring's (ringbuffer).
@@ -27,6 +30,20 @@ const (
 	// fraction of a second for a CPU.
 	RingWait = time.Second
 )
+
+// PaddingFactor returns the ring's padding factor for a Config's f: 50
+// where f is 0, f itself from 1 to 99, and otherwise an error wrapping
+// uidgen.ErrConfig that names it. ringbuffer.New and cached check it with
+// this, each under its own prefix, so that one rule reads one way.
+func PaddingFactor(f int) (int, error) {
+	switch {
+	case f == 0:
+		return 50, nil
+	case f < 0 || f >= 100:
+		return 0, fmt.Errorf("%w: PaddingFactor %d, want 1 to 99, or 0 for 50", uidgen.ErrConfig, f)
+	}
+	return f, nil
+}
 
 // The segment generator's (segment.Config), which package serial and the
 // command read too.

@@ -1,8 +1,11 @@
 package defaults
 
 import (
+	"errors"
 	"testing"
 	"time"
+
+	"github.com/seed4d941b13/uidgen"
 )
 
 func TestDuration(t *testing.T) {
@@ -22,6 +25,20 @@ func TestDuration(t *testing.T) {
 	} {
 		if got := Duration(tt.d); got != tt.want {
 			t.Errorf("Duration(%v) = %q, want %q", tt.d, got, tt.want)
+		}
+	}
+}
+
+func TestPaddingFactor(t *testing.T) {
+	for _, tt := range []struct {
+		f, want int
+		err     bool
+	}{
+		{0, 50, false}, {1, 1, false}, {99, 99, false}, {-1, 0, true}, {100, 0, true},
+	} {
+		got, err := PaddingFactor(tt.f)
+		if got != tt.want || (err != nil) != tt.err || err != nil && !errors.Is(err, uidgen.ErrConfig) {
+			t.Errorf("PaddingFactor(%d) = %d, %v; want %d, an error wrapping uidgen.ErrConfig: %v", tt.f, got, err, tt.want, tt.err)
 		}
 	}
 }
