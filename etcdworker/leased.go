@@ -1,7 +1,6 @@
 package etcdworker
 
 import (
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -55,9 +54,7 @@ func NewLeased(cfg Config) (*Leased, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := cmp.Or(leasing.CheckRange("LeaseTTL", c.LeaseTTL, leasing.MinEtcdTTL, leasing.MaxTTL),
-		leasing.CheckRange("LeaseHorizon", c.LeaseHorizon, leasing.MinHorizon, leasing.MaxHorizon),
-		leasing.CheckIDs(c.WorkerIDs)); err != nil {
+	if err := leasing.CheckConfig(c.LeaseTTL, c.LeaseHorizon, leasing.MinEtcdTTL, c.WorkerIDs); err != nil {
 		return nil, fmt.Errorf("etcdworker: %w", err)
 	}
 	host, err := os.Hostname()

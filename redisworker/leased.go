@@ -1,7 +1,6 @@
 package redisworker
 
 import (
-	"cmp"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -57,9 +56,7 @@ func NewLeased(cfg Config) (*Leased, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := cmp.Or(leasing.CheckRange("LeaseTTL", c.LeaseTTL, leasing.MinTTL, leasing.MaxTTL),
-		leasing.CheckRange("LeaseHorizon", c.LeaseHorizon, leasing.MinHorizon, leasing.MaxHorizon),
-		leasing.CheckIDs(c.WorkerIDs)); err != nil {
+	if err := leasing.CheckConfig(c.LeaseTTL, c.LeaseHorizon, leasing.MinTTL, c.WorkerIDs); err != nil {
 		return nil, fmt.Errorf("redisworker: %w", err)
 	}
 	host, err := os.Hostname()

@@ -1,7 +1,6 @@
 package worker
 
 import (
-	"cmp"
 	"context"
 	"crypto/rand"
 	"database/sql"
@@ -71,9 +70,7 @@ func NewLeased(cfg Config) (*Leased, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := cmp.Or(leasing.CheckRange("LeaseTTL", c.LeaseTTL, leasing.MinTTL, leasing.MaxTTL),
-		leasing.CheckRange("LeaseHorizon", c.LeaseHorizon, leasing.MinHorizon, leasing.MaxHorizon),
-		leasing.CheckIDs(c.WorkerIDs)); err != nil {
+	if err := leasing.CheckConfig(c.LeaseTTL, c.LeaseHorizon, leasing.MinTTL, c.WorkerIDs); err != nil {
 		return nil, fmt.Errorf("worker: %w", err)
 	}
 	return &Leased{db: c.DB, d: c.d, table: c.Table, timing: leasing.NewTiming(c.LeaseTTL, c.LeaseHorizon), ids: c.WorkerIDs, logger: c.Logger,

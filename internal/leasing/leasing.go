@@ -12,6 +12,7 @@
 package leasing
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -89,6 +90,16 @@ func NewTiming(ttl, horizon time.Duration) Timing {
 	return Timing{TTL: ttl, Ahead: horizon + ttl/3, Every: ttl / 3}
 }
 
+// CheckConfig checks what every store's Config holds of a lease: LeaseTTL
+// from minTTL (MinTTL, or MinEtcdTTL for etcd) to MaxTTL, LeaseHorizon from
+// MinHorizon to MaxHorizon, and WorkerIDs (checkIDs). Its error, the first
+// it finds, wraps uidgen.ErrConfig unprefixed.
+func CheckConfig(ttl, horizon, minTTL time.Duration, ids uidgen.WorkerIDRange) error {
+	return cmp.Or(CheckRange("LeaseTTL", ttl, minTTL, MaxTTL),
+		CheckRange("LeaseHorizon", horizon, MinHorizon, MaxHorizon),
+		checkIDs(ids))
+}
+
 // CheckRange returns nil if d, the Config field called field, is in
 // [lo, hi], and otherwise an error wrapping uidgen.ErrConfig that names the
 // field, d and the range, unprefixed.
@@ -111,10 +122,10 @@ func CheckMaxWorkerID(maxWorkerID int64) error {
 	return nil
 }
 
-// CheckIDs returns the error of a range that is wrong under any layout:
+// checkIDs returns the error of a range that is wrong under any layout:
 // one that starts below 1 or is empty. Its end is checked against the
 // layout's largest worker ID at each lease, which alone knows it.
-func CheckIDs(r uidgen.WorkerIDRange) error {
+func checkIDs(r uidgen.WorkerIDRange) error {
 	_, _, err := r.Bounds(math.MaxInt64)
 	return err
 }
