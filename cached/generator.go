@@ -37,6 +37,7 @@ import (
 
 	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/internal/defaults"
+	"github.com/seed4d941b13/uidgen/internal/ring"
 	"github.com/seed4d941b13/uidgen/internal/scheme"
 	"github.com/seed4d941b13/uidgen/padding"
 	"github.com/seed4d941b13/uidgen/ringbuffer"
@@ -149,7 +150,7 @@ type Config struct {
 // It is safe for concurrent use. Build one with New and stop it with Close.
 type Generator struct {
 	s      *scheme.Scheme
-	ring   *ringbuffer.Ring
+	ring   *ring.Ring // the ringbuffer.Ring the padder fills
 	src    *ticks
 	padder *padding.Executor
 
@@ -264,13 +265,13 @@ func (cfg Config) check() (checked, error) {
 
 // start fills ring with whole ticks and starts the padder that keeps it
 // full.
-func start(c checked, ring *ringbuffer.Ring) (*Generator, error) {
-	src := newTicks(c.s, ring, c.maxAhead, c.maxLag)
-	padder, err := padding.New(padding.Config{Ring: ring, Source: src, Interval: c.interval})
+func start(c checked, rb *ringbuffer.Ring) (*Generator, error) {
+	src := newTicks(c.s, rb, c.maxAhead, c.maxLag)
+	padder, err := padding.New(padding.Config{Ring: rb, Source: src, Interval: c.interval})
 	if err != nil {
 		return nil, err
 	}
-	return &Generator{s: c.s, ring: ring, src: src, padder: padder}, nil
+	return &Generator{s: c.s, ring: (*ring.Ring)(rb), src: src, padder: padder}, nil
 }
 
 // NextID returns a new UID. IDs from one goroutine increase (on a layout
@@ -287,9 +288,12 @@ func (g *Generator) NextID() (int64, error) {
 	if g.closed.Load() {
 		return 0, errNextIDClosed
 	}
-	uid, err := g.ring.Take()
-	if err != nil {
-		return 0, fmt.Errorf("cached: next ID: %w", err)
+	uid, miss, off := g.ring.TakeFast()
+	if miss != nil {
+		var err error
+		if uid, err = g.ring.TakeMiss(miss, off); err != nil {
+			return 0, fmt.Errorf("cached: next ID: %w", err)
+		}
 	}
 	return g.s.Sow(uid), nil
 }
@@ -308,9 +312,12 @@ func (g *Generator) NextIDFor(key int64) (int64, error) {
 	if g.closed.Load() {
 		return 0, fmt.Errorf("cached: next ID for key %d: %w", key, uidgen.ErrClosed)
 	}
-	uid, err := g.ring.Take()
-	if err != nil {
-		return 0, fmt.Errorf("cached: next ID for key %d: %w", key, err)
+	uid, miss, off := g.ring.TakeFast()
+	if miss != nil {
+		var err error
+		if uid, err = g.ring.TakeMiss(miss, off); err != nil {
+			return 0, fmt.Errorf("cached: next ID for key %d: %w", key, err)
+		}
 	}
 	return g.s.WithGene(uid, key), nil
 }
@@ -382,7 +389,7 @@ type Stats struct {
 // read one at a time, so they describe nearby instants, not one.
 func (g *Generator) Stats() Stats {
 	return Stats{
-		Stats:     g.ring.Stats(),
+		Stats:     ringbuffer.Stats(g.ring.Stats()),
 		Fills:     g.padder.Fills(),
 		Ahead:     g.src.ahead(),
 		ClockWait: time.Duration(g.src.clockWait.Load()),

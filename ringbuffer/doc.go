@@ -67,21 +67,26 @@
 // # Stale values
 //
 // A producer that puts values in increasing order may make the values below
-// a bound stale (DropBelow): they are never handed out. A take checks the
-// value it took against the bound and drops it (Stats.Stale) if it is
-// below, then drops the whole stale run at the head of the ring: one
-// compare-and-swap moves the head run's next from the offset read to the
-// first fresh one, so a value is taken once or dropped once, never both.
-// TestStress's stale cases fail when a take hands out a value below the
-// bound it read before its take, or when a drop counts values another take
-// took.
+// a bound stale (DropBelow): they are never handed out. DropBelow drops them
+// itself, before it publishes the bound: one compare-and-swap moves the
+// head run's next from the offset read to the first fresh one, so a value
+// is taken once or dropped once, never both, and a run dropped to its end
+// is passed. Once it returns, no value below the bound is left to take; a
+// later Put drops those of its run the same way, by starting the run past
+// them. So a take never looks at the bound: a take that began before
+// DropBelow returned may still get a value below it, one it took before
+// the drop. TestStress's stale cases fail when a take hands out a value
+// below the bound it read before its take (as it does when DropBelow
+// publishes the bound before it drops), or when a drop counts values
+// another take took; TestPutBelowLowest fails when Put hands out values
+// below the bound.
 //
 // # Cache lines
 //
 // A take writes one line: its run's next, which has a line to itself.
 // The run's other fields, cur, and the fields New sets sit on lines that
-// only the producer writes, once a run or once a fill, so they stay in
-// every consumer's cache; takes on several cores pass only next's line
+// only the producer writes, once a run or at New, so they stay in every
+// consumer's cache; takes on several cores pass only next's line
 // between them, as an atomic counter's adds do. The producer writes no
 // line a take writes: it makes a run, stores one pointer, and publishes
 // tail and the count of values put, on a line of their own. bench/RESULTS.md

@@ -15,6 +15,7 @@ import (
 	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/internal/defaults"
 	"github.com/seed4d941b13/uidgen/internal/dialect"
+	"github.com/seed4d941b13/uidgen/internal/ring"
 	"github.com/seed4d941b13/uidgen/padding"
 	"github.com/seed4d941b13/uidgen/ringbuffer"
 )
@@ -140,7 +141,7 @@ const claimTimeout = 10 * time.Second
 // goroutine keeps full. It is safe for concurrent use. Build one with New and
 // stop it with Close.
 type Generator struct {
-	ring   *ringbuffer.Ring
+	ring   *ring.Ring // the ringbuffer.Ring the padder fills
 	src    *ranges
 	padder *padding.Executor
 
@@ -182,20 +183,20 @@ func newGenerator(ctx context.Context, cfg Config, create bool) (*Generator, err
 		return nil, fmt.Errorf("segment: %w", err)
 	}
 	c.create = create
-	ring, err := ringbuffer.New(ringbuffer.Config{Size: c.ringSize, RejectedTake: cfg.RejectedTake})
+	rb, err := ringbuffer.New(ringbuffer.Config{Size: c.ringSize, RejectedTake: cfg.RejectedTake})
 	if err != nil {
 		return nil, fmt.Errorf("segment: %w", err)
 	}
-	src, err := start(ctx, c, ring)
+	src, err := start(ctx, c, rb)
 	if err != nil {
 		return nil, fmt.Errorf("segment: %w", err)
 	}
-	padder, err := padding.New(padding.Config{Ring: ring, Source: src})
+	padder, err := padding.New(padding.Config{Ring: rb, Source: src})
 	if err != nil {
 		src.stop()
 		return nil, fmt.Errorf("segment: %w", err)
 	}
-	return &Generator{ring: ring, src: src, padder: padder}, nil
+	return &Generator{ring: (*ring.Ring)(rb), src: src, padder: padder}, nil
 }
 
 // config is a checked Config with its defaults filled in.
@@ -284,9 +285,12 @@ func (g *Generator) NextID() (int64, error) {
 	if g.closed.Load() {
 		return 0, errNextIDClosed
 	}
-	n, err := g.ring.Take()
-	if err != nil {
-		return 0, fmt.Errorf("segment: next ID: %w", err)
+	n, miss, off := g.ring.TakeFast()
+	if miss != nil {
+		var err error
+		if n, err = g.ring.TakeMiss(miss, off); err != nil {
+			return 0, fmt.Errorf("segment: next ID: %w", err)
+		}
 	}
 	return n, nil
 }
@@ -367,7 +371,7 @@ type Stats struct {
 // time, so they describe nearby instants, not one.
 func (g *Generator) Stats() Stats {
 	st := g.src.stats()
-	st.Stats = g.ring.Stats()
+	st.Stats = ringbuffer.Stats(g.ring.Stats())
 	st.Fills = g.padder.Fills()
 	return st
 }

@@ -1,4 +1,4 @@
-package ringbuffer
+package ring
 
 import (
 	"sync/atomic"

@@ -1,4 +1,4 @@
-package ringbuffer
+package ring
 
 import (
 	"errors"
@@ -57,7 +57,7 @@ func TestLayout(t *testing.T) {
 	}
 	var r Ring
 	cur, tail := unsafe.Offsetof(r.cur), unsafe.Offsetof(r.tail)
-	if lo := unsafe.Offsetof(r.lowest) + 8; cur-lo < lineSize {
+	if lo := unsafe.Offsetof(r.wakeups) + 8; cur-lo < lineSize {
 		t.Errorf("cur at %d is %d bytes after the read-only fields, want a line (%d)", cur, cur-lo, lineSize)
 	}
 	if tail-(cur+8) < lineSize {
@@ -479,5 +479,31 @@ func stress(t *testing.T, size, consumers, total int, batch bool, staleLag int64
 	}
 	if s.Taken+s.Stale != int64(total) || s.Available != 0 || s.TakesFailed != int64(consumers) {
 		t.Fatalf("Stats = %+v; want all %d values taken or stale, none waiting, one failed take per consumer", s, total)
+	}
+}
+
+// TestPutBelowLowest: values put below the bound of an earlier DropBelow
+// are stale at once, since takes no longer look at the bound: Put counts
+// them as placed, drops them, and starts the run past them.
+func TestPutBelowLowest(t *testing.T) {
+	r := mustNew(t, Config{Size: 64, RejectedTake: Fail})
+	r.DropBelow(100)
+	if n := r.Put(Run{First: 1, Step: 10, N: 5}); n != 5 { // 1..41: all stale
+		t.Fatalf("Put of a run wholly below the bound = %d, want 5", n)
+	}
+	if n := r.Put(Run{First: 95, Step: 2, N: 5}); n != 5 { // 95, 97, 99 stale
+		t.Fatalf("Put of a run partly below the bound = %d, want 5", n)
+	}
+	dst := make([]int64, 8)
+	n, err := r.TakeN(dst)
+	if err != nil || !slices.Equal(dst[:n], []int64{101, 103}) {
+		t.Fatalf("TakeN = %v, %v; want [101 103]", dst[:n], err)
+	}
+	if s := r.Stats(); s.Stale != 8 || s.Taken != 2 || s.Available != 0 {
+		t.Fatalf("Stats = %+v; want 8 stale, 2 taken, none waiting", s)
+	}
+	r.Put(Run{First: 99, N: 2})
+	if v, err := r.Take(); v != 100 || err != nil {
+		t.Fatalf("Take = %d, %v; want 100, the first value at the bound", v, err)
 	}
 }

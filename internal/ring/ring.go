@@ -1,4 +1,4 @@
-package ringbuffer
+package ring
 
 import (
 	"errors"
@@ -18,16 +18,13 @@ import (
 // maxSize is the largest ring New accepts: 2^24 values.
 const maxSize = defaults.RingMaxSize
 
-// ErrEmpty: Take found the ring empty and its TakePolicy gave up, or the
-// producer sealed the ring and it has drained. A bad Config is
-// uidgen.ErrConfig.
+// ErrEmpty is ringbuffer.ErrEmpty.
 var ErrEmpty = errors.New("ring is empty")
 
 // lineSize is the cache line size of the target, as x/sys/cpu pads it.
 const lineSize = unsafe.Sizeof(cpu.CacheLinePad{})
 
-// Run is what a producer puts: N values from First, Step apart (First,
-// First+Step, ..., First+(N-1)*Step). A Step below 1 counts as 1.
+// Run is ringbuffer.Run: N values from First, Step apart.
 type Run struct {
 	First int64
 	Step  int64
@@ -61,30 +58,15 @@ type run struct {
 	_      [lineSize - 40]byte
 }
 
-// Config says how to build a Ring.
+// Config is ringbuffer.Config, whose doc says what each field means.
 type Config struct {
-	// Size is the most values the ring holds, a power of two from 1 to
-	// 2^24. Required. The ring holds at most Size/16 runs, and
-	// at most 64 (one, below 16), so runs shorter than 16 values, or than
-	// Size/64, fill it before their values do.
-	Size int
-
-	// PaddingFactor is Baidu's paddingFactor: a take that leaves fewer than
-	// PaddingFactor percent of Size waiting wakes the producer. It must be
-	// above 0 and below 100; zero means 50.
+	Size          int
 	PaddingFactor int
-
-	// RejectedTake decides what Take does on an empty ring. Nil means
-	// Wait(time.Second): wait for the producer, and fail once it has put
-	// nothing for a second.
-	RejectedTake TakePolicy
+	RejectedTake  TakePolicy // nil: Wait(defaults.RingWait)
 }
 
-// Ring is a ring of runs of int64 values with one producer and many
-// consumers. It is safe for concurrent use by any number of goroutines
-// calling Take, TakeN, TakeAll and Stats and Seal, and one goroutine at a
-// time calling Put, Free, Rearm, Pause and DropBelow. A Ring must not be
-// copied.
+// Ring is the body of ringbuffer.Ring, whose doc says who may call which
+// method. A Ring must not be copied.
 type Ring struct {
 	_ cpu.CacheLinePad
 
@@ -97,11 +79,6 @@ type Ring struct {
 	wakeMask     int64 // Take looks at the threshold at offsets where off&wakeMask is 0
 	rejectedTake TakePolicy
 	wakeups      chan struct{} // capacity 1
-
-	// lowest is written by the producer's DropBelow, about once a second, and
-	// read by every take: it shares the line of the fields above, which
-	// every take reads too. Values below it are stale.
-	lowest atomic.Int64
 
 	_ cpu.CacheLinePad
 
@@ -118,6 +95,11 @@ type Ring struct {
 	// the run. Takes read put to know how many values wait.
 	tail atomic.Int64
 	put  atomic.Int64
+
+	// lowest is the bound of DropBelow, below which values are stale.
+	// Only the producer reads it, in Put; takes never need to (see
+	// DropBelow). Atomic so that a test can read it while the ring runs.
+	lowest atomic.Int64
 
 	_ cpu.CacheLinePad
 
@@ -142,10 +124,7 @@ type Ring struct {
 	_ cpu.CacheLinePad
 }
 
-// New returns an empty Ring built from cfg. It fails with an error
-// wrapping uidgen.ErrConfig, naming the field, the value and the limit, when
-// Size is not a power of two from 1 to 2^24 or PaddingFactor is outside
-// (0, 100).
+// New is ringbuffer.New.
 func New(cfg Config) (*Ring, error) {
 	if cfg.Size < 1 || cfg.Size > maxSize || cfg.Size&(cfg.Size-1) != 0 {
 		return nil, fmt.Errorf("ringbuffer: %w: Size %d, want a power of two from 1 to %d", uidgen.ErrConfig, cfg.Size, maxSize)
@@ -189,12 +168,8 @@ func wakeEvery(threshold int64) int64 {
 	return every
 }
 
-// Put places the longest prefix of run that fits, as one run, and returns
-// how many values it placed; the rest stay the caller's. A producer that
-// asks Free first and puts no more places them all. A value that a take
-// has passed over counts as room at once. Put never waits for a consumer.
-//
-// Only one goroutine at a time may call Put: the ring's producer.
+// Put is ringbuffer.Ring.Put. The values it places below the bound of the
+// last DropBelow it drops at once: the run starts past them.
 func (r *Ring) Put(v Run) int {
 	step := max(v.Step, 1)
 	n := int64(min(v.N, r.Free()))
@@ -209,7 +184,12 @@ func (r *Ring) Put(v Run) int {
 	// Free found takes on the slot's run or past it (Room). A take that
 	// holds that run reads it, not this one, and cur reaches this one
 	// through the slot only after that run.
-	r.slots[(t+1)&r.runMask].Store(&run{seq: t + 1, first: v.First, step: step, n: n, before: put})
+	d := &run{seq: t + 1, first: v.First, step: step, n: n, before: put}
+	if stale := d.freshFrom(r.lowest.Load()); stale > 0 {
+		d.next.Store(stale)
+		r.stale.Add(stale)
+	}
+	r.slots[(t+1)&r.runMask].Store(d)
 	r.put.Store(put + n)
 	r.tail.Store(t + 1)
 	if r.paused.Load() != nil {
@@ -218,9 +198,7 @@ func (r *Ring) Put(v Run) int {
 	return int(n)
 }
 
-// Free returns how many values a Put can place now: Size less the values
-// waiting to be taken, or none while the slot the next run goes in holds
-// a run that takes have not reached (Room).
+// Free is ringbuffer.Ring.Free.
 func (r *Ring) Free() int {
 	// The next run replaces run tail+1-len(slots): free once cur is on
 	// it or past it, since a take that reads cur keeps the run it read.
@@ -230,14 +208,10 @@ func (r *Ring) Free() int {
 	return int(r.size - (r.put.Load() - r.passed()))
 }
 
-// Wakeups returns the channel on which consumers ask the producer to refill:
-// a take that leaves fewer than the threshold waiting, or finds the ring
-// empty, sends on it unless a wake-up is already pending.
+// Wakeups is ringbuffer.Ring.Wakeups.
 func (r *Ring) Wakeups() <-chan struct{} { return r.wakeups }
 
-// Rearm ends the pending wake-up, so that the next take below the threshold
-// asks again. The producer calls it after receiving from Wakeups and before
-// it reads Free, so no request made after its look at the ring is lost.
+// Rearm is ringbuffer.Ring.Rearm.
 func (r *Ring) Rearm() { r.wakePending.Store(false) }
 
 // wake asks the producer to refill, unless a wake-up is already pending.
@@ -267,50 +241,48 @@ type pause struct {
 	why   error
 }
 
-// Pause tells consumers that the producer will put nothing before until, or
-// with a zero until, not until something else than time changes, and why.
-// A take waiting on the empty ring counts the producer as stalled only from
-// until on, so a pause the producer announces does not exhaust a Wait
-// policy, and a take that gives up wraps why in its error. The next Put that
-// places a value ends the pause.
-//
-// Only the producer calls Pause.
+// Pause is ringbuffer.Ring.Pause.
 func (r *Ring) Pause(until time.Time, why error) { r.paused.Store(&pause{until, why}) }
 
-// Seal tells consumers that the producer will put no more: once the ring has
-// drained, Take and TakeN return an error wrapping both ErrEmpty and err at
-// once, without consulting the RejectedTake policy. The first Seal wins.
+// Seal is ringbuffer.Ring.Seal.
 func (r *Ring) Seal(err error) { r.sealed.CompareAndSwap(nil, &err) }
 
-// Take returns the next value. On an empty ring it wakes the producer and
-// asks the RejectedTake policy, which either lets it look again or fails it;
-// see TakePolicy. A value is returned by at most one Take or TakeN.
+// Take is ringbuffer.Ring.Take.
 func (r *Ring) Take() (int64, error) {
-	// The common case, spelled out so that it costs no second call: one
-	// add on the only line a take writes takes the offset it passed over,
-	// whose value is fresh and neither its run's last nor one where the
-	// take looks at the threshold. takeOffset does the rest.
-	d := r.cur.Load()
-	off := d.next.Add(1) - 1
-	if v := d.first + off*d.step; off < d.n-1 && off&r.wakeMask != 0 && v >= r.lowest.Load() {
-		return v, nil
+	v, miss, off := r.TakeFast()
+	if miss != nil {
+		return r.TakeMiss(miss, off)
 	}
-	return r.takeOffset(d, off)
+	return v, nil
 }
 
-// takeOffset is Take past its add, which took offset off of run d.
-func (r *Ring) takeOffset(d *run, off int64) (int64, error) {
+// TakeFast is the common case of Take, small enough that Go inlines it
+// into a generator's NextID, which then costs one call where Take would
+// cost two: one add on the only line a take writes takes an offset of the
+// head run. When the offset holds a fresh value that is neither its run's
+// last nor one where a take looks at the threshold, it returns that value
+// and a nil miss. Otherwise it returns the run and offset it took, which
+// the add made the caller's: TakeMiss must finish the take with them.
+func (r *Ring) TakeFast() (v int64, miss *run, off int64) {
+	d := r.cur.Load()
+	off = d.next.Add(1) - 1
+	if off < d.n-1 && off&r.wakeMask != 0 {
+		return d.first + off*d.step, nil, 0
+	}
+	return 0, d, off
+}
+
+// TakeMiss finishes a take whose TakeFast missed: the add took offset off
+// of run d.
+func (r *Ring) TakeMiss(d *run, off int64) (int64, error) {
 	if off < d.n {
 		if off == d.n-1 {
 			r.advance(d)
 		}
-		if v := d.first + off*d.step; v >= r.lowest.Load() {
-			if r.put.Load()-(d.before+off+1) < r.threshold {
-				r.wake()
-			}
-			return v, nil
+		if r.put.Load()-(d.before+off+1) < r.threshold {
+			r.wake()
 		}
-		r.stale.Add(1) // taken, and dropped: below lowest
+		return d.first + off*d.step, nil
 	}
 	var dst [1]int64
 	if n := r.takeRun(dst[:]); n == 0 {
@@ -321,10 +293,7 @@ func (r *Ring) takeOffset(d *run, off int64) (int64, error) {
 	return dst[0], nil
 }
 
-// TakeN fills a prefix of dst with the next values, taking each run's
-// share with one atomic add, and returns how many it took: at least one
-// unless dst is empty or err is not nil. It takes no more than are
-// waiting, and treats an empty ring as Take does. Only dst[:n] is written.
+// TakeN is ringbuffer.Ring.TakeN.
 func (r *Ring) TakeN(dst []int64) (int, error) {
 	if len(dst) == 0 {
 		return 0, nil
@@ -346,9 +315,7 @@ func (r *Ring) TakeN(dst []int64) (int, error) {
 	return int(n), nil
 }
 
-// TakeAll fills dst with the next values, in increasing ring order, in as
-// few TakeN calls as the ring allows, and returns len(dst). On an error it
-// returns how many it took and the error, and zeroes dst past them.
+// TakeAll is ringbuffer.Ring.TakeAll.
 func (r *Ring) TakeAll(dst []int64) (int, error) {
 	filled := 0
 	for filled < len(dst) {
@@ -402,10 +369,6 @@ func (r *Ring) takeRun(dst []int64) (n int64) {
 		if d == nil {
 			return 0
 		}
-		if lowest := r.lowest.Load(); d.first+c*d.step < lowest {
-			r.dropStale(lowest)
-			continue
-		}
 		want := min(int64(len(dst)), d.n-c)
 		off := d.next.Add(want) - want
 		n = min(want, d.n-off)
@@ -425,53 +388,48 @@ func (r *Ring) takeRun(dst []int64) (n int64) {
 	}
 }
 
-// DropBelow makes the values below lowest stale: no take returns one, and the
-// first take to meet them, or DropBelow itself, passes over them all and drops
-// them (counted in Stats.Stale). It is how the cached generator throws away
-// IDs whose second has fallen too far behind the clock. The values must be
-// put in increasing order, so that the stale ones are always at the head of
-// the ring.
-//
-// Only the producer calls DropBelow.
+// DropBelow is ringbuffer.Ring.DropBelow. It drops the stale values
+// before it publishes the bound: in each run at the head of the ring,
+// which increasing order keeps together, one compare-and-swap moves next
+// from the offset read to the first fresh one, so that a value is taken
+// once or dropped once, never both, and a run dropped to its end moves cur
+// past it. A CAS fails only because a take moved next first. Once it
+// returns, no stale value is left for a take to meet, and Put drops those
+// of later runs, so takes never look at the bound.
 func (r *Ring) DropBelow(lowest int64) {
-	r.lowest.Store(lowest)
-	r.dropStale(lowest)
-}
-
-// dropStale passes over the values below lowest at the head of the ring, which
-// increasing order keeps together, and drops them: in each run, from the
-// next read to the first value at or above lowest, with one
-// compare-and-swap, so that a value is taken once or dropped once, never
-// both. A run it drops to the end it moves head past, and it goes on with
-// the next. The loop is lock-free: a CAS fails only because another take
-// succeeded.
-func (r *Ring) dropStale(lowest int64) {
 	for {
 		d, c := r.headRun()
 		if d == nil || d.first+c*d.step >= lowest {
-			return // the ring is empty, or its head fresh
+			break // the ring is empty, or its head fresh
 		}
-		// The first fresh offset: lowest-first over step, rounded up, in
-		// unsigned arithmetic since lowest-first may pass MaxInt64.
-		dist := uint64(lowest) - uint64(d.first)
-		fresh := d.n
-		if q := dist / uint64(d.step); q < uint64(d.n) {
-			fresh = int64(q)
-			if dist%uint64(d.step) != 0 {
-				fresh++
-			}
-		}
+		fresh := d.freshFrom(lowest)
 		if d.next.CompareAndSwap(c, fresh) {
 			r.stale.Add(fresh - c)
 			if fresh < d.n {
-				if r.put.Load()-(d.before+fresh) < r.threshold {
-					r.wake()
-				}
-				return
+				break
 			}
 			r.advance(d)
 		}
 	}
+	r.lowest.Store(lowest)
+}
+
+// freshFrom returns the offset of d's first value at or above lowest, or
+// d.n when none is: lowest-first over step, rounded up, in unsigned
+// arithmetic since lowest-first may pass MaxInt64.
+func (d *run) freshFrom(lowest int64) int64 {
+	if d.first >= lowest {
+		return 0
+	}
+	dist := uint64(lowest) - uint64(d.first)
+	q := dist / uint64(d.step)
+	if q >= uint64(d.n) {
+		return d.n
+	}
+	if dist%uint64(d.step) != 0 {
+		q++
+	}
+	return int64(q)
 }
 
 // takeWaiting is takeRun on an empty ring: it wakes the producer and loops
@@ -525,14 +483,9 @@ func (r *Ring) takeWaiting(dst []int64) (n int64, err error) {
 	return n, nil
 }
 
-// Stats is a snapshot of a Ring's counters.
+// Stats is ringbuffer.Stats, whose doc says what each field counts.
 type Stats struct {
-	Size        int64 // values the ring holds at most
-	Available   int64 // values waiting to be taken
-	Taken       int64 // values handed out by takes
-	TakesWaited int64 // takes that found the ring empty, waited and succeeded
-	TakesFailed int64 // takes that returned an error
-	Stale       int64 // values dropped as stale (DropBelow), never handed out
+	Size, Available, Taken, TakesWaited, TakesFailed, Stale int64
 }
 
 // passed returns how many values takes have passed over, taken or
@@ -542,9 +495,7 @@ func (r *Ring) passed() int64 {
 	return d.before + min(d.next.Load(), d.n)
 }
 
-// Stats returns a snapshot of r's counters. The fields are read one by one
-// while the ring runs, so a busy ring's snapshot is only approximately of
-// one instant; Available is kept within [0, Size].
+// Stats is ringbuffer.Ring.Stats.
 func (r *Ring) Stats() Stats {
 	passed := r.passed()
 	put := r.put.Load()
