@@ -27,7 +27,7 @@ type run struct {
 func writeMarkdown(w io.Writer, r *run, plotFile string) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# uidgen benchmarks\n\n")
-	fmt.Fprintf(&b, "Measured %s on %s (%d cores), %s, with `-count %d -benchtime %s`, by `bash bench/run.sh`,\n",
+	fmt.Fprintf(&b, "Measured %s on %s (%d cores), %s, in %d rounds of `-count 1 -benchtime %s`, by `bash bench/run.sh`,\n",
 		r.date, r.res.cpu, r.cores, r.goVersion, r.res.runs(), r.benchtime)
 	fmt.Fprintf(&b, "which rewrites this file; the raw output is in [results/](results/). The machine is shared and\n")
 	fmt.Fprintf(&b, "noisy: read ratios within this one run, not absolute numbers across runs.\n\n")

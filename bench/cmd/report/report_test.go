@@ -58,7 +58,7 @@ func TestReport(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"Measured 2026-01-02 on Test CPU (2 cores), go1.26, with `-count 3 -benchtime 1s`",
+		"Measured 2026-01-02 on Test CPU (2 cores), go1.26, in 3 rounds of `-count 1 -benchtime 1s`",
 		"| atomic | 100M | | | none",
 		"- **1 goroutine**, cached NextID at 50.0M IDs/s: 2.00× the ns/op of the atomic floor; 6.25k× the IDs/s of defaultgen.\n",
 		"- **2 goroutines**, cached NextID at 40.0M IDs/s.\n",
