@@ -18,7 +18,7 @@ mkdir -p results
 
 step() { printf '\n== %s\n' "$*" >&2; }
 
-step "benchmarks: -count $COUNT -benchtime $BENCHTIME (raw output: bench/results/bench.txt)"
+step "benchmarks: $COUNT rounds of -benchtime $BENCHTIME (raw output: bench/results/bench.txt)"
 # A benchmark that fails still leaves the others' numbers; the report lists
 # it under Failures instead of stopping here.
 # The suite runs COUNT rounds of one -count each, not -count COUNT once:
