@@ -169,8 +169,8 @@ type Collector struct {
 	now     func() time.Time    // the reservation's and lease's time left count from it
 
 	// taken is the highest Taken reported. Stats reads the cached ring's
-	// cursor and stale count one at a time, so while takes throw stale
-	// UIDs away a snapshot can count some of them as handed out, and the
+	// cursor and stale count one at a time, so while the padder drops
+	// stale UIDs a snapshot can count some of them as handed out, and the
 	// next one not; a counter must never go down, so Collect reports the
 	// highest seen.
 	mu    sync.Mutex

@@ -76,20 +76,21 @@
 // them. So a take never looks at the bound: a take that began before
 // DropBelow returned may still get a value below it, one it took before
 // the drop. TestStress's stale cases fail when a take hands out a value
-// below the bound it read before its take (as it does when DropBelow
-// publishes the bound before it drops), or when a drop counts values
-// another take took; TestPutBelowLowest fails when Put hands out values
-// below the bound.
+// below the bound the test read before the take began (as one does when
+// DropBelow publishes the bound before it drops), or when a drop counts
+// values another take took; TestPutBelowLowest fails when Put hands out
+// values below the bound, or Stats counts them as waiting.
 //
 // # Cache lines
 //
 // A take writes one line: its run's next, which has a line to itself.
-// The run's other fields, cur, and the fields New sets sit on lines that
-// only the producer writes, once a run or at New, so they stay in every
-// consumer's cache; takes on several cores pass only next's line
-// between them, as an atomic counter's adds do. The producer writes no
-// line a take writes: it makes a run, stores one pointer, and publishes
-// tail and the count of values put, on a line of their own. bench/RESULTS.md
+// The run's other fields and the fields New sets sit on lines no one
+// writes after, and cur on one written once a run, by the take that
+// finishes it, so they stay in every consumer's cache; takes on several
+// cores pass only next's line between them, as an atomic counter's adds
+// do. The producer writes no line a take writes but in DropBelow, about
+// once a second: it makes a run, stores one pointer, and publishes tail
+// and the count of values put, on a line of their own. bench/RESULTS.md
 // has what this costs next to a bare atomic add, and what a ring of one
 // 16-byte slot a value cost before it.
 //

@@ -6,9 +6,9 @@ import (
 	"github.com/seed4d941b13/uidgen/internal/ring"
 )
 
-// ErrEmpty: Take found the ring empty and its TakePolicy gave up, or the
-// producer sealed the ring and it has drained. A bad Config is
-// uidgen.ErrConfig.
+// ErrEmpty, "ring is empty": Take found the ring empty and its TakePolicy
+// gave up, or the producer sealed the ring and it has drained. A bad Config
+// is uidgen.ErrConfig.
 var ErrEmpty = ring.ErrEmpty
 
 // Run is what a producer puts: N values from First, Step apart (First,
@@ -62,9 +62,10 @@ func Wait(limit time.Duration) TakePolicy { return TakePolicy(ring.Wait(limit)) 
 // time calling Put, Free, Rearm, Pause and DropBelow. A Ring must not be
 // copied.
 //
-// Its body is the module's internal ring, which the cached generator and
-// segment take from directly, so that Go inlines a take's common case into
-// their NextID; this package's methods are that ring's, unchanged.
+// It is the module's internal ring under this package's name: the cached
+// generator and segment take from that ring directly, so that Go inlines a
+// take's common case into their NextID, and this package's methods are
+// that ring's. Nothing else about the type changes.
 type Ring ring.Ring
 
 // in returns the internal ring r is.
@@ -82,7 +83,9 @@ func New(cfg Config) (*Ring, error) {
 // Put places the longest prefix of run that fits, as one run, and returns
 // how many values it placed; the rest stay the caller's. A producer that
 // asks Free first and puts no more places them all. A value that a take
-// has passed over counts as room at once. Put never waits for a consumer.
+// has passed over counts as room at once. Values below the bound of the
+// last DropBelow count as placed, and are dropped at once (Stats.Stale).
+// Put never waits for a consumer.
 //
 // Only one goroutine at a time may call Put: the ring's producer.
 func (r *Ring) Put(v Run) int { return r.in().Put(ring.Run(v)) }
@@ -138,7 +141,9 @@ func (r *Ring) TakeAll(dst []int64) (int, error) { return r.in().TakeAll(dst) }
 // that begins after DropBelow returns gets one. It is how the cached
 // generator throws away IDs whose second has fallen too far behind the
 // clock. The values must be put in increasing order, so that the stale ones
-// are always at the head of the ring.
+// are always at the head of the ring. A bound below the last one replaces
+// it. DropBelow does not wake the producer: the producer that calls it
+// refills as it sees fit.
 //
 // Only the producer calls DropBelow.
 func (r *Ring) DropBelow(lowest int64) { r.in().DropBelow(lowest) }
@@ -150,7 +155,7 @@ type Stats struct {
 	Taken       int64 // values handed out by takes
 	TakesWaited int64 // takes that found the ring empty, waited and succeeded
 	TakesFailed int64 // takes that returned an error
-	Stale       int64 // values dropped as stale (DropBelow), never handed out
+	Stale       int64 // values dropped as below DropBelow's bound, never handed out
 }
 
 // Stats returns a snapshot of r's counters. The fields are read one by one

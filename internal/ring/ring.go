@@ -119,7 +119,8 @@ type Ring struct {
 	// Counters for Stats, written on the slow paths only.
 	takesWaited atomic.Int64
 	takesFailed atomic.Int64
-	stale       atomic.Int64
+	stale       atomic.Int64 // dropped from the ring by DropBelow: among the values passed
+	skipped     atomic.Int64 // dropped by Put below the bound: never in the ring
 
 	_ cpu.CacheLinePad
 }
@@ -169,7 +170,8 @@ func wakeEvery(threshold int64) int64 {
 }
 
 // Put is ringbuffer.Ring.Put. The values it places below the bound of the
-// last DropBelow it drops at once: the run starts past them.
+// last DropBelow it drops instead of putting them (counted in skipped): the
+// run it puts starts past them, and none is put when all are below.
 func (r *Ring) Put(v Run) int {
 	step := max(v.Step, 1)
 	n := int64(min(v.N, r.Free()))
@@ -179,23 +181,26 @@ func (r *Ring) Put(v Run) int {
 	if n <= 0 {
 		return 0
 	}
+	first, placed := v.First, n
+	if stale := freshFrom(first, step, n, r.lowest.Load()); stale > 0 {
+		r.skipped.Add(stale)
+		first += stale * step
+		if n -= stale; n == 0 {
+			return int(placed)
+		}
+	}
 	t := r.tail.Load() // the producer's own field: no one else moves it
 	put := r.put.Load()
 	// Free found takes on the slot's run or past it (Room). A take that
 	// holds that run reads it, not this one, and cur reaches this one
 	// through the slot only after that run.
-	d := &run{seq: t + 1, first: v.First, step: step, n: n, before: put}
-	if stale := d.freshFrom(r.lowest.Load()); stale > 0 {
-		d.next.Store(stale)
-		r.stale.Add(stale)
-	}
-	r.slots[(t+1)&r.runMask].Store(d)
+	r.slots[(t+1)&r.runMask].Store(&run{seq: t + 1, first: first, step: step, n: n, before: put})
 	r.put.Store(put + n)
 	r.tail.Store(t + 1)
 	if r.paused.Load() != nil {
 		r.paused.Store(nil)
 	}
-	return int(n)
+	return int(placed)
 }
 
 // Free is ringbuffer.Ring.Free.
@@ -259,9 +264,9 @@ func (r *Ring) Take() (int64, error) {
 // TakeFast is the common case of Take, small enough that Go inlines it
 // into a generator's NextID, which then costs one call where Take would
 // cost two: one add on the only line a take writes takes an offset of the
-// head run. When the offset holds a fresh value that is neither its run's
-// last nor one where a take looks at the threshold, it returns that value
-// and a nil miss. Otherwise it returns the run and offset it took, which
+// head run. When the offset holds a value that is neither its run's last
+// nor one where a take looks at the threshold, it returns that value and a
+// nil miss. Otherwise it returns the run and offset it took, which
 // the add made the caller's: TakeMiss must finish the take with them.
 func (r *Ring) TakeFast() (v int64, miss *run, off int64) {
 	d := r.cur.Load()
@@ -402,7 +407,7 @@ func (r *Ring) DropBelow(lowest int64) {
 		if d == nil || d.first+c*d.step >= lowest {
 			break // the ring is empty, or its head fresh
 		}
-		fresh := d.freshFrom(lowest)
+		fresh := freshFrom(d.first, d.step, d.n, lowest)
 		if d.next.CompareAndSwap(c, fresh) {
 			r.stale.Add(fresh - c)
 			if fresh < d.n {
@@ -414,19 +419,20 @@ func (r *Ring) DropBelow(lowest int64) {
 	r.lowest.Store(lowest)
 }
 
-// freshFrom returns the offset of d's first value at or above lowest, or
-// d.n when none is: lowest-first over step, rounded up, in unsigned
-// arithmetic since lowest-first may pass MaxInt64.
-func (d *run) freshFrom(lowest int64) int64 {
-	if d.first >= lowest {
+// freshFrom returns the offset of the first value at or above lowest of
+// the n values from first, step apart, or n when none is: lowest-first
+// over step, rounded up, in unsigned arithmetic since lowest-first may
+// pass MaxInt64.
+func freshFrom(first, step, n, lowest int64) int64 {
+	if first >= lowest {
 		return 0
 	}
-	dist := uint64(lowest) - uint64(d.first)
-	q := dist / uint64(d.step)
-	if q >= uint64(d.n) {
-		return d.n
+	dist := uint64(lowest) - uint64(first)
+	q := dist / uint64(step)
+	if q >= uint64(n) {
+		return n
 	}
-	if dist%uint64(d.step) != 0 {
+	if dist%uint64(step) != 0 {
 		q++
 	}
 	return int64(q)
@@ -506,6 +512,6 @@ func (r *Ring) Stats() Stats {
 		Taken:       max(passed-stale, 0),
 		TakesWaited: r.takesWaited.Load(),
 		TakesFailed: r.takesFailed.Load(),
-		Stale:       stale,
+		Stale:       stale + r.skipped.Load(),
 	}
 }

@@ -66,7 +66,7 @@ func TestLayout(t *testing.T) {
 	if unsafe.Offsetof(r.wakePending)-(unsafe.Offsetof(r.put)+8) < lineSize {
 		t.Errorf("wakePending is %d bytes after put, want a line (%d)", unsafe.Offsetof(r.wakePending)-(unsafe.Offsetof(r.put)+8), lineSize)
 	}
-	if unsafe.Sizeof(r)-(unsafe.Offsetof(r.stale)+8) < lineSize || unsafe.Offsetof(r.slots) < lineSize {
+	if unsafe.Sizeof(r)-(unsafe.Offsetof(r.skipped)+8) < lineSize || unsafe.Offsetof(r.slots) < lineSize {
 		t.Errorf("Ring of %d bytes is not padded a line at both ends", unsafe.Sizeof(r))
 	}
 	for size := 1; size <= maxSize; size *= 2 {
@@ -484,23 +484,34 @@ func stress(t *testing.T, size, consumers, total int, batch bool, staleLag int64
 
 // TestPutBelowLowest: values put below the bound of an earlier DropBelow
 // are stale at once, since takes no longer look at the bound: Put counts
-// them as placed, drops them, and starts the run past them.
+// them as placed and stale, and puts only the rest, so that Stats never
+// counts them as waiting or taken.
 func TestPutBelowLowest(t *testing.T) {
 	r := mustNew(t, Config{Size: 64, RejectedTake: Fail})
+	r.Put(Run{First: 1, N: 5})
+	dst := make([]int64, 8)
+	if n, err := r.TakeN(dst); n != 5 || err != nil {
+		t.Fatalf("TakeN = %d, %v; want the 5 put", n, err)
+	}
 	r.DropBelow(100)
 	if n := r.Put(Run{First: 1, Step: 10, N: 5}); n != 5 { // 1..41: all stale
 		t.Fatalf("Put of a run wholly below the bound = %d, want 5", n)
 	}
+	if s := r.Stats(); s != (Stats{Size: 64, Taken: 5, Stale: 5}) {
+		t.Fatalf("Stats after a Put wholly below the bound = %+v; want 5 taken, 5 stale, none waiting", s)
+	}
 	if n := r.Put(Run{First: 95, Step: 2, N: 5}); n != 5 { // 95, 97, 99 stale
 		t.Fatalf("Put of a run partly below the bound = %d, want 5", n)
 	}
-	dst := make([]int64, 8)
+	if s := r.Stats(); s.Available != 2 || s.Stale != 8 || s.Taken != 5 {
+		t.Fatalf("Stats after a Put partly below the bound = %+v; want 2 waiting, 8 stale, 5 taken", s)
+	}
 	n, err := r.TakeN(dst)
 	if err != nil || !slices.Equal(dst[:n], []int64{101, 103}) {
 		t.Fatalf("TakeN = %v, %v; want [101 103]", dst[:n], err)
 	}
-	if s := r.Stats(); s.Stale != 8 || s.Taken != 2 || s.Available != 0 {
-		t.Fatalf("Stats = %+v; want 8 stale, 2 taken, none waiting", s)
+	if s := r.Stats(); s.Stale != 8 || s.Taken != 7 || s.Available != 0 {
+		t.Fatalf("Stats = %+v; want 8 stale, 7 taken, none waiting", s)
 	}
 	r.Put(Run{First: 99, N: 2})
 	if v, err := r.Take(); v != 100 || err != nil {
