@@ -72,8 +72,8 @@
 // head run's next from the offset read to the first fresh one, so a value
 // is taken once or dropped once, never both, and a run dropped to its end
 // is passed. Once it returns, no value below the bound is left to take; a
-// later Put drops those of its run the same way, by starting the run past
-// them. So a take never looks at the bound: a take that began before
+// later Put leaves those of its run out of the ring (counted as stale too).
+// So a take never looks at the bound: a take that began before
 // DropBelow returned may still get a value below it, one it took before
 // the drop. TestStress's stale cases fail when a take hands out a value
 // below the bound the test read before the take began (as one does when
