@@ -81,10 +81,28 @@ func Open(path string, readOnly bool) (*sql.DB, error) {
 	// is not a database, or a directory that cannot be written, says so
 	// here rather than at the first lease.
 	ctx := context.Background()
-	var mode string
-	if err := db.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
+	if err := probe(ctx, db); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("SQLite file %s: %w", path, dialect.SQLite.Cause(ctx, err))
 	}
 	return db, nil
+}
+
+// probe opens a first connection to db, running the DSN's pragmas. SQLite
+// changes a file's journal mode without calling the busy handler, so when
+// processes open a new file at once, all but the one that makes it WAL
+// can fail at once with SQLITE_BUSY; probe tries again, for as long as a
+// statement waits for a lock (BusyTimeout), before it gives up.
+func probe(ctx context.Context, db *sql.DB) error {
+	deadline := time.Now().Add(BusyTimeout)
+	pause := time.Millisecond
+	for {
+		var mode string
+		err := db.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode)
+		if err == nil || dialect.SQLite.Kind(err) != dialect.Busy || time.Now().Add(pause).After(deadline) {
+			return err
+		}
+		time.Sleep(pause)
+		pause = min(2*pause, 50*time.Millisecond)
+	}
 }
