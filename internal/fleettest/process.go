@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os/exec"
 	"strconv"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -30,7 +31,7 @@ type Process struct {
 
 	cmd    *exec.Cmd
 	out    *bufio.Scanner
-	stderr bytes.Buffer // written by exec's copying goroutine until Wait returns
+	stderr lockedBuffer // written by exec's copying goroutine until Wait returns
 	waited bool
 	err    error // the exit error, once waited
 }
@@ -70,9 +71,29 @@ func wholeLines(data []byte, atEOF bool) (advance int, line []byte, err error) {
 // Pid returns the process's ID.
 func (p *Process) Pid() int { return p.cmd.Process.Pid }
 
-// Stderr returns what the process wrote to its stderr: all of it, once
-// Finish or End has returned, and not to be read before.
+// Stderr returns what the process has written to its stderr so far: all
+// of it, once Finish or End has returned. A test that fails before then
+// (a process that printed too few IDs) reads what is there.
 func (p *Process) Stderr() string { return p.stderr.String() }
+
+// lockedBuffer is a bytes.Buffer that exec's goroutine writes while the
+// test's reads it.
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
 
 // Read reads n more IDs, fewer where stdout ends first (io.EOF is not an
 // error: Finish says how the process ended).
