@@ -146,7 +146,8 @@ func times(x float64) string {
 	return resultsmd.SI(x)
 }
 
-// failures lists the failed benchmarks, in display order.
+// failures lists the failed benchmarks: the main table's in display
+// order, then the others in the order they failed.
 func failures(res *results) string {
 	var b strings.Builder
 	for _, im := range res.present() {
@@ -155,6 +156,9 @@ func failures(res *results) string {
 				fmt.Fprintf(&b, "- %s at %d goroutine%s, %d run%s: `%s`\n", im.label, g, plural(g), f.runs, plural(f.runs), f.first)
 			}
 		}
+	}
+	for _, f := range res.others {
+		fmt.Fprintf(&b, "- Benchmark%s, %d run%s: `%s`\n", f.name, f.runs, plural(f.runs), f.first)
 	}
 	return b.String()
 }

@@ -29,6 +29,11 @@ BenchmarkCached/goroutines=2-2    --- FAIL: BenchmarkCached/goroutines=2-2
     bench_test.go:81: stalled
 BenchmarkCached/goroutines=2-2    --- FAIL: BenchmarkCached/goroutines=2-2
     bench_test.go:81: stalled again
+--- FAIL: BenchmarkEtcdLeased
+    etcd_test.go:40: no etcd binary
+--- FAIL: BenchmarkCachedTwitter/goroutines=2-2
+    bench_test.go:81: stalled twitter
+--- FAIL: BenchmarkCachedTwitter
 `
 
 func TestReport(t *testing.T) {
@@ -67,6 +72,12 @@ func TestReport(t *testing.T) {
 		"| cached | 50.0M | 40.0M, **2 runs failed** | |",
 		"- cached batch at 64 goroutines, 1 run: `bench_test.go:81: ring is empty`\n",
 		"- cached at 2 goroutines, 2 runs: `bench_test.go:81: stalled`\n",
+		// The benchmarks the table does not show follow, each failed leaf
+		// once: not BenchmarkCachedBatch or BenchmarkCachedTwitter, which
+		// failed only as parents.
+		"- cached batch at 64 goroutines, 1 run: `bench_test.go:81: ring is empty`\n" +
+			"- BenchmarkEtcdLeased, 1 run: `etcd_test.go:40: no etcd binary`\n" +
+			"- BenchmarkCachedTwitter/goroutines=2, 1 run: `bench_test.go:81: stalled twitter`\n\n",
 		"![IDs per second by implementation and goroutines](plot.png)",
 		"## CPU at a steady rate\n",
 		"```text\ncpu table\n```\n\n## Ring memory\n",

@@ -37,13 +37,15 @@ type results struct {
 	cpu      string
 	samples  map[string]map[int][]float64 // impl.bench -> goroutines -> IDs/s
 	failures map[string]map[int]*failure  // impl.bench -> goroutines -> its failed runs
+	others   []namedFailure               // failed benchmarks the main table does not show
 	levels   []int                        // goroutine counts seen, ascending
 }
 
 // readResults parses `go test -bench` output: the results in the format
 // benchfmt reads, and the failures that go test reports around them.
 func readResults(raw []byte, name string) (*results, error) {
-	res := &results{samples: map[string]map[int][]float64{}, failures: readFailures(raw)}
+	res := &results{samples: map[string]map[int][]float64{}}
+	res.failures, res.others = readFailures(raw)
 	br := benchfmt.NewReader(bytes.NewReader(raw), name)
 	for br.Scan() {
 		rec, ok := br.Result().(*benchfmt.Result)
@@ -74,7 +76,7 @@ func readResults(raw []byte, name string) (*results, error) {
 			res.addLevel(g)
 		}
 	}
-	if len(res.samples) == 0 && len(res.failures) == 0 {
+	if len(res.samples) == 0 && len(res.failures) == 0 && len(res.others) == 0 {
 		return nil, fmt.Errorf("%s: no benchmark reports IDs/s", name)
 	}
 	slices.Sort(res.levels)
@@ -93,35 +95,66 @@ type failure struct {
 	first string // the first line the first of them logged
 }
 
-// failLine is how go test reports a failed sub-benchmark, after its name
-// when the failure cut its result line short: "--- FAIL:
-// BenchmarkCached/goroutines=64-2", then what it logged, indented.
-var failLine = regexp.MustCompile(`--- FAIL: Benchmark(\w+)/goroutines=(\d+)(?:-\d+)?\s*$`)
+// failLine is how go test reports a failed benchmark, after its name
+// when the failure cut its result line short ("--- FAIL:
+// BenchmarkCached/goroutines=64-2"), then what it logged, indented. A
+// benchmark whose sub-benchmark failed is reported failed after it, with
+// nothing logged of its own.
+var failLine = regexp.MustCompile(`--- FAIL: Benchmark(\S+?)(?:-\d+)?\s*$`)
 
-// readFailures finds the failed sub-benchmarks in raw.
-func readFailures(raw []byte) map[string]map[int]*failure {
-	out := map[string]map[int]*failure{}
+// tableName is the name of a sub-benchmark that the main table shows,
+// once its benchmark is one of impls.
+var tableName = regexp.MustCompile(`^(\w+)/goroutines=(\d+)$`)
+
+// namedFailure is a failed benchmark that the main table does not show:
+// one with no goroutine levels (the lease benchmarks, the encodings), or
+// a sub-benchmark of one that is not in impls.
+type namedFailure struct {
+	name string // as go test names it, without "Benchmark" and GOMAXPROCS
+	*failure
+}
+
+// readFailures finds the failed benchmarks in raw: those of the main
+// table by implementation and goroutines, the rest by name, in the order
+// they first failed. A benchmark that failed only because a sub-benchmark
+// did is not listed again.
+func readFailures(raw []byte) (table map[string]map[int]*failure, others []namedFailure) {
+	byName := map[string]*failure{}
+	var order []string
 	lines := strings.Split(string(raw), "\n")
 	for i, l := range lines {
 		m := failLine.FindStringSubmatch(l)
 		if m == nil {
 			continue
 		}
-		g, _ := strconv.Atoi(m[2]) // \d+: a number
-		if out[m[1]] == nil {
-			out[m[1]] = map[int]*failure{}
-		}
-		f := out[m[1]][g]
+		f := byName[m[1]]
 		if f == nil {
 			f = &failure{first: "no message"}
 			if i+1 < len(lines) && !failLine.MatchString(lines[i+1]) && strings.TrimSpace(lines[i+1]) != "" {
 				f.first = strings.TrimSpace(lines[i+1])
 			}
-			out[m[1]][g] = f
+			byName[m[1]] = f
+			order = append(order, m[1])
 		}
 		f.runs++
 	}
-	return out
+	table = map[string]map[int]*failure{}
+	for _, name := range order {
+		if slices.ContainsFunc(order, func(sub string) bool { return strings.HasPrefix(sub, name+"/") }) {
+			continue
+		}
+		m := tableName.FindStringSubmatch(name)
+		if m == nil || !slices.ContainsFunc(impls, func(im impl) bool { return im.bench == m[1] }) {
+			others = append(others, namedFailure{name, byName[name]})
+			continue
+		}
+		g, _ := strconv.Atoi(m[2]) // \d+: a number
+		if table[m[1]] == nil {
+			table[m[1]] = map[int]*failure{}
+		}
+		table[m[1]][g] = byName[name]
+	}
+	return table, others
 }
 
 // goroutines finds the goroutines=N part of a benchmark name.
