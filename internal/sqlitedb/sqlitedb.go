@@ -91,8 +91,8 @@ func Open(path string, readOnly bool) (*sql.DB, error) {
 // probe opens a first connection to db, running the DSN's pragmas. SQLite
 // changes a file's journal mode without calling the busy handler, so when
 // processes open a new file at once, all but the one that makes it WAL
-// can fail at once with SQLITE_BUSY; probe tries again, for as long as a
-// statement waits for a lock (BusyTimeout), before it gives up.
+// can fail at once with SQLITE_BUSY; probe tries again, and starts no new
+// try once BusyTimeout, what a statement waits for a lock, has passed.
 func probe(ctx context.Context, db *sql.DB) error {
 	deadline := time.Now().Add(BusyTimeout)
 	pause := time.Millisecond

@@ -63,7 +63,7 @@ func writeMarkdown(w io.Writer, r *run, plotFile string) error {
 	b.WriteString("good its code: those rows measure the layout as much as the library.\n\n")
 
 	if f := failures(r.res); f != "" {
-		b.WriteString("## Failures\n\nThese runs stopped at an error instead of measuring; the medians above are of the\nruns that finished. The first line each logged:\n\n")
+		b.WriteString("## Failures\n\nThese runs stopped at an error instead of measuring; the medians above are of the\nruns that finished, and a benchmark the table does not show has no numbers in this\nfile. The first line each logged:\n\n")
 		b.WriteString(f)
 		b.WriteString("\n")
 	}

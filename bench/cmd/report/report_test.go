@@ -34,6 +34,10 @@ BenchmarkCached/goroutines=2-2    --- FAIL: BenchmarkCached/goroutines=2-2
 --- FAIL: BenchmarkCachedTwitter/goroutines=2-2
     bench_test.go:81: stalled twitter
 --- FAIL: BenchmarkCachedTwitter
+--- FAIL: BenchmarkSegment/tags=1-2
+    segment_test.go:10: claim failed
+--- FAIL: BenchmarkSegment
+    segment_test.go:5: table dropped
 `
 
 func TestReport(t *testing.T) {
@@ -70,14 +74,16 @@ func TestReport(t *testing.T) {
 		"- **64 goroutines**: no cached NextID result in this run.\n",
 		"| cached batch | | | **fails** |",
 		"| cached | 50.0M | 40.0M, **2 runs failed** | |",
-		"- cached batch at 64 goroutines, 1 run: `bench_test.go:81: ring is empty`\n",
 		"- cached at 2 goroutines, 2 runs: `bench_test.go:81: stalled`\n",
 		// The benchmarks the table does not show follow, each failed leaf
 		// once: not BenchmarkCachedBatch or BenchmarkCachedTwitter, which
-		// failed only as parents.
+		// failed only as parents, but BenchmarkSegment, which logged an
+		// error of its own besides its sub-benchmark's.
 		"- cached batch at 64 goroutines, 1 run: `bench_test.go:81: ring is empty`\n" +
 			"- BenchmarkEtcdLeased, 1 run: `etcd_test.go:40: no etcd binary`\n" +
-			"- BenchmarkCachedTwitter/goroutines=2, 1 run: `bench_test.go:81: stalled twitter`\n\n",
+			"- BenchmarkCachedTwitter/goroutines=2, 1 run: `bench_test.go:81: stalled twitter`\n" +
+			"- BenchmarkSegment/tags=1, 1 run: `segment_test.go:10: claim failed`\n" +
+			"- BenchmarkSegment, 1 run: `segment_test.go:5: table dropped`\n\n",
 		"![IDs per second by implementation and goroutines](plot.png)",
 		"## CPU at a steady rate\n",
 		"```text\ncpu table\n```\n\n## Ring memory\n",

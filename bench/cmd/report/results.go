@@ -99,7 +99,7 @@ type failure struct {
 // when the failure cut its result line short ("--- FAIL:
 // BenchmarkCached/goroutines=64-2"), then what it logged, indented. A
 // benchmark whose sub-benchmark failed is reported failed after it, with
-// nothing logged of its own.
+// what it logged itself, if anything.
 var failLine = regexp.MustCompile(`--- FAIL: Benchmark(\S+?)(?:-\d+)?\s*$`)
 
 // tableName is the name of a sub-benchmark that the main table shows,
@@ -117,7 +117,7 @@ type namedFailure struct {
 // readFailures finds the failed benchmarks in raw: those of the main
 // table by implementation and goroutines, the rest by name, in the order
 // they first failed. A benchmark that failed only because a sub-benchmark
-// did is not listed again.
+// did, logging nothing of its own, is not listed again.
 func readFailures(raw []byte) (table map[string]map[int]*failure, others []namedFailure) {
 	byName := map[string]*failure{}
 	var order []string
@@ -129,30 +129,37 @@ func readFailures(raw []byte) (table map[string]map[int]*failure, others []named
 		}
 		f := byName[m[1]]
 		if f == nil {
-			f = &failure{first: "no message"}
-			if i+1 < len(lines) && !failLine.MatchString(lines[i+1]) && strings.TrimSpace(lines[i+1]) != "" {
-				f.first = strings.TrimSpace(lines[i+1])
-			}
+			f = &failure{}
 			byName[m[1]] = f
 			order = append(order, m[1])
+		}
+		// What a benchmark logged is indented; a line that is not is the
+		// next benchmark's result.
+		if f.first == "" && i+1 < len(lines) && strings.HasPrefix(lines[i+1], " ") &&
+			!failLine.MatchString(lines[i+1]) && strings.TrimSpace(lines[i+1]) != "" {
+			f.first = strings.TrimSpace(lines[i+1])
 		}
 		f.runs++
 	}
 	table = map[string]map[int]*failure{}
 	for _, name := range order {
-		if slices.ContainsFunc(order, func(sub string) bool { return strings.HasPrefix(sub, name+"/") }) {
-			continue
+		f := byName[name]
+		if f.first == "" {
+			if slices.ContainsFunc(order, func(sub string) bool { return strings.HasPrefix(sub, name+"/") }) {
+				continue
+			}
+			f.first = "no message"
 		}
 		m := tableName.FindStringSubmatch(name)
 		if m == nil || !slices.ContainsFunc(impls, func(im impl) bool { return im.bench == m[1] }) {
-			others = append(others, namedFailure{name, byName[name]})
+			others = append(others, namedFailure{name, f})
 			continue
 		}
 		g, _ := strconv.Atoi(m[2]) // \d+: a number
 		if table[m[1]] == nil {
 			table[m[1]] = map[int]*failure{}
 		}
-		table[m[1]][g] = byName[name]
+		table[m[1]][g] = f
 	}
 	return table, others
 }
