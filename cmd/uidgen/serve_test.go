@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -41,28 +40,9 @@ const (
 type server struct {
 	cmd    *exec.Cmd
 	url    string // http://127.0.0.1:PORT
-	stderr *syncBuffer
+	stderr *fleettest.SyncBuffer
 	done   chan struct{} // closed when the process has exited
 	err    error         // its exit error, once done
-}
-
-// syncBuffer is a bytes.Buffer safe to write from the goroutine that
-// copies the child's stderr while the test reads it.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }
 
 var listening = regexp.MustCompile(`^uidgen serve: listening on (\S+) `)
@@ -79,7 +59,7 @@ func startServer(t *testing.T, args ...string) *server {
 		cancel()
 		t.Fatal(err)
 	}
-	s := &server{cmd: cmd, stderr: new(syncBuffer), done: make(chan struct{})}
+	s := &server{cmd: cmd, stderr: new(fleettest.SyncBuffer), done: make(chan struct{})}
 	pipe, err := s.cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -31,7 +31,7 @@ type Process struct {
 
 	cmd    *exec.Cmd
 	out    *bufio.Scanner
-	stderr lockedBuffer // written by exec's copying goroutine until Wait returns
+	stderr SyncBuffer // written by exec's copying goroutine until Wait returns
 	waited bool
 	err    error // the exit error, once waited
 }
@@ -76,20 +76,20 @@ func (p *Process) Pid() int { return p.cmd.Process.Pid }
 // (a process that printed too few IDs) reads what is there.
 func (p *Process) Stderr() string { return p.stderr.String() }
 
-// lockedBuffer is a bytes.Buffer that exec's goroutine writes while the
-// test's reads it.
-type lockedBuffer struct {
+// SyncBuffer is a bytes.Buffer that exec's goroutine, copying a child's
+// output, may write while the test's goroutine reads it.
+type SyncBuffer struct {
 	mu  sync.Mutex
 	buf bytes.Buffer
 }
 
-func (b *lockedBuffer) Write(p []byte) (int, error) {
+func (b *SyncBuffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.Write(p)
 }
 
-func (b *lockedBuffer) String() string {
+func (b *SyncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
