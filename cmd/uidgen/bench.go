@@ -21,6 +21,7 @@ import (
 	"github.com/seed4d941b13/uidgen/defaultgen"
 	"github.com/seed4d941b13/uidgen/internal/benchtest"
 	"github.com/seed4d941b13/uidgen/internal/loadtest"
+	"github.com/seed4d941b13/uidgen/internal/scheme"
 	"github.com/seed4d941b13/uidgen/metrics"
 )
 
@@ -227,6 +228,13 @@ func runBench(args []string, stdout, stderr io.Writer, store leaseStore) error {
 		list = []contender{contenders[0], segmentContender(&sf, dsn)}
 	}
 
+	// A static worker ID the layout cannot hold fails every generator:
+	// say so before the baseline, not after it has run for -d.
+	if mf.worker.static || sf.tag != "" {
+		if err := scheme.CheckWorkerID(cfg.Layout.Bits(), mf.worker.id); err != nil {
+			return usageIf(fmt.Errorf("-worker: %w", err))
+		}
+	}
 	list = append([]contender{atomicContender}, list...)
 	rows := make([]benchRow, 0, len(list))
 	for _, c := range list {

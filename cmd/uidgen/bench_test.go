@@ -211,6 +211,23 @@ func TestBenchBadCalls(t *testing.T) {
 	})
 }
 
+// TestBenchBadWorkerFirst: a static worker ID that the layout cannot hold
+// is refused before the atomic baseline runs, not once it has run for -d.
+func TestBenchBadWorkerFirst(t *testing.T) {
+	for _, args := range [][]string{
+		{"bench", "-worker", "1048576", "-d", "2s"},
+		{"bench", "-worker-bits", "8", "-seq-bits", "25", "-worker", "256", "-d", "2s"},
+	} {
+		code, out, stderr := runCLI(t, args...)
+		if code != 2 || out != "" || !strings.Contains(stderr, "is not in [0, ") {
+			t.Fatalf("%v: exit %d, stdout %q, stderr %q; want 2 and the worker ID's range", args, code, out, stderr)
+		}
+		if strings.Contains(stderr, "atomic") {
+			t.Errorf("%v: the baseline ran before the worker ID was refused: %q", args, stderr)
+		}
+	}
+}
+
 // starts returns the screen columns at which line's space-separated
 // fields start.
 func starts(line string) []int {

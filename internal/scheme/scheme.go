@@ -146,7 +146,7 @@ func (s *Scheme) Assign(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("assign worker ID: %w", err)
 	}
-	if err := s.checkWorkerID(id); err != nil {
+	if err := CheckWorkerID(s.alloc, id); err != nil {
 		return err
 	}
 	if err := s.waitForFirst(ctx, id, s.firstDelta); err != nil {
@@ -162,7 +162,7 @@ func (s *Scheme) assignLease(ctx context.Context, l uidgen.Leaser) error {
 		return fmt.Errorf("lease worker ID: %w", err)
 	}
 	first := max(s.firstTickOf(lease.First()), s.afterDelta)
-	err = s.checkWorkerID(lease.WorkerID())
+	err = CheckWorkerID(s.alloc, lease.WorkerID())
 	if err == nil {
 		if err = s.CheckDelta(first); err != nil {
 			err = fmt.Errorf("worker ID %d is leased from Unix second %d on: %w", lease.WorkerID(), lease.First(), err)
@@ -235,10 +235,14 @@ func (s *Scheme) waitForFirst(ctx context.Context, id, first int64) error {
 	}
 }
 
-func (s *Scheme) checkWorkerID(id int64) error {
-	if max := s.alloc.MaxWorkerID(); id < 0 || id > max {
+// CheckWorkerID returns an error wrapping uidgen.ErrWorkerIDRange, naming
+// id and the range, where id does not fit a's worker bits: what a
+// generator says when given it, for a caller that would rather say it
+// before it starts one.
+func CheckWorkerID(a *bits.Allocator, id int64) error {
+	if max := a.MaxWorkerID(); id < 0 || id > max {
 		return fmt.Errorf("%w: worker ID %d is not in [0, %d], the range of %d worker bits; a fleet that has used up its worker IDs needs wider WorkerBits or a new worker table with a new epoch",
-			uidgen.ErrWorkerIDRange, id, max, s.alloc.Spec().WorkerBits)
+			uidgen.ErrWorkerIDRange, id, max, a.Spec().WorkerBits)
 	}
 	return nil
 }
