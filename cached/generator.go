@@ -347,18 +347,25 @@ func (g *Generator) Layout() uidgen.Layout { return g.s.Layout() }
 
 // Close stops the padding goroutine and waits for it; NextID then fails with
 // uidgen.ErrClosed, and a NextID waiting on an empty ring stops waiting. A
-// leased worker ID is given back, recording the newest second put in the
-// ring, so that the next holder starts above it and no reserved time beyond
-// it is wasted. Close is idempotent and safe to call concurrently; it
-// returns the release's error, the same to every call.
+// leased worker ID is given back, recording the tick of the last ID a take
+// got, so that the next holder starts in the tick after it: the ticks the
+// padder put in the ring and no take reached cost the next holder nothing.
+// A take still in flight when Close begins gets an ID at most that tick, or
+// none: the ring is drained first, and after that no take gets an ID.
+// Close is idempotent and safe to call concurrently; it returns the
+// release's error, the same to every call.
 func (g *Generator) Close() error {
 	g.closeOnce.Do(func() {
 		g.closed.Store(true)
 		g.padder.Close()
 		g.ring.Seal(uidgen.ErrClosed)
+		lastDelta := int64(-1)
+		if uid, ok := g.ring.Drain(); ok {
+			lastDelta, _, _ = g.s.Bits().Parse(uid)
+		}
 		ctx, cancel := context.WithTimeout(context.Background(), scheme.ReleaseTimeout)
 		defer cancel()
-		if err := g.s.Release(ctx, g.src.last); err != nil {
+		if err := g.s.Release(ctx, lastDelta); err != nil {
 			g.closeErr = fmt.Errorf("cached: close: %w", err)
 		}
 	})

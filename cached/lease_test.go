@@ -3,7 +3,9 @@ package cached
 import (
 	"context"
 	"errors"
+	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -14,6 +16,7 @@ import (
 	"github.com/seed4d941b13/uidgen/internal/idtest"
 	"github.com/seed4d941b13/uidgen/internal/memlease"
 	"github.com/seed4d941b13/uidgen/internal/scheme/schemetest"
+	"github.com/seed4d941b13/uidgen/internal/sizetest"
 )
 
 // leaseStart is the clock's second in the lease tests, as Unix seconds.
@@ -71,12 +74,14 @@ func TestLeasedWorkerID(t *testing.T) {
 		}
 		idtest.Check(t, g, [][]int64{append(ids, id)})
 		synctest.Wait()
-		newest := now + int64(g.Stats().Ahead/time.Second)
+		if newest := now + int64(g.Stats().Ahead/time.Second); newest <= now+102 {
+			t.Fatalf("the padder put seconds up to %d, want some past the last taken, %d, for Close to leave out", newest, now+102)
+		}
 		if err := g.Close(); err != nil {
 			t.Fatal(err)
 		}
-		if last, ok := lease.Released(); !ok || last != newest || newest <= now+102 {
-			t.Fatalf("released at %d (%v), want the newest second put, %d", last, ok, newest)
+		if last, ok := lease.Released(); !ok || last != now+102 {
+			t.Fatalf("released at %d (%v), want the second of the last ID taken, %d", last, ok, now+102)
 		}
 	})
 }
@@ -221,7 +226,7 @@ func TestLeaseStartBeyondMaxAhead(t *testing.T) {
 // past a whole second, a lease's seconds cover its ticks: the IDs start at
 // the first tick at or after the lease's first second, stop with the last
 // tick that ends within the reserved seconds, and Close releases the second
-// the newest tick put ends in.
+// the last ID taken ends in.
 func TestLeasedTicks(t *testing.T) {
 	schemetest.WholeSeconds(t)
 	synctest.Test(t, func(t *testing.T) {
@@ -257,7 +262,67 @@ func TestLeasedTicks(t *testing.T) {
 			t.Fatal(err)
 		}
 		if released, ok := lease.Released(); !ok || released != now+102 {
-			t.Fatalf("released at %d (%v), want %d: the ring holds ticks up to the reservation's end", released, ok, now+102)
+			t.Fatalf("released at %d (%v), want %d: the second of the last ID taken", released, ok, now+102)
 		}
 	})
+}
+
+// TestCloseRacesTakes: takes race Close, some in flight as it drains the
+// ring. Close gives the lease back at the second of the last ID a take
+// got, exactly: no take gets an ID above it, and the ring's later seconds
+// are not spent.
+func TestCloseRacesTakes(t *testing.T) {
+	for round := range sizetest.Pick(20, 5) {
+		now := time.Now().Unix()
+		leaser := &memlease.Leaser{ID: 3, First: now, Reserved: now + 3600}
+		g, err := New(context.Background(), Config{
+			Layout: idtest.Layout(t, bits.Spec{TimeBits: 30, WorkerBits: 20, SeqBits: 5 + round%4}),
+			Leaser: leaser,
+			MaxLag: -1,
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := make([][]int64, 8)
+		var wg sync.WaitGroup
+		for i := range got {
+			wg.Go(func() {
+				dst := make([]int64, 1+i%3*7)
+				for {
+					if i%2 == 0 {
+						id, err := g.NextID()
+						if err != nil {
+							return
+						}
+						got[i] = append(got[i], id)
+						continue
+					}
+					n, err := g.NextIDs(dst)
+					got[i] = append(got[i], dst[:n]...)
+					if err != nil {
+						return
+					}
+				}
+			})
+		}
+		for g.Stats().Taken < int64(100*(round+1)) {
+			runtime.Gosched()
+		}
+		if err := g.Close(); err != nil {
+			t.Fatal(err)
+		}
+		wg.Wait()
+		idtest.Check(t, g, got)
+		top := int64(0)
+		for _, ids := range got {
+			for _, id := range ids {
+				top = max(top, unix(g, id))
+			}
+		}
+		lease, _ := leaser.Lease()
+		if last, ok := lease.Released(); !ok || last != top {
+			t.Fatalf("round %d: released at %d (%v); the last ID taken is of second %d (the padder put up to %v ahead)",
+				round, last, ok, top, g.Stats().Ahead)
+		}
+	}
 }

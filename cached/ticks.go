@@ -65,7 +65,7 @@ type ticks struct {
 	// last is the newest tick made, counted from the epoch; -1 before the
 	// first. waitingSince is when the padder began to wait for the clock,
 	// zero when it is not waiting. Both written and read only by the
-	// padding goroutine, and by Close once it has stopped.
+	// padding goroutine.
 	last         int64
 	waitingSince time.Time
 

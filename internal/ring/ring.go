@@ -55,7 +55,8 @@ type run struct {
 	step   int64
 	n      int64
 	before int64 // the values put before this run, in all
-	_      [lineSize - 40]byte
+	prev   int64 // the last value of the run put before this one, if before > 0
+	_      [lineSize - 48]byte
 }
 
 // Config is ringbuffer.Config, whose doc says what each field means.
@@ -95,6 +96,10 @@ type Ring struct {
 	// the run. Takes read put to know how many values wait.
 	tail atomic.Int64
 	put  atomic.Int64
+
+	// lastPut is the last value of the last run put: the prev of the
+	// next. Only the producer touches it.
+	lastPut int64
 
 	// lowest is the bound of DropBelow, below which values are stale.
 	// Only the producer reads it, in Put; takes never need to (see
@@ -194,7 +199,8 @@ func (r *Ring) Put(v Run) int {
 	// Free found takes on the slot's run or past it (Room). A take that
 	// holds that run reads it, not this one, and cur reaches this one
 	// through the slot only after that run.
-	r.slots[(t+1)&r.runMask].Store(&run{seq: t + 1, first: first, step: step, n: n, before: put})
+	r.slots[(t+1)&r.runMask].Store(&run{seq: t + 1, first: first, step: step, n: n, before: put, prev: r.lastPut})
+	r.lastPut = first + (n-1)*step
 	r.put.Store(put + n)
 	r.tail.Store(t + 1)
 	if r.paused.Load() != nil {
@@ -251,6 +257,57 @@ func (r *Ring) Pause(until time.Time, why error) { r.paused.Store(&pause{until, 
 
 // Seal is ringbuffer.Ring.Seal.
 func (r *Ring) Seal(err error) { r.sealed.CompareAndSwap(nil, &err) }
+
+// Drain ends the takes for good and returns the last value a take got, or
+// DropBelow dropped: ok is false when none was. The producer must have
+// stopped putting for good; Drain is for the owner that stopped it, as a
+// generator's Close gives back what was handed out and nothing more.
+//
+// It moves next to the end of every run from the head to the last put,
+// each with a compare-and-swap from the offset read, as DropBelow does, so
+// that each value is claimed by a take or by Drain, never both, and the
+// offsets below the one the swap replaced are exactly those takes claimed.
+// A take claims only on a run cur pointed to, so from the head on: once
+// every such run is drained, no take gets a value, and the last value
+// claimed is the last of the highest run that had any. Where no run had,
+// every value before the head was claimed when Drain began (cur moves
+// past a run only then), and the last is the head's prev. A Store in place
+// of the swap would lose the claims of takes between its load and its
+// store (TestDrainStress).
+//
+// Runs above the head are in their slots: the producer replaces a run only
+// once cur is on it or past it (Room). The head, which a slot may no
+// longer hold, is read through cur.
+func (r *Ring) Drain() (last int64, ok bool) {
+	head := r.cur.Load()
+	for seq := r.tail.Load(); seq > head.seq; seq-- {
+		d := r.slots[seq&r.runMask].Load()
+		if c := drainRun(d); c > 0 && !ok {
+			last, ok = d.first+(c-1)*d.step, true
+		}
+	}
+	if c := drainRun(head); c > 0 && !ok {
+		return head.first + (c-1)*head.step, true
+	}
+	if !ok && head.before > 0 {
+		return head.prev, true
+	}
+	return last, ok
+}
+
+// drainRun moves d's next to its end and returns how many of its values
+// were claimed before: by takes, or by DropBelow.
+func drainRun(d *run) int64 {
+	for {
+		c := d.next.Load()
+		if c >= d.n {
+			return d.n
+		}
+		if d.next.CompareAndSwap(c, d.n) {
+			return c
+		}
+	}
+}
 
 // Take is ringbuffer.Ring.Take.
 func (r *Ring) Take() (int64, error) {

@@ -518,3 +518,114 @@ func TestPutBelowLowest(t *testing.T) {
 		t.Fatalf("Take = %d, %v; want 100, the first value at the bound", v, err)
 	}
 }
+
+// TestDrainLast: Drain returns the last value taken, at the head, past it
+// or in the run before it, and afterwards no take gets anything.
+func TestDrainLast(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		size   int
+		runs   []Run
+		take   int
+		last   int64
+		wantOK bool
+	}{
+		{"nothing put", 64, nil, 0, 0, false},
+		{"nothing taken", 64, []Run{{First: 10, N: 4}, {First: 20, N: 4}}, 0, 0, false},
+		{"inside the head", 64, []Run{{First: 10, N: 4}, {First: 20, N: 4}}, 2, 11, true},
+		{"the head's last", 64, []Run{{First: 10, N: 4}, {First: 20, N: 4}}, 4, 13, true},
+		{"into the next", 64, []Run{{First: 10, N: 4}, {First: 20, Step: 5, N: 4}}, 6, 25, true},
+		{"all", 64, []Run{{First: 10, N: 4}, {First: 20, N: 4}}, 8, 23, true},
+		// One slot: the head's run is no longer in it once the next is put.
+		{"one slot", 4, []Run{{First: 10, N: 2}, {First: 20, N: 2}}, 2, 11, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := mustNew(t, Config{Size: tc.size, RejectedTake: Fail})
+			taken := 0
+			for _, v := range tc.runs {
+				r.Put(v)
+				for ; taken < tc.take && r.Stats().Available > 0; taken++ {
+					if _, err := r.Take(); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			r.Seal(errDone)
+			last, ok := r.Drain()
+			if last != tc.last || ok != tc.wantOK {
+				t.Fatalf("Drain = %d, %v; want %d, %v", last, ok, tc.last, tc.wantOK)
+			}
+			if v, err := r.Take(); !errors.Is(err, errDone) {
+				t.Fatalf("Take after Drain = %d, %v; want the seal's error", v, err)
+			}
+		})
+	}
+}
+
+// TestDrainStress: takes race Drain, with takes in flight as it runs. Every
+// value taken is at most the last Drain returns, that last was taken, and
+// no take gets a value once Drain has returned. Draining the runs upwards
+// instead of down fails it: a take then claims a value of a run above the
+// one being drained.
+func TestDrainStress(t *testing.T) {
+	rounds := sizetest.Pick(2000, 300)
+	rnd := rand.New(rand.NewPCG(3, 4))
+	for round := range rounds {
+		size := []int{4, 16, 64}[round%3]
+		r := mustNew(t, Config{Size: size, RejectedTake: func(time.Duration) error {
+			runtime.Gosched()
+			return nil
+		}})
+		next := int64(1)
+		put := func() {
+			for {
+				n := r.Put(Run{First: next, N: 1 + rnd.IntN(size)})
+				if n == 0 {
+					return
+				}
+				next += int64(n)
+			}
+		}
+		put()
+		var drained atomic.Bool
+		var wg sync.WaitGroup
+		got := make([][]int64, 4)
+		gate := make(chan struct{})
+		for i := range got {
+			wg.Go(func() {
+				<-gate
+				dst := make([]int64, 1+i)
+				for {
+					after := drained.Load()
+					n, err := r.TakeN(dst)
+					if err != nil {
+						return
+					}
+					if after {
+						t.Errorf("a take that began after Drain returned got %v", dst[:n])
+						return
+					}
+					got[i] = append(got[i], dst[:n]...)
+				}
+			})
+		}
+		close(gate)
+		for range rnd.IntN(4) {
+			runtime.Gosched()
+			put()
+		}
+		r.Seal(errDone)
+		last, ok := r.Drain()
+		drained.Store(true)
+		wg.Wait()
+		top := int64(0)
+		for _, vals := range got {
+			for _, v := range vals {
+				top = max(top, v)
+			}
+		}
+		if top != last || ok != (top > 0) {
+			t.Fatalf("round %d (size %d, %d put): Drain = %d, %v; the last value taken was %d", round, size, next-1, last, ok, top)
+		}
+	}
+}
