@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/seed4d941b13/uidgen/internal/ring"
 	"github.com/seed4d941b13/uidgen/internal/scheme"
 	"github.com/seed4d941b13/uidgen/padding"
 	"github.com/seed4d941b13/uidgen/ringbuffer"
@@ -122,7 +123,11 @@ func (src *ticks) Next(room int) (ringbuffer.Run, error) {
 		return ringbuffer.Run{}, nil
 	}
 	now := src.s.NowDelta()
-	tick := max(src.last+1, now, src.s.FirstDelta())
+	base := max(now, src.s.FirstDelta())
+	tick := max(src.last+1, base)
+	if tick > base+1 && !src.takenPast(base) {
+		return ringbuffer.Run{}, nil // no load forces a tick ahead yet
+	}
 	if err := src.s.CheckDelta(tick); err != nil {
 		if tick > now {
 			return ringbuffer.Run{}, fmt.Errorf("%w (tick %d is %v ahead of the clock)", err, tick, time.Duration(tick-now)*src.s.Tick())
@@ -157,6 +162,18 @@ func (src *ticks) Next(room int) (ringbuffer.Run, error) {
 		Step:  src.s.Bits().Allocate(0, 0, 1),
 		N:     int(src.perTick - first),
 	}, nil
+}
+
+// takenPast reports whether the takes have gone past tick base: the next
+// ID a take gets is of a later tick, or none waits. Only then does load
+// force a tick further ahead than base+1.
+func (src *ticks) takenPast(base int64) bool {
+	head, ok := (*ring.Ring)(src.ring).Head()
+	if !ok {
+		return true
+	}
+	tick, _, _ := src.s.Bits().Parse(head)
+	return tick > base
 }
 
 // pauseForClock returns the Pause that waits for the clock to come within

@@ -44,14 +44,15 @@ func takeIncreasing(t *testing.T, g *Generator, n int, prev int64) int64 {
 }
 
 // TestSecondsFromTheClock: the first fill puts the clock's second and the
-// ones after it, whole, from sequence 0. In the bubble the padder's
+// next, whole, from sequence 0, and no more until takes reach the next:
+// what no load forced, a crash would spend. In the bubble the padder's
 // once-a-second tick cannot come between New and Stats, however slow the
-// machine, so Stats counts New's run alone.
+// machine, so Stats counts New's fill alone.
 func TestSecondsFromTheClock(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		g, _ := smallFixture(t, 100, 2)
-		if s := g.Stats(); int64(s.Ahead/time.Second) != 3 || s.Available != 4*perSecond || s.Fills != 1 {
-			t.Fatalf("after New: %+v; want seconds 100..103 put in one run", s)
+		if s := g.Stats(); int64(s.Ahead/time.Second) != 1 || s.Available != 2*perSecond || s.Fills != 1 {
+			t.Fatalf("after New: %+v; want seconds 100 and 101 put", s)
 		}
 		id, err := g.NextID()
 		if err != nil {
@@ -159,5 +160,30 @@ func TestBurstWastesNoSecond(t *testing.T) {
 		takeBurst()
 		synctest.Wait()
 		check("after an idle spell")
+	})
+}
+
+// TestBorrowsOnlyUnderLoad: while takes stay within the clock's second, the
+// ring holds it and the next, and no more, however long the padder runs;
+// once takes go past the clock's second, the padder borrows as far ahead as
+// the ring holds.
+func TestBorrowsOnlyUnderLoad(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		g, clock := smallFixture(t, 100, 3)
+		prev := int64(0)
+		for range 5 {
+			prev = takeIncreasing(t, g, perSecond/4, prev)
+			clock.Advance(time.Second)
+			time.Sleep(time.Second) // the padder's once-a-second fill
+			synctest.Wait()
+			if s := g.Stats(); s.Ahead != time.Second {
+				t.Fatalf("a quarter of a second's IDs each second: %+v; want the next second put and no more", s)
+			}
+		}
+		takeIncreasing(t, g, 2*perSecond, prev)
+		synctest.Wait()
+		if s := g.Stats(); s.Ahead < 4*time.Second {
+			t.Fatalf("after takes past the clock's second: %+v; want the ring's seconds borrowed ahead", s)
+		}
 	})
 }

@@ -182,3 +182,38 @@ func TestLocalFileLocked(t *testing.T) {
 			[]string{"held the SQLite file's write lock until the context ended", "deadline exceeded", "database is locked"})
 	})
 }
+
+// TestLocalCrashesDoNotAddUp: on a SQLite file, with the defaults, a holder
+// that died leaves its ID reserved a few seconds ahead, and the next holder
+// of that ID waits for the clock to pass the reservation rather than start
+// ahead of it. So a crash loop on a pinned ID keeps its IDs at the clock:
+// each holder starts above the last one's reservation, and at the clock.
+func TestLocalCrashesDoNotAddUp(t *testing.T) {
+	s := dbtest.Shared(t, "sqlite")
+	db := s.Open(t)
+	pinned := Config{WorkerIDs: uidgen.WorkerIDRange{Min: 5, Max: 5}}
+	host, _ := os.Hostname()
+	l := newTestLeased(t, db, DefaultTable, pinned)
+	l.gone = func(int) bool { return true }
+	prev := mustLease(t, l, 100)
+	for crash := range 2 {
+		// The holder dies: its renewer is the test's own process, so the
+		// row is made to name another owner, as a dead holder's does.
+		reserved := prev.Reserved()
+		if ahead := reserved - time.Now().Unix(); ahead < 1 || ahead > int64(maxCatchUp/time.Second) {
+			t.Fatalf("crash %d: the holder reserved %d s ahead, want a few seconds with the SQLite defaults", crash, ahead)
+		}
+		if _, err := db.Exec("UPDATE "+DefaultTable+" SET OWNER = 'dead', HOST_NAME = ?, PORT = 'pid-1' WHERE ID = 5", host); err != nil {
+			t.Fatal(err)
+		}
+		next, err := l.LeaseWorkerID(testContext(t), 100)
+		if err != nil {
+			t.Fatalf("crash %d: LeaseWorkerID: %v", crash, err)
+		}
+		if now := time.Now().Unix(); next.First() != reserved+1 || next.First() > now {
+			t.Fatalf("crash %d: the next holder starts at %d with the clock at %d; want %d, above the dead holder's reservation, and not ahead of the clock",
+				crash, next.First(), now, reserved+1)
+		}
+		prev = next.(*lease)
+	}
+}

@@ -67,8 +67,9 @@ type Config struct {
 	Dialect string
 
 	// LeaseTTL is how long a lease of NewLeased lasts without renewal: 30 s
-	// if zero; 1 s to 1 h. The renewer renews every third of it, and a
-	// holder that died keeps its ID from the fleet for at most this long.
+	// if zero (3 s on SQLite); 1 s to 1 h. The renewer renews every third
+	// of it, and a holder that died keeps its ID from the fleet for at most
+	// this long; on SQLite, a holder whose process is gone not even that.
 	// Only NewLeased reads it.
 	LeaseTTL time.Duration
 
@@ -82,7 +83,10 @@ type Config struct {
 	// the dead holder's ID stays reserved up to a horizon ahead, so the
 	// next holder of that ID would start there; LeaseWorkerID takes an ID
 	// whose reservation has passed whenever one is free. Reserving does not
-	// spend time bits: only seconds handed out do. Only NewLeased reads it.
+	// spend time bits: only seconds handed out do. On SQLite, where the
+	// file is on the holder's own machine and has no failover to ride out,
+	// zero means 2 s, so that a crash leaves the ID reserved only a few
+	// seconds ahead (docs/leases.md). Only NewLeased reads it.
 	LeaseHorizon time.Duration
 
 	// WorkerIDs is the worker IDs a lease of NewLeased may take; the zero
@@ -99,6 +103,17 @@ type Config struct {
 	Logger *slog.Logger
 }
 
+// The lease defaults on SQLite. The file is on the holders' own machine:
+// there is no failover to ride out, only another process holding the
+// write lock, and a holder that dies is seen gone at once. So a renewal
+// reserves seconds ahead (a third of the TTL and the horizon: 3 s), and a
+// crash leaves the ID reserved no further ahead than that and the tick the
+// ring holds past the clock's.
+const (
+	localTTL     = 3 * time.Second
+	localHorizon = 2 * time.Second
+)
+
 // checked is a Config with its defaults filled in, and DB's dialect.
 type checked struct {
 	Config
@@ -111,11 +126,15 @@ type checked struct {
 // name that is not a plain identifier.
 func (cfg Config) check() (checked, error) {
 	cfg.Table = cmp.Or(cfg.Table, DefaultTable)
-	cfg.LeaseTTL = cmp.Or(cfg.LeaseTTL, leasing.DefaultTTL)
-	cfg.LeaseHorizon = cmp.Or(cfg.LeaseHorizon, leasing.DefaultHorizon)
 	d, err := dialect.ForTable(cfg.DB, cfg.Dialect, cfg.Table)
 	if err != nil {
 		return checked{}, fmt.Errorf("worker: %w", err)
 	}
+	ttl, horizon := leasing.DefaultTTL, leasing.DefaultHorizon
+	if d == dialect.SQLite {
+		ttl, horizon = localTTL, localHorizon
+	}
+	cfg.LeaseTTL = cmp.Or(cfg.LeaseTTL, ttl)
+	cfg.LeaseHorizon = cmp.Or(cfg.LeaseHorizon, horizon)
 	return checked{cfg, d}, nil
 }

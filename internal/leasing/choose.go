@@ -4,10 +4,10 @@ import "time"
 
 // ColdSlack is how far ahead of the taker's clock, in seconds, a free ID's
 // reservation may run and still count as cold: a clean release records the
-// last second its generator used, which a cached generator's ring holds a
-// few seconds ahead of the clock even at idle, and its ID should come back
-// at once, to a holder that starts a few seconds ahead, rather than count
-// as left by a crash. The SQL store compares it with the database's clock.
+// last second its generator used, which borrowing under load may have put a
+// few seconds ahead of the clock, and its ID should come back at once, to a
+// holder that starts a few seconds ahead, rather than count as left by a
+// crash. The SQL store compares it with the database's clock.
 const ColdSlack = 10
 
 // Candidate is what a store says of one worker ID it has leased before,

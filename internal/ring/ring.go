@@ -219,6 +219,21 @@ func (r *Ring) Free() int {
 	return int(r.size - (r.put.Load() - r.passed()))
 }
 
+// Head returns the value the next take gets, ok false when none waits.
+// Only the producer calls it, so no Put moves the tail meanwhile; takes
+// may move past the value as it returns.
+func (r *Ring) Head() (v int64, ok bool) {
+	d := r.cur.Load()
+	if c := d.next.Load(); c < d.n {
+		return d.first + c*d.step, true
+	}
+	next := r.slots[(d.seq+1)&r.runMask].Load()
+	if next == nil || next.seq != d.seq+1 {
+		return 0, false
+	}
+	return next.first + min(next.next.Load(), next.n-1)*next.step, true
+}
+
 // Wakeups is ringbuffer.Ring.Wakeups.
 func (r *Ring) Wakeups() <-chan struct{} { return r.wakeups }
 
