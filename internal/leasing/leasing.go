@@ -338,7 +338,10 @@ func (s *Lease) renew(ctx context.Context) {
 	defer close(s.done)
 	timer := time.NewTimer(s.p.Every)
 	defer timer.Stop()
-	lastAt, lastNeed := s.p.LeasedAt, s.p.First-1
+	// The pace counts what the holder asks beyond the second it starts
+	// in, its first or the clock's: a generator at idle asks for that one
+	// and the next at once, which is no pace.
+	lastAt, lastNeed := s.p.LeasedAt, max(s.p.First, s.p.LeasedAt.Unix())
 	failing := false
 	for {
 		select {
@@ -353,8 +356,12 @@ func (s *Lease) renew(ctx context.Context) {
 		// that asks for many seconds at once (a cached generator filling its
 		// ring at start-up, within milliseconds) has not shown a pace, and
 		// over a shorter span it would reserve hours ahead.
+		// Seconds are whole, so need grows by up to one more than the
+		// seconds asked for: a holder at the clock's pace would show
+		// twice it over a renewal a second apart (a SQLite lease's), and
+		// reserve twice its horizon ahead.
 		if dt := max(now.Sub(lastAt), s.p.TTL/3).Seconds(); dt > 0 {
-			lead = max(lead, int64(math.Ceil(float64(need-lastNeed)/dt*s.p.Ahead.Seconds())))
+			lead = max(lead, int64(math.Ceil(float64(need-lastNeed-1)/dt*s.p.Ahead.Seconds())))
 		}
 		lastAt, lastNeed = now, need
 		target := max(need, now.Unix()) + lead
