@@ -334,7 +334,7 @@ func TestList(t *testing.T) {
 			lo, hi := time.Duration(0), time.Duration(0)
 			horizon, ttl := leasing.DefaultHorizon, leasing.DefaultTTL
 			if srv.Kind == "sqlite" {
-				horizon, ttl = localHorizon, localTTL
+				horizon, ttl = leasing.FileHorizon, leasing.FileTTL
 			}
 			switch r.ID {
 			case held.WorkerID():

@@ -103,17 +103,6 @@ type Config struct {
 	Logger *slog.Logger
 }
 
-// The lease defaults on SQLite. The file is on the holders' own machine:
-// there is no failover to ride out, only another process holding the
-// write lock, and a holder that dies is seen gone at once. So a renewal
-// reserves seconds ahead (a third of the TTL and the horizon: 3 s), and a
-// crash leaves the ID reserved no further ahead than that and the tick the
-// ring holds past the clock's.
-const (
-	localTTL     = 3 * time.Second
-	localHorizon = 2 * time.Second
-)
-
 // checked is a Config with its defaults filled in, and DB's dialect.
 type checked struct {
 	Config
@@ -132,7 +121,7 @@ func (cfg Config) check() (checked, error) {
 	}
 	ttl, horizon := leasing.DefaultTTL, leasing.DefaultHorizon
 	if d == dialect.SQLite {
-		ttl, horizon = localTTL, localHorizon
+		ttl, horizon = leasing.FileTTL, leasing.FileHorizon
 	}
 	cfg.LeaseTTL = cmp.Or(cfg.LeaseTTL, ttl)
 	cfg.LeaseHorizon = cmp.Or(cfg.LeaseHorizon, horizon)

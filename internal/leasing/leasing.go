@@ -58,6 +58,17 @@ const (
 	MaxHorizon     = 24 * time.Hour
 )
 
+// The lease defaults of a SQLite file. The file is on the holders' own
+// machine: there is no failover to ride out, only another process holding
+// the write lock, and a holder that dies is seen gone at once. So a
+// renewal reserves a few seconds ahead (a third of the TTL and the
+// horizon: 3 s), and a crash leaves the ID reserved no further ahead than
+// that and the tick past the clock's that the generator holds.
+const (
+	FileTTL     = 3 * time.Second
+	FileHorizon = 2 * time.Second
+)
+
 // Store extends and frees one lease where leases are kept.
 type Store interface {
 	// Extend extends the lease by a TTL and its reservation to at least
