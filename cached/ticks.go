@@ -22,6 +22,15 @@ const reservationRetry = 10 * time.Millisecond
 // heavy load it borrows ticks from the future, as Baidu's padder does, up to
 // maxAhead beyond the clock when that is set.
 //
+// It borrows only what load forces: it puts a tick past the clock's next
+// (or the lease's first and the next) only once takes have gone past the
+// clock's tick, or emptied the ring. Baidu's fills the whole ring at idle,
+// 8 ticks past the clock on the default layout, and a lease must reserve
+// every tick in the ring: a crash would then cost those ticks too, and a
+// restart's first ID would start past them (docs/leases.md, "How far ahead
+// an ID can be"). Under load the takes are past the clock's tick, and the
+// ring fills as Baidu's does (TestBorrowsOnlyUnderLoad).
+//
 // Unlike Baidu's, it starts a tick only when the whole tick fits the room
 // it is given, so no tick is half used and thrown away: over any run, the
 // ticks borrowed beyond the clock are at most (IDs taken + ring size) / IDs
@@ -36,8 +45,7 @@ const reservationRetry = 10 * time.Millisecond
 // every fill (Refresh, at least once a second) it drops the ring's UIDs
 // below the first of tick now+1s-maxLag, so takes never see IDs that fell
 // further behind the clock. And a tick no further ahead of the clock than
-// the ring's ticks, where the padder keeps the ring at low load, starts at
-// a random sequence, so that at a few IDs a tick the IDs still spread
+// the ring's ticks starts at a random sequence, so that at a few IDs a tick the IDs still spread
 // evenly over id % 2^k (TestSpread). The start skips only sequences the
 // takes of the last second of the clock left unused, and no more than a
 // ring's share of the tick, 1/2^BoostPower: the take rate is not known
