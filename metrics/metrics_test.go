@@ -105,8 +105,8 @@ func TestCached(t *testing.T) {
 	}
 	runsOut := float64(uidgen.DefaultLayout().Epoch().Add(1 << 30 * time.Second).Unix())
 	for name, v := range map[string]float64{
-		"uidgen_ids_total": 0, "uidgen_worker_id": 42, "uidgen_ring_size": 1 << 16, "uidgen_ring_available": 1 << 16,
-		"uidgen_padder_fills_total": 1, "uidgen_ahead_seconds": 7, "uidgen_time_exhausted_timestamp_seconds": runsOut,
+		"uidgen_ids_total": 0, "uidgen_worker_id": 42, "uidgen_ring_size": 1 << 16, "uidgen_ring_available": 2 << 13, // the clock's second and the next
+		"uidgen_padder_fills_total": 1, "uidgen_ahead_seconds": 1, "uidgen_time_exhausted_timestamp_seconds": runsOut,
 	} {
 		if before[name] != v {
 			t.Errorf("%s = %v after New, want %v", name, before[name], v)

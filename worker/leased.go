@@ -93,11 +93,12 @@ var _ uidgen.Leaser = (*Leased)(nil)
 // before it sends anything, and otherwise as Disposable.AssignWorkerID does,
 // or with ErrNoLeaseColumns where the table lacks the lease columns.
 //
-// On a SQLite file, an ID whose last holder died with it reserved a few
-// seconds ahead (at most 10) comes back once the clock has passed that
-// reservation: LeaseWorkerID waits for it, within ctx, so that the new
-// holder starts at the clock and a crash loop does not push its IDs
-// ahead, crash after crash.
+// On a SQLite file, an ID whose last holder left it used or reserved a
+// few seconds ahead (at most 10: a crash, or restarts in a row) comes back
+// once the clock is within a second of it: LeaseWorkerID waits for that,
+// within ctx, so that the new holder starts at most a second ahead and
+// neither a crash loop nor a loop of short runs pushes its IDs further
+// ahead each time.
 func (l *Leased) LeaseWorkerID(ctx context.Context, maxWorkerID int64) (uidgen.Lease, error) {
 	op := "lease a worker ID from " + l.table
 	if err := leasing.CheckMaxWorkerID(maxWorkerID); err != nil {
@@ -218,15 +219,14 @@ func (l *Leased) leaseOnce(ctx context.Context, n node, now time.Time, lo, hi in
 func (l *Leased) acquire(ctx context.Context, n node, now time.Time, lo, hi int64, cold bool) (s *taking, found bool, err error) {
 	var id, dbNow int64
 	var reserved sql.NullInt64
-	var owner sql.NullString
 	which := " ORDER BY RESERVED_UNTIL, ID LIMIT 1"
 	if cold {
 		which = " AND (RESERVED_UNTIL IS NULL OR RESERVED_UNTIL <= " + l.d.NowSeconds() + " + " + strconv.Itoa(leasing.ColdSlack) + ") ORDER BY ID LIMIT 1"
 	}
 	err = l.db.QueryRowContext(ctx, l.d.Rebind(
-		"SELECT ID, RESERVED_UNTIL, OWNER, "+l.d.NowSeconds()+" FROM "+l.table+
+		"SELECT ID, RESERVED_UNTIL, "+l.d.NowSeconds()+" FROM "+l.table+
 			" WHERE LEASED = 1 AND ID BETWEEN ? AND ? AND LEASE_UNTIL <= "+l.d.NowMillis()+which), lo, hi).
-		Scan(&id, &reserved, &owner, &dbNow)
+		Scan(&id, &reserved, &dbNow)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, false, nil
 	}
@@ -238,7 +238,6 @@ func (l *Leased) acquire(ctx context.Context, n node, now time.Time, lo, hi int6
 		first = max(dbNow, reserved.Int64+1)
 	}
 	t := l.newLease(id, first, now)
-	t.died = owner.Valid // a release sets OWNER NULL
 	took, err := l.d.Exec(ctx, l.db,
 		"UPDATE "+l.table+" SET OWNER = ?, LEASE_UNTIL = "+l.d.NowMillis()+" + ?, RESERVED_UNTIL = ?,"+
 			" HOST_NAME = ?, PORT = ?, TYPE = ?, LAUNCH_DATE = ?, MODIFIED = CURRENT_TIMESTAMP"+
@@ -383,35 +382,36 @@ type taking struct {
 	first    int64     // the first Unix second the holder may use
 	reserved int64     // the last Unix second reserved
 	leasedAt time.Time // by the client's clock: the renewer's first pace counts from it
-	died     bool      // the ID's last holder died holding it: it never released it
 }
 
-// maxCatchUp is the furthest ahead of the clock that a dead holder's
-// reservation on a SQLite file makes catchUp wait for. A holder that no
-// load pushed ahead leaves a few seconds (the ring's next tick, the lease
-// defaults' 3 s ahead); one that borrowed further was pushed there by load,
-// and the next starts above it rather than wait.
+// maxCatchUp is the furthest ahead of the clock that a lease's first
+// second, on a SQLite file, makes catchUp wait for. A holder that no load
+// pushed ahead leaves a few seconds: the tick after the clock's and the
+// lease defaults' 3 s ahead if it crashed, that tick if it closed. One
+// that borrowed further was pushed there by load, and the next starts
+// above it rather than wait.
 const maxCatchUp = 10 * time.Second
 
-// catchUp waits, within ctx, for the clock to reach t's first second where
-// t took over, on a SQLite file, the ID of a holder that died with it
-// reserved at most maxCatchUp ahead. The holder then starts at the clock
-// instead of that far ahead: a crash costs a few seconds of start-up, no
-// ID time, and crashes in a row do not add up, since each holder starts
-// from the clock and reserves from there. Only a file's holders can wait
-// this cheaply: they share the machine's clock with the one that died, and
-// a server store's crashed holder left a horizon that a restart should
-// not wait out.
+// catchUp waits, within ctx, until t's first second is at most the next
+// one by the clock, where t is a lease of a SQLite file whose first second
+// is at most maxCatchUp ahead: so the holder's IDs start at most a second
+// ahead of the clock, whatever its ID's last holder left, and neither
+// restarts in a row nor a crash loop pushes them further ahead each time.
+// Each restart costs at most a second of start-up, a crash the few seconds
+// it left reserved, and no ID time. Only a file's holders can wait this
+// cheaply: they share the machine's clock with the one before, and a
+// server store's crashed holder left a horizon that a restart should not
+// wait out.
 func (l *Leased) catchUp(ctx context.Context, t taking) {
-	if !l.host.local || !t.died {
+	if !l.host.local {
 		return
 	}
-	wait := time.Unix(t.first, 0).Sub(l.now())
+	wait := time.Unix(t.first-1, 0).Sub(l.now())
 	if wait <= 0 || wait > maxCatchUp {
 		return
 	}
 	if l.logger != nil {
-		l.logger.InfoContext(ctx, "worker: waiting for the clock to pass the reservation of a holder that died",
+		l.logger.InfoContext(ctx, "worker: waiting for the clock to come within a second of the lease's first",
 			"id", t.id, "table", l.table, "first", t.first, "wait", wait)
 	}
 	select {

@@ -185,9 +185,10 @@ func TestLocalFileLocked(t *testing.T) {
 
 // TestLocalCrashesDoNotAddUp: on a SQLite file, with the defaults, a holder
 // that died leaves its ID reserved a few seconds ahead, and the next holder
-// of that ID waits for the clock to pass the reservation rather than start
-// ahead of it. So a crash loop on a pinned ID keeps its IDs at the clock:
-// each holder starts above the last one's reservation, and at the clock.
+// of that ID waits for the clock to come within a second of the
+// reservation's end rather than start ahead of it. So a crash loop on a
+// pinned ID keeps its IDs near the clock: each holder starts above the
+// last one's reservation, at most a second ahead.
 func TestLocalCrashesDoNotAddUp(t *testing.T) {
 	s := dbtest.Shared(t, "sqlite")
 	db := s.Open(t)
@@ -210,10 +211,29 @@ func TestLocalCrashesDoNotAddUp(t *testing.T) {
 		if err != nil {
 			t.Fatalf("crash %d: LeaseWorkerID: %v", crash, err)
 		}
-		if now := time.Now().Unix(); next.First() != reserved+1 || next.First() > now {
-			t.Fatalf("crash %d: the next holder starts at %d with the clock at %d; want %d, above the dead holder's reservation, and not ahead of the clock",
+		if now := time.Now().Unix(); next.First() != reserved+1 || next.First() > now+1 {
+			t.Fatalf("crash %d: the next holder starts at %d with the clock at %d; want %d, above the dead holder's reservation, and at most a second ahead of the clock",
 				crash, next.First(), now, reserved+1)
 		}
 		prev = next.(*lease)
+	}
+}
+
+// TestLocalRestartsDoNotAddUp: on a SQLite file, holders that each release
+// the second after the last one's first, faster than the clock moves, start
+// at most a second ahead of the clock: the next waits for it.
+func TestLocalRestartsDoNotAddUp(t *testing.T) {
+	l := newTestLeased(t, dbtest.Shared(t, "sqlite").Open(t), DefaultTable, Config{WorkerIDs: uidgen.WorkerIDRange{Min: 5, Max: 5}})
+	for run := range 4 {
+		s, err := l.LeaseWorkerID(testContext(t), 100)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if now := time.Now().Unix(); s.First() > now+1 {
+			t.Fatalf("run %d starts at %d with the clock at %d, more than a second ahead", run, s.First(), now)
+		}
+		if err := s.Release(testContext(t), max(s.First(), time.Now().Unix())+1); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
