@@ -126,6 +126,7 @@ type Ring struct {
 	takesFailed atomic.Int64
 	stale       atomic.Int64 // dropped from the ring by DropBelow: among the values passed
 	skipped     atomic.Int64 // dropped by Put below the bound: never in the ring
+	drained     atomic.Int64 // claimed by Drain: among the values passed, never taken
 
 	_ cpu.CacheLinePad
 }
@@ -297,11 +298,11 @@ func (r *Ring) Drain() (last int64, ok bool) {
 	head := r.cur.Load()
 	for seq := r.tail.Load(); seq > head.seq; seq-- {
 		d := r.slots[seq&r.runMask].Load()
-		if c := drainRun(d); c > 0 && !ok {
+		if c := r.drainRun(d); c > 0 && !ok {
 			last, ok = d.first+(c-1)*d.step, true
 		}
 	}
-	if c := drainRun(head); c > 0 && !ok {
+	if c := r.drainRun(head); c > 0 && !ok {
 		return head.first + (c-1)*head.step, true
 	}
 	if !ok && head.before > 0 {
@@ -311,14 +312,16 @@ func (r *Ring) Drain() (last int64, ok bool) {
 }
 
 // drainRun moves d's next to its end and returns how many of its values
-// were claimed before: by takes, or by DropBelow.
-func drainRun(d *run) int64 {
+// were claimed before: by takes, or by DropBelow. The rest it counts as
+// drained, so that Stats does not count them as taken.
+func (r *Ring) drainRun(d *run) int64 {
 	for {
 		c := d.next.Load()
 		if c >= d.n {
 			return d.n
 		}
 		if d.next.CompareAndSwap(c, d.n) {
+			r.drained.Add(d.n - c)
 			return c
 		}
 	}
@@ -581,7 +584,7 @@ func (r *Ring) Stats() Stats {
 	return Stats{
 		Size:        r.size,
 		Available:   min(max(put-passed, 0), r.size),
-		Taken:       max(passed-stale, 0),
+		Taken:       max(passed-stale-r.drained.Load(), 0),
 		TakesWaited: r.takesWaited.Load(),
 		TakesFailed: r.takesFailed.Load(),
 		Stale:       stale + r.skipped.Load(),

@@ -558,6 +558,9 @@ func TestDrainLast(t *testing.T) {
 			if v, err := r.Take(); !errors.Is(err, errDone) {
 				t.Fatalf("Take after Drain = %d, %v; want the seal's error", v, err)
 			}
+			if s := r.Stats(); s.Taken != int64(taken) || s.Available != 0 {
+				t.Fatalf("Stats after Drain = %+v; want the %d taken, none waiting", s, taken)
+			}
 		})
 	}
 }
