@@ -54,9 +54,10 @@ type Leased struct {
 
 	// Replaced by tests. now sizes reservations and names the day in
 	// LAUNCH_DATE; it never decides whether a lease has expired.
-	now  func() time.Time
-	poll time.Duration  // freePoll
-	gone func(int) bool // processGone
+	now     func() time.Time
+	poll    time.Duration  // freePoll
+	gone    func(int) bool // processGone
+	catchUp time.Duration  // maxCatchUp; 0: no wait, for tests of the protocol alone
 }
 
 // NewLeased returns a Leased that keeps its leases in cfg.Table of cfg.DB, a
@@ -73,8 +74,12 @@ func NewLeased(cfg Config) (*Leased, error) {
 	if err := leasing.CheckConfig(c.LeaseTTL, c.LeaseHorizon, leasing.MinTTL, c.WorkerIDs); err != nil {
 		return nil, fmt.Errorf("worker: %w", err)
 	}
-	return &Leased{db: c.DB, d: c.d, table: c.Table, timing: leasing.NewTiming(c.LeaseTTL, c.LeaseHorizon), ids: c.WorkerIDs, logger: c.Logger,
-		host: systemHost(c.d), now: time.Now, poll: freePoll, gone: processGone}, nil
+	timing := leasing.NewTiming(c.LeaseTTL, c.LeaseHorizon)
+	if c.d == dialect.SQLite {
+		timing = leasing.NewFileTiming(c.LeaseTTL, c.LeaseHorizon)
+	}
+	return &Leased{db: c.DB, d: c.d, table: c.Table, timing: timing, ids: c.WorkerIDs, logger: c.Logger,
+		host: systemHost(c.d), now: time.Now, poll: freePoll, gone: processGone, catchUp: maxCatchUp}, nil
 }
 
 var _ uidgen.Leaser = (*Leased)(nil)
@@ -152,7 +157,7 @@ func (l *Leased) LeaseWorkerID(ctx context.Context, maxWorkerID int64) (uidgen.L
 			return nil, failed(err)
 		case s != nil:
 			lease := l.started(ctx, *s, n)
-			l.catchUp(ctx, *s)
+			l.waitForClock(ctx, *s)
 			return lease, nil
 		case again:
 			held, fullSince = nil, time.Time{} // this pass found an ID free, which another process took first
@@ -385,16 +390,16 @@ type taking struct {
 }
 
 // maxCatchUp is the furthest ahead of the clock that a lease's first
-// second, on a SQLite file, makes catchUp wait for. A holder that no load
+// second, on a SQLite file, makes waitForClock wait for. A holder that no load
 // pushed ahead leaves a few seconds: the tick after the clock's and the
-// lease defaults' 3 s ahead if it crashed, that tick if it closed. One
+// file timing's 3 s ahead if it crashed, that tick if it closed. One
 // that borrowed further was pushed there by load, and the next starts
 // above it rather than wait.
 const maxCatchUp = 10 * time.Second
 
-// catchUp waits, within ctx, until t's first second is at most the next
-// one by the clock, where t is a lease of a SQLite file whose first second
-// is at most maxCatchUp ahead: so the holder's IDs start at most a second
+// waitForClock waits, within ctx, until t's first second is at most the
+// next one by the clock, where t is a lease of a SQLite file whose first
+// second is at most maxCatchUp ahead: so the holder's IDs start at most a second
 // ahead of the clock, whatever its ID's last holder left, and neither
 // restarts in a row nor a crash loop pushes them further ahead each time.
 // Each restart costs at most a second of start-up, a crash the few seconds
@@ -402,12 +407,12 @@ const maxCatchUp = 10 * time.Second
 // cheaply: they share the machine's clock with the one before, and a
 // server store's crashed holder left a horizon that a restart should not
 // wait out.
-func (l *Leased) catchUp(ctx context.Context, t taking) {
+func (l *Leased) waitForClock(ctx context.Context, t taking) {
 	if !l.host.local {
 		return
 	}
 	wait := time.Unix(t.first-1, 0).Sub(l.now())
-	if wait <= 0 || wait > maxCatchUp {
+	if wait <= 0 || wait > l.catchUp {
 		return
 	}
 	if l.logger != nil {

@@ -67,10 +67,10 @@ type Config struct {
 	Dialect string
 
 	// LeaseTTL is how long a lease of NewLeased lasts without renewal: 30 s
-	// if zero (3 s on SQLite); 1 s to 1 h. The renewer renews every third
-	// of it, and a holder that died keeps its ID from the fleet for at most
-	// this long; on SQLite, a holder whose process is gone not even that.
-	// Only NewLeased reads it.
+	// if zero; 1 s to 1 h. The renewer renews every third of it (on SQLite
+	// every second, where that is sooner), and a holder that died keeps its
+	// ID from the fleet for at most this long; on SQLite, a holder whose
+	// process is gone not even that. Only NewLeased reads it.
 	LeaseTTL time.Duration
 
 	// LeaseHorizon is how long a leased holder can go on without the
@@ -86,7 +86,8 @@ type Config struct {
 	// spend time bits: only seconds handed out do. On SQLite, where the
 	// file is on the holder's own machine and has no failover to ride out,
 	// zero means 2 s, so that a crash leaves the ID reserved only a few
-	// seconds ahead (docs/leases.md). Only NewLeased reads it.
+	// seconds ahead (docs/leases.md); a renewal then reserves the horizon
+	// and a second ahead. Only NewLeased reads it.
 	LeaseHorizon time.Duration
 
 	// WorkerIDs is the worker IDs a lease of NewLeased may take; the zero
@@ -119,11 +120,11 @@ func (cfg Config) check() (checked, error) {
 	if err != nil {
 		return checked{}, fmt.Errorf("worker: %w", err)
 	}
-	ttl, horizon := leasing.DefaultTTL, leasing.DefaultHorizon
+	horizon := leasing.DefaultHorizon
 	if d == dialect.SQLite {
-		ttl, horizon = leasing.FileTTL, leasing.FileHorizon
+		horizon = leasing.FileHorizon
 	}
-	cfg.LeaseTTL = cmp.Or(cfg.LeaseTTL, ttl)
+	cfg.LeaseTTL = cmp.Or(cfg.LeaseTTL, leasing.DefaultTTL)
 	cfg.LeaseHorizon = cmp.Or(cfg.LeaseHorizon, horizon)
 	return checked{cfg, d}, nil
 }

@@ -122,8 +122,8 @@ func (w *workerFlags) register(fs *flag.FlagSet, store leaseStore) {
 	fs.StringVar(&w.table, "table", worker.DefaultTable, "worker table, with -dsn")
 	fs.BoolVar(&w.lease, "lease", false, "with -dsn: lease the lowest free worker ID, which comes back when done, instead of a fresh one")
 	fs.DurationVar(&w.ttl, "lease-ttl", 0, fmt.Sprintf(
-		"%s: how long the lease lasts unrenewed, so how soon a crashed process's ID comes back, %v to %v (0: %v; %v on the -db file)%s",
-		with, leasing.MinTTL, leasing.MaxTTL, leasing.DefaultTTL, leasing.FileTTL, limits))
+		"%s: how long the lease lasts unrenewed, so how soon a crashed process's ID comes back, %v to %v (0: %v)%s",
+		with, leasing.MinTTL, leasing.MaxTTL, leasing.DefaultTTL, limits))
 	fs.DurationVar(&w.horizon, "lease-horizon", 0, fmt.Sprintf(
 		"%s: how long the process goes on without the database (a failover), %v to %v (0: %v; %v on the -db file)%s; a crashed process leaves its ID reserved this far ahead",
 		with, leasing.MinHorizon, leasing.MaxHorizon, leasing.DefaultHorizon, leasing.FileHorizon, limits))

@@ -58,16 +58,29 @@ const (
 	MaxHorizon     = 24 * time.Hour
 )
 
-// The lease defaults of a SQLite file. The file is on the holders' own
+// The timing of a lease in a SQLite file. The file is on the holders' own
 // machine: there is no failover to ride out, only another process holding
-// the write lock, and a holder that dies is seen gone at once. So a
-// renewal reserves a few seconds ahead (a third of the TTL and the
-// horizon: 3 s), and a crash leaves the ID reserved no further ahead than
-// that and the tick past the clock's that the generator holds.
+// the write lock. So the horizon is 2 s by default, and the holder renews
+// every FileEvery (or TTL/3, when sooner) and reserves the horizon and
+// that much ahead: a crash leaves the ID reserved 3 s past the tick after
+// the clock's. The TTL keeps the servers' default: it only says how long
+// a live holder that does not renew (stopped, paused) keeps its ID, since
+// a dead one is seen gone at once.
 const (
-	FileTTL     = 3 * time.Second
 	FileHorizon = 2 * time.Second
+	FileEvery   = time.Second
 )
+
+// NewFileTiming returns the timing of a lease of ttl and horizon in a
+// SQLite file: NewTiming's, renewed every FileEvery where that is sooner
+// than a third of the TTL, and reserving the horizon and one renewal
+// ahead.
+func NewFileTiming(ttl, horizon time.Duration) Timing {
+	t := NewTiming(ttl, horizon)
+	t.Every = min(t.Every, FileEvery)
+	t.Ahead = horizon + t.Every
+	return t
+}
 
 // Store extends and frees one lease where leases are kept.
 type Store interface {
@@ -363,15 +376,16 @@ func (s *Lease) renew(ctx context.Context) {
 		}
 		now, need := s.p.Now(), s.need.Load()
 		lead := seconds(s.p.Ahead)
-		// The pace is measured over a third of the TTL at least: a holder
-		// that asks for many seconds at once (a cached generator filling its
-		// ring at start-up, within milliseconds) has not shown a pace, and
-		// over a shorter span it would reserve hours ahead.
+		// The pace is measured over a renewal's span at least (a third of
+		// the TTL, or Every where sooner): a holder that asks for many
+		// seconds at once (a cached generator filling its ring under load,
+		// within milliseconds) has not shown a pace, and over a shorter
+		// span it would reserve hours ahead.
 		// Seconds are whole, so need grows by up to one more than the
 		// seconds asked for: a holder at the clock's pace would show
 		// twice it over a renewal a second apart (a SQLite lease's), and
 		// reserve twice its horizon ahead.
-		if dt := max(now.Sub(lastAt), s.p.TTL/3).Seconds(); dt > 0 {
+		if dt := max(now.Sub(lastAt), min(s.p.TTL/3, s.p.Every)).Seconds(); dt > 0 {
 			lead = max(lead, int64(math.Ceil(float64(need-lastNeed-1)/dt*s.p.Ahead.Seconds())))
 		}
 		lastAt, lastNeed = now, need
