@@ -39,8 +39,8 @@ func (m *makerFlags) register(fs *flag.FlagSet, store leaseStore) {
 // config returns the generator config the flags describe and a func that
 // releases what its Assigner or Leaser holds.
 func (m *makerFlags) config() (defaultgen.Config, func(), error) {
-	if m.after < 0 {
-		return defaultgen.Config{}, nil, fmt.Errorf("%w: -after %d: an ID is above 0", ErrUsage, m.after)
+	if err := m.checkAfter(); err != nil {
+		return defaultgen.Config{}, nil, err
 	}
 	src, release, err := m.worker.source()
 	if err != nil {
@@ -53,6 +53,24 @@ func (m *makerFlags) config() (defaultgen.Config, func(), error) {
 	}
 	cfg.After = m.after
 	return cfg, release, nil
+}
+
+// static returns the generator config the flags describe with -worker's
+// ID as a static one, remembered nowhere: bench's, whose IDs go to no one.
+func (m *makerFlags) static() (defaultgen.Config, error) {
+	if err := m.checkAfter(); err != nil {
+		return defaultgen.Config{}, err
+	}
+	cfg, err := m.layout.config(idSource{assigner: uidgen.Static(m.worker.id)})
+	cfg.After = m.after
+	return cfg, err
+}
+
+func (m *makerFlags) checkAfter() error {
+	if m.after < 0 {
+		return fmt.Errorf("%w: -after %d: an ID is above 0", ErrUsage, m.after)
+	}
+	return nil
 }
 
 // open builds the generator called name (see openContender) from the
@@ -83,20 +101,16 @@ func (m *makerFlags) open(name string) (maker, error) {
 // fresh ID per run, or with -lease one that comes back; or leased from the
 // leaseStore (etcd, Redis), when its flags choose it.
 type workerFlags struct {
-	fs *flag.FlagSet
-	// storeless: with no -dsn, -db or store flag, -worker is a static ID
-	// (0 by default), for bench, whose IDs go to no one.
-	storeless bool
-	static    bool // source chose a static ID
-	id        int64
-	db        string
-	dsn       string
-	table     string
-	lease     bool
-	ttl       time.Duration
-	horizon   time.Duration
-	ids       workerIDsFlag
-	store     storeFlags
+	fs      *flag.FlagSet
+	id      int64
+	db      string
+	dsn     string
+	table   string
+	lease   bool
+	ttl     time.Duration
+	horizon time.Duration
+	ids     workerIDsFlag
+	store   storeFlags
 }
 
 // workerIDsFlag is -worker-ids: the uidgen.WorkerIDRange a lease takes
@@ -106,6 +120,12 @@ type workerIDsFlag struct{ uidgen.WorkerIDRange }
 func (f *workerIDsFlag) Set(s string) (err error) {
 	f.WorkerIDRange, err = uidgen.ParseWorkerIDs(s)
 	return err
+}
+
+// storeFlagNames are the flags of where the worker ID is kept: every flag
+// register adds but -worker.
+func (w *workerFlags) storeFlagNames() []string {
+	return append([]string{"db", "dsn", "table", "lease", "lease-ttl", "lease-horizon", "worker-ids"}, w.store.names...)
 }
 
 // register adds the flags to fs, and store's.
@@ -150,13 +170,6 @@ func (w *workerFlags) source() (idSource, func(), error) {
 		}
 		l, release, err := w.store.store.Leaser(w.ttl, w.horizon, w.ids.WorkerIDRange)
 		return idSource{leaser: l}, release, err
-	}
-	if w.storeless && w.dsn == "" && !w.set("db") {
-		if w.lease || w.set("lease-ttl") || w.set("lease-horizon") || w.set("worker-ids") {
-			return idSource{}, nil, fmt.Errorf("%w: a lease needs -db, -dsn%s: bench takes a static worker ID without one", ErrUsage, w.store.orStore())
-		}
-		w.static = true
-		return idSource{assigner: uidgen.Static(w.id)}, func() {}, nil
 	}
 	dsn, embedded, err := w.database()
 	if err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -178,17 +179,23 @@ type benchRow struct {
 	ring  string // the ring's statistics, or "-"
 }
 
+// benchSynopsis and benchExample are bench's -h.
+const (
+	benchSynopsis = "bench [-d DURATION] [-goroutines N] [-worker ID] [-layout NAME | layout flags] [-after ID]\n" +
+		"       uidgen bench -segment TAG -dsn DSN [-d DURATION] [-goroutines N]"
+	benchExample = "uidgen bench -d 3s -goroutines 4\n  uidgen bench -segment bench -dsn 'root@tcp(127.0.0.1:3306)/test'"
+)
+
 func runBench(args []string, stdout, stderr io.Writer, store leaseStore) error {
-	fs := newFlagSet("bench", "bench [-d DURATION] [-goroutines N] [-worker ID | -dsn DSN [-lease] | -etcd ENDPOINTS [-etcd-prefix P] | -redis URL [-redis-prefix P]] [-lease-ttl D] [-lease-horizon D] [-worker-ids LO-HI] [-layout NAME | layout flags] [-after ID]\n"+
-		"       uidgen bench -segment TAG -dsn DSN [-d DURATION] [-goroutines N]",
-		"uidgen bench -d 3s -goroutines 4\n  uidgen bench -segment bench -dsn 'root@tcp(127.0.0.1:3306)/test'", stderr)
+	fs := newFlagSet("bench", benchSynopsis, benchExample, stderr)
 	d := fs.Duration("d", 3*time.Second, "how long to run each generator")
 	goroutines := fs.Int("goroutines", runtime.GOMAXPROCS(0), "goroutines calling NextID at once")
 	var mf makerFlags
 	mf.register(fs, store)
-	mf.worker.storeless = true
 	var sf segmentFlags
 	sf.register(fs)
+	stores := mf.worker.storeFlagNames()
+	benchHelp(fs, stores, stderr)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -206,12 +213,18 @@ func runBench(args []string, stdout, stderr io.Writer, store leaseStore) error {
 		if name := setFlag(fs, "segment-table", "start", "step", "claim-every", "max-step"); name != "" {
 			return fmt.Errorf("%w: -%s needs -segment", ErrUsage, name)
 		}
-		var release func()
+		if name := setFlag(fs, stores...); name != "" {
+			segment := ""
+			if name == "db" || name == "dsn" {
+				segment = "; -db and -dsn go with -segment, naming its tag table"
+			}
+			return fmt.Errorf("%w: -%s: bench takes a static worker ID (-worker, 0 by default) and keeps no store: "+
+				"its IDs go to no one, so it leases and reserves nothing%s", ErrUsage, name, segment)
+		}
 		var err error
-		if cfg, release, err = mf.config(); err != nil {
+		if cfg, err = mf.static(); err != nil {
 			return err
 		}
-		defer release()
 	} else {
 		// The segment generator beside the cached one, whose worker ID is
 		// static: -dsn is the tag table's database.
@@ -222,7 +235,7 @@ func runBench(args []string, stdout, stderr io.Writer, store leaseStore) error {
 		if err != nil {
 			return err
 		}
-		if cfg, err = mf.layout.config(idSource{assigner: uidgen.Static(mf.worker.id)}); err != nil {
+		if cfg, err = mf.static(); err != nil {
 			return err
 		}
 		list = []contender{contenders[0], segmentContender(&sf, dsn)}
@@ -230,10 +243,8 @@ func runBench(args []string, stdout, stderr io.Writer, store leaseStore) error {
 
 	// A static worker ID the layout cannot hold fails every generator:
 	// say so before the baseline, not after it has run for -d.
-	if mf.worker.static || sf.tag != "" {
-		if err := scheme.CheckWorkerID(cfg.Layout.Bits(), mf.worker.id); err != nil {
-			return usageIf(fmt.Errorf("-worker: %w", err))
-		}
+	if err := scheme.CheckWorkerID(cfg.Layout.Bits(), mf.worker.id); err != nil {
+		return usageIf(fmt.Errorf("-worker: %w", err))
 	}
 	list = append([]contender{atomicContender}, list...)
 	rows := make([]benchRow, 0, len(list))
@@ -244,11 +255,29 @@ func runBench(args []string, stdout, stderr io.Writer, store leaseStore) error {
 		}
 		rows = append(rows, row)
 	}
-	if err := printBench(stdout, rows, *goroutines, cfg); err != nil || !mf.worker.static {
+	if err := printBench(stdout, rows, *goroutines, cfg); err != nil {
 		return err
 	}
 	_, err := fmt.Fprintf(stdout, "worker ID %d is static and remembered nowhere: bench hands its IDs to no one. gen and serve lease theirs from -db.\n", mf.worker.id)
 	return err
+}
+
+// benchHelp says on fs's flags what they mean to bench, and makes its -h
+// list only those bench takes: the flags of a worker ID's store (stores)
+// stay defined, so that bench refuses them saying why rather than calling
+// them unknown, but are not offered, except -db and -dsn, which name the
+// tag table of -segment.
+func benchHelp(fs *flag.FlagSet, stores []string, stderr io.Writer) {
+	fs.Lookup("worker").Usage = "the static worker ID in every ID: bench hands its IDs to no one, so it leases nothing and remembers the ID nowhere"
+	fs.Lookup("db").Usage = "with -segment: the SQLite file of the tag table (default $" + dbEnv + ", else " + defaultDBHelp + ")"
+	fs.Lookup("dsn").Usage = "with -segment: the database of the tag table, in place of -db (default $" + dsnEnv + "): " + dsnHelp
+	shown := newFlagSet("bench", benchSynopsis, benchExample, stderr)
+	fs.VisitAll(func(f *flag.Flag) {
+		if f.Name == "db" || f.Name == "dsn" || !slices.Contains(stores, f.Name) {
+			shown.Var(f.Value, f.Name, f.Usage)
+		}
+	})
+	fs.Usage = shown.Usage
 }
 
 // benchOne builds c and hammers it for d, with progress on stderr: a line
