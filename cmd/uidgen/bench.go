@@ -32,10 +32,11 @@ import (
 const benchSampleEvery = 32
 
 // contender is one generator `uidgen bench` measures: open builds it from
-// the flags' config.
+// the flags' config, a cached.Config, of which the others take what they
+// have.
 type contender struct {
 	name string
-	open func(ctx context.Context, cfg defaultgen.Config) (maker, error)
+	open func(ctx context.Context, cfg cached.Config) (maker, error)
 }
 
 // maker is a generator as the commands use it: gen and serve take its
@@ -56,11 +57,8 @@ type maker struct {
 
 // contenders are measured in this order.
 var contenders = []contender{
-	{"cached", func(ctx context.Context, cfg defaultgen.Config) (maker, error) {
-		g, err := cached.New(ctx, cached.Config{
-			Layout: cfg.Layout, After: cfg.After,
-			Assigner: cfg.Assigner, Leaser: cfg.Leaser, Clock: cfg.Clock,
-		})
+	{"cached", func(ctx context.Context, cfg cached.Config) (maker, error) {
+		g, err := cached.New(ctx, cfg)
 		if err != nil {
 			return maker{}, err
 		}
@@ -74,13 +72,18 @@ var contenders = []contender{
 				return fmt.Sprintf("ring of %s, %s fills, %s takes waited, %s failed",
 					human.Group(s.Size), human.Group(s.Fills), human.Group(s.TakesWaited), human.Group(s.TakesFailed))
 			},
-			served:  servedCached{g},
+			served:  servedCached{g, cfg.MaxAhead},
 			metrics: metrics.NewCached(g),
 			close:   g.Close,
 		}, nil
 	}},
-	{"default", func(ctx context.Context, cfg defaultgen.Config) (maker, error) {
-		g, err := defaultgen.New(ctx, cfg)
+	// The default generator never borrows ahead of the clock, so it has
+	// no MaxAhead to take: past a tick's IDs, takes wait for the next.
+	{"default", func(ctx context.Context, cfg cached.Config) (maker, error) {
+		g, err := defaultgen.New(ctx, defaultgen.Config{
+			Layout: cfg.Layout, After: cfg.After,
+			Assigner: cfg.Assigner, Leaser: cfg.Leaser, Clock: cfg.Clock,
+		})
 		if err != nil {
 			return maker{}, err
 		}
@@ -91,12 +94,17 @@ var contenders = []contender{
 	}},
 }
 
-// servedCached is a cached generator as serve takes it.
-type servedCached struct{ *cached.Generator }
+// servedCached is a cached generator as serve takes it, with the
+// MaxAhead it was built with, which its Stats do not say.
+type servedCached struct {
+	*cached.Generator
+	maxAhead time.Duration
+}
 
 func (g servedCached) Stats() serve.Stats {
 	s := g.Generator.Stats()
-	return serve.Stats{Taken: s.Taken, RingSize: s.Size, RingAvailable: s.Available, Ahead: s.Ahead, Lease: s.Lease}
+	return serve.Stats{Taken: s.Taken, RingSize: s.Size, RingAvailable: s.Available, Ahead: s.Ahead,
+		MaxAhead: g.maxAhead, ClockWait: s.ClockWait, Lease: s.Lease}
 }
 
 // servedDefault is a default generator as serve takes it: it has no
@@ -124,13 +132,13 @@ func (g servedDefault) Stats() serve.Stats {
 // goroutines and harness as the generators: a bare atomic counter, the
 // cheapest unique number there is. Each generator's ns/ID divided by its
 // ns/ID is a ratio that means the same on any machine, where IDs/s do not.
-var atomicContender = contender{"atomic", func(context.Context, defaultgen.Config) (maker, error) {
+var atomicContender = contender{"atomic", func(context.Context, cached.Config) (maker, error) {
 	return maker{next: benchtest.Atomic(), close: func() error { return nil }}, nil
 }}
 
 // openContender builds the generator called name from cfg, bounding the
 // worker ID assignment by assignTimeout.
-func openContender(name string, cfg defaultgen.Config) (maker, error) {
+func openContender(name string, cfg cached.Config) (maker, error) {
 	i := slices.IndexFunc(contenders, func(c contender) bool { return c.name == name })
 	if i < 0 {
 		return maker{}, fmt.Errorf("%w: -generator %q: want cached or default", ErrUsage, name)
@@ -140,7 +148,7 @@ func openContender(name string, cfg defaultgen.Config) (maker, error) {
 
 // build builds c from cfg, bounding the worker ID assignment by
 // assignTimeout.
-func (c contender) build(cfg defaultgen.Config) (maker, error) {
+func (c contender) build(cfg cached.Config) (maker, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), assignTimeout)
 	defer cancel()
 	b, err := c.open(ctx, cfg)
@@ -153,7 +161,7 @@ func (c contender) build(cfg defaultgen.Config) (maker, error) {
 // segmentContender is the segment generator the flags ask for, on dsn's
 // database: `uidgen bench -segment` measures it beside the cached one.
 func segmentContender(sf *segmentFlags, dsn string) contender {
-	return contender{"segment", func(context.Context, defaultgen.Config) (maker, error) {
+	return contender{"segment", func(context.Context, cached.Config) (maker, error) {
 		g, closeAll, err := sf.open(dsn)
 		if err != nil {
 			return maker{}, err
@@ -208,7 +216,7 @@ func runBench(args []string, stdout, stderr io.Writer, store leaseStore) error {
 		return fmt.Errorf("%w: -goroutines %d: must be 1 or more", ErrUsage, *goroutines)
 	}
 	list := contenders
-	var cfg defaultgen.Config
+	var cfg cached.Config
 	if sf.tag == "" {
 		if name := setFlag(fs, "segment-table", "start", "step", "claim-every", "max-step"); name != "" {
 			return fmt.Errorf("%w: -%s needs -segment", ErrUsage, name)
@@ -284,7 +292,7 @@ func benchHelp(fs *flag.FlagSet, stores []string, stderr io.Writer) {
 // redrawn five times a second on a terminal, and elsewhere (a pipe, a log
 // file) a line a second with no carriage return, so that a log reads line
 // by line.
-func benchOne(c contender, cfg defaultgen.Config, goroutines int, d time.Duration, stderr io.Writer) (benchRow, error) {
+func benchOne(c contender, cfg cached.Config, goroutines int, d time.Duration, stderr io.Writer) (benchRow, error) {
 	b, err := c.build(cfg)
 	if err != nil {
 		return benchRow{}, err
@@ -330,7 +338,7 @@ func benchOne(c contender, cfg defaultgen.Config, goroutines int, d time.Duratio
 
 // printBench writes the table a person reads, aligned, and what it means.
 // rows[0] is the atomic baseline.
-func printBench(w io.Writer, rows []benchRow, goroutines int, cfg defaultgen.Config) error {
+func printBench(w io.Writer, rows []benchRow, goroutines int, cfg cached.Config) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "generator\t×atomic\tIDs/s\tns/ID\tp50\tp99\tmax\tahead\tring")
 	for _, r := range rows {
