@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/seed4d941b13/uidgen"
-	"github.com/seed4d941b13/uidgen/defaultgen"
+	"github.com/seed4d941b13/uidgen/cached"
 	"github.com/seed4d941b13/uidgen/internal/leasing"
 	"github.com/seed4d941b13/uidgen/worker"
 )
@@ -22,43 +22,83 @@ const dsnEnv = "UIDGEN_DSN"
 // creating the table if it is missing.
 const assignTimeout = 10 * time.Second
 
+// serialMaxAhead is the MaxAhead of a generator whose IDs gen prints as
+// Snowflake serials, where -max-ahead is not given: their date and time
+// fields are the ID's, so none is dated more than a second past the clock
+// when it is handed out.
+const serialMaxAhead = time.Second
+
 // makerFlags are the flags of the commands that make IDs: the layout, an
-// older generator's ID to start above, and where the worker ID comes from.
+// older generator's ID to start above, and where the worker ID comes from;
+// on those that hand the IDs out, how far ahead of the clock they may be.
 type makerFlags struct {
-	layout layoutFlags
-	after  int64
-	worker workerFlags
+	fs       *flag.FlagSet
+	layout   layoutFlags
+	after    int64
+	worker   workerFlags
+	maxAhead time.Duration // cached.Config.MaxAhead: -max-ahead, or the command's default
 }
 
 func (m *makerFlags) register(fs *flag.FlagSet, store leaseStore) {
+	m.fs = fs
 	m.layout.register(fs)
 	fs.Int64Var(&m.after, "after", 0, "an ID of an older generator in the same layout: every ID made is above it,\nwhatever the clock says (0: none)")
 	m.worker.register(fs, store)
 }
 
+// registerMaxAhead adds -max-ahead, on gen and serve, which hand their IDs
+// out; bench's go to no one. byDefault says where a command bounds the
+// IDs' time without it.
+func (m *makerFlags) registerMaxAhead(fs *flag.FlagSet, byDefault string) {
+	fs.DurationVar(&m.maxAhead, "max-ahead", 0, "the furthest ahead of the clock the cached generator may borrow ID time under load, a tick or more:\n"+
+		"past 2^seq-bits IDs a tick, takes wait for the clock instead (0: no bound"+byDefault+")")
+}
+
 // config returns the generator config the flags describe and a func that
 // releases what its Assigner or Leaser holds.
-func (m *makerFlags) config() (defaultgen.Config, func(), error) {
-	if m.after < 0 {
-		return defaultgen.Config{}, nil, fmt.Errorf("%w: -after %d: an ID is above 0", ErrUsage, m.after)
+func (m *makerFlags) config() (cached.Config, func(), error) {
+	if err := m.checkAfter(); err != nil {
+		return cached.Config{}, nil, err
 	}
 	src, release, err := m.worker.source()
 	if err != nil {
-		return defaultgen.Config{}, nil, err
+		return cached.Config{}, nil, err
 	}
 	cfg, err := m.layout.config(src)
 	if err != nil {
 		release()
-		return defaultgen.Config{}, nil, err
+		return cached.Config{}, nil, err
 	}
-	cfg.After = m.after
+	cfg.After, cfg.MaxAhead = m.after, m.maxAhead
 	return cfg, release, nil
+}
+
+// static returns the generator config the flags describe with -worker's
+// ID as a static one, remembered nowhere: bench's, whose IDs go to no one.
+func (m *makerFlags) static() (cached.Config, error) {
+	if err := m.checkAfter(); err != nil {
+		return cached.Config{}, err
+	}
+	cfg, err := m.layout.config(idSource{assigner: uidgen.Static(m.worker.id)})
+	cfg.After = m.after
+	return cfg, err
+}
+
+func (m *makerFlags) checkAfter() error {
+	if m.after < 0 {
+		return fmt.Errorf("%w: -after %d: an ID is above 0", ErrUsage, m.after)
+	}
+	return nil
 }
 
 // open builds the generator called name (see openContender) from the
 // config the flags describe; its close also releases what the Assigner or
 // Leaser holds.
 func (m *makerFlags) open(name string) (maker, error) {
+	if name != "cached" && setFlag(m.fs, "max-ahead") != "" {
+		return maker{}, fmt.Errorf("%w: -max-ahead with -generator %s: only the cached generator borrows ahead of the clock; "+
+			"the default one waits for the next tick once a tick's IDs are spent", ErrUsage, name)
+	}
 	cfg, release, err := m.config()
 	if err != nil {
 		return maker{}, err
@@ -83,20 +123,16 @@ func (m *makerFlags) open(name string) (maker, error) {
 // fresh ID per run, or with -lease one that comes back; or leased from the
 // leaseStore (etcd, Redis), when its flags choose it.
 type workerFlags struct {
-	fs *flag.FlagSet
-	// storeless: with no -dsn, -db or store flag, -worker is a static ID
-	// (0 by default), for bench, whose IDs go to no one.
-	storeless bool
-	static    bool // source chose a static ID
-	id        int64
-	db        string
-	dsn       string
-	table     string
-	lease     bool
-	ttl       time.Duration
-	horizon   time.Duration
-	ids       workerIDsFlag
-	store     storeFlags
+	fs      *flag.FlagSet
+	id      int64
+	db      string
+	dsn     string
+	table   string
+	lease   bool
+	ttl     time.Duration
+	horizon time.Duration
+	ids     workerIDsFlag
+	store   storeFlags
 }
 
 // workerIDsFlag is -worker-ids: the uidgen.WorkerIDRange a lease takes
@@ -106,6 +142,12 @@ type workerIDsFlag struct{ uidgen.WorkerIDRange }
 func (f *workerIDsFlag) Set(s string) (err error) {
 	f.WorkerIDRange, err = uidgen.ParseWorkerIDs(s)
 	return err
+}
+
+// storeFlagNames are the flags of where the worker ID is kept: every flag
+// register adds but -worker.
+func (w *workerFlags) storeFlagNames() []string {
+	return append([]string{"db", "dsn", "table", "lease", "lease-ttl", "lease-horizon", "worker-ids"}, w.store.names...)
 }
 
 // register adds the flags to fs, and store's.
@@ -150,13 +192,6 @@ func (w *workerFlags) source() (idSource, func(), error) {
 		}
 		l, release, err := w.store.store.Leaser(w.ttl, w.horizon, w.ids.WorkerIDRange)
 		return idSource{leaser: l}, release, err
-	}
-	if w.storeless && w.dsn == "" && !w.set("db") {
-		if w.lease || w.set("lease-ttl") || w.set("lease-horizon") || w.set("worker-ids") {
-			return idSource{}, nil, fmt.Errorf("%w: a lease needs -db, -dsn%s: bench takes a static worker ID without one", ErrUsage, w.store.orStore())
-		}
-		w.static = true
-		return idSource{assigner: uidgen.Static(w.id)}, func() {}, nil
 	}
 	dsn, embedded, err := w.database()
 	if err != nil {

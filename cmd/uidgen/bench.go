@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -31,10 +32,11 @@ import (
 const benchSampleEvery = 32
 
 // contender is one generator `uidgen bench` measures: open builds it from
-// the flags' config.
+// the flags' config, a cached.Config, of which the others take what they
+// have.
 type contender struct {
 	name string
-	open func(ctx context.Context, cfg defaultgen.Config) (maker, error)
+	open func(ctx context.Context, cfg cached.Config) (maker, error)
 }
 
 // maker is a generator as the commands use it: gen and serve take its
@@ -55,11 +57,8 @@ type maker struct {
 
 // contenders are measured in this order.
 var contenders = []contender{
-	{"cached", func(ctx context.Context, cfg defaultgen.Config) (maker, error) {
-		g, err := cached.New(ctx, cached.Config{
-			Layout: cfg.Layout, After: cfg.After,
-			Assigner: cfg.Assigner, Leaser: cfg.Leaser, Clock: cfg.Clock,
-		})
+	{"cached", func(ctx context.Context, cfg cached.Config) (maker, error) {
+		g, err := cached.New(ctx, cfg)
 		if err != nil {
 			return maker{}, err
 		}
@@ -73,13 +72,18 @@ var contenders = []contender{
 				return fmt.Sprintf("ring of %s, %s fills, %s takes waited, %s failed",
 					human.Group(s.Size), human.Group(s.Fills), human.Group(s.TakesWaited), human.Group(s.TakesFailed))
 			},
-			served:  servedCached{g},
+			served:  servedCached{g, cfg.MaxAhead},
 			metrics: metrics.NewCached(g),
 			close:   g.Close,
 		}, nil
 	}},
-	{"default", func(ctx context.Context, cfg defaultgen.Config) (maker, error) {
-		g, err := defaultgen.New(ctx, cfg)
+	// The default generator never borrows ahead of the clock, so it has
+	// no MaxAhead to take: past a tick's IDs, takes wait for the next.
+	{"default", func(ctx context.Context, cfg cached.Config) (maker, error) {
+		g, err := defaultgen.New(ctx, defaultgen.Config{
+			Layout: cfg.Layout, After: cfg.After,
+			Assigner: cfg.Assigner, Leaser: cfg.Leaser, Clock: cfg.Clock,
+		})
 		if err != nil {
 			return maker{}, err
 		}
@@ -90,12 +94,17 @@ var contenders = []contender{
 	}},
 }
 
-// servedCached is a cached generator as serve takes it.
-type servedCached struct{ *cached.Generator }
+// servedCached is a cached generator as serve takes it, with the
+// MaxAhead it was built with, which its Stats do not say.
+type servedCached struct {
+	*cached.Generator
+	maxAhead time.Duration
+}
 
 func (g servedCached) Stats() serve.Stats {
 	s := g.Generator.Stats()
-	return serve.Stats{Taken: s.Taken, RingSize: s.Size, RingAvailable: s.Available, Ahead: s.Ahead, Lease: s.Lease}
+	return serve.Stats{Taken: s.Taken, RingSize: s.Size, RingAvailable: s.Available, Ahead: s.Ahead,
+		MaxAhead: g.maxAhead, ClockWait: s.ClockWait, Lease: s.Lease}
 }
 
 // servedDefault is a default generator as serve takes it: it has no
@@ -123,13 +132,13 @@ func (g servedDefault) Stats() serve.Stats {
 // goroutines and harness as the generators: a bare atomic counter, the
 // cheapest unique number there is. Each generator's ns/ID divided by its
 // ns/ID is a ratio that means the same on any machine, where IDs/s do not.
-var atomicContender = contender{"atomic", func(context.Context, defaultgen.Config) (maker, error) {
+var atomicContender = contender{"atomic", func(context.Context, cached.Config) (maker, error) {
 	return maker{next: benchtest.Atomic(), close: func() error { return nil }}, nil
 }}
 
 // openContender builds the generator called name from cfg, bounding the
 // worker ID assignment by assignTimeout.
-func openContender(name string, cfg defaultgen.Config) (maker, error) {
+func openContender(name string, cfg cached.Config) (maker, error) {
 	i := slices.IndexFunc(contenders, func(c contender) bool { return c.name == name })
 	if i < 0 {
 		return maker{}, fmt.Errorf("%w: -generator %q: want cached or default", ErrUsage, name)
@@ -139,7 +148,7 @@ func openContender(name string, cfg defaultgen.Config) (maker, error) {
 
 // build builds c from cfg, bounding the worker ID assignment by
 // assignTimeout.
-func (c contender) build(cfg defaultgen.Config) (maker, error) {
+func (c contender) build(cfg cached.Config) (maker, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), assignTimeout)
 	defer cancel()
 	b, err := c.open(ctx, cfg)
@@ -152,7 +161,7 @@ func (c contender) build(cfg defaultgen.Config) (maker, error) {
 // segmentContender is the segment generator the flags ask for, on dsn's
 // database: `uidgen bench -segment` measures it beside the cached one.
 func segmentContender(sf *segmentFlags, dsn string) contender {
-	return contender{"segment", func(context.Context, defaultgen.Config) (maker, error) {
+	return contender{"segment", func(context.Context, cached.Config) (maker, error) {
 		g, closeAll, err := sf.open(dsn)
 		if err != nil {
 			return maker{}, err
@@ -178,17 +187,23 @@ type benchRow struct {
 	ring  string // the ring's statistics, or "-"
 }
 
+// benchSynopsis and benchExample are bench's -h.
+const (
+	benchSynopsis = "bench [-d DURATION] [-goroutines N] [-worker ID] [-layout NAME | layout flags] [-after ID]\n" +
+		"       uidgen bench -segment TAG -dsn DSN [-d DURATION] [-goroutines N]"
+	benchExample = "uidgen bench -d 3s -goroutines 4\n  uidgen bench -segment bench -dsn 'root@tcp(127.0.0.1:3306)/test'"
+)
+
 func runBench(args []string, stdout, stderr io.Writer, store leaseStore) error {
-	fs := newFlagSet("bench", "bench [-d DURATION] [-goroutines N] [-worker ID | -dsn DSN [-lease] | -etcd ENDPOINTS [-etcd-prefix P] | -redis URL [-redis-prefix P]] [-lease-ttl D] [-lease-horizon D] [-worker-ids LO-HI] [-layout NAME | layout flags] [-after ID]\n"+
-		"       uidgen bench -segment TAG -dsn DSN [-d DURATION] [-goroutines N]",
-		"uidgen bench -d 3s -goroutines 4\n  uidgen bench -segment bench -dsn 'root@tcp(127.0.0.1:3306)/test'", stderr)
+	fs := newFlagSet("bench", benchSynopsis, benchExample, stderr)
 	d := fs.Duration("d", 3*time.Second, "how long to run each generator")
 	goroutines := fs.Int("goroutines", runtime.GOMAXPROCS(0), "goroutines calling NextID at once")
 	var mf makerFlags
 	mf.register(fs, store)
-	mf.worker.storeless = true
 	var sf segmentFlags
 	sf.register(fs)
+	stores := mf.worker.storeFlagNames()
+	benchHelp(fs, stores, stderr)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -201,17 +216,23 @@ func runBench(args []string, stdout, stderr io.Writer, store leaseStore) error {
 		return fmt.Errorf("%w: -goroutines %d: must be 1 or more", ErrUsage, *goroutines)
 	}
 	list := contenders
-	var cfg defaultgen.Config
+	var cfg cached.Config
 	if sf.tag == "" {
 		if name := setFlag(fs, "segment-table", "start", "step", "claim-every", "max-step"); name != "" {
 			return fmt.Errorf("%w: -%s needs -segment", ErrUsage, name)
 		}
-		var release func()
+		if name := setFlag(fs, stores...); name != "" {
+			segment := ""
+			if name == "db" || name == "dsn" {
+				segment = "; -db and -dsn go with -segment, naming its tag table"
+			}
+			return fmt.Errorf("%w: -%s: bench takes a static worker ID (-worker, 0 by default) and keeps no store: "+
+				"its IDs go to no one, so it leases and reserves nothing%s", ErrUsage, name, segment)
+		}
 		var err error
-		if cfg, release, err = mf.config(); err != nil {
+		if cfg, err = mf.static(); err != nil {
 			return err
 		}
-		defer release()
 	} else {
 		// The segment generator beside the cached one, whose worker ID is
 		// static: -dsn is the tag table's database.
@@ -222,7 +243,7 @@ func runBench(args []string, stdout, stderr io.Writer, store leaseStore) error {
 		if err != nil {
 			return err
 		}
-		if cfg, err = mf.layout.config(idSource{assigner: uidgen.Static(mf.worker.id)}); err != nil {
+		if cfg, err = mf.static(); err != nil {
 			return err
 		}
 		list = []contender{contenders[0], segmentContender(&sf, dsn)}
@@ -230,10 +251,8 @@ func runBench(args []string, stdout, stderr io.Writer, store leaseStore) error {
 
 	// A static worker ID the layout cannot hold fails every generator:
 	// say so before the baseline, not after it has run for -d.
-	if mf.worker.static || sf.tag != "" {
-		if err := scheme.CheckWorkerID(cfg.Layout.Bits(), mf.worker.id); err != nil {
-			return usageIf(fmt.Errorf("-worker: %w", err))
-		}
+	if err := scheme.CheckWorkerID(cfg.Layout.Bits(), mf.worker.id); err != nil {
+		return usageIf(fmt.Errorf("-worker: %w", err))
 	}
 	list = append([]contender{atomicContender}, list...)
 	rows := make([]benchRow, 0, len(list))
@@ -244,18 +263,36 @@ func runBench(args []string, stdout, stderr io.Writer, store leaseStore) error {
 		}
 		rows = append(rows, row)
 	}
-	if err := printBench(stdout, rows, *goroutines, cfg); err != nil || !mf.worker.static {
+	if err := printBench(stdout, rows, *goroutines, cfg); err != nil {
 		return err
 	}
 	_, err := fmt.Fprintf(stdout, "worker ID %d is static and remembered nowhere: bench hands its IDs to no one. gen and serve lease theirs from -db.\n", mf.worker.id)
 	return err
 }
 
+// benchHelp says on fs's flags what they mean to bench, and makes its -h
+// list only those bench takes: the flags of a worker ID's store (stores)
+// stay defined, so that bench refuses them saying why rather than calling
+// them unknown, but are not offered, except -db and -dsn, which name the
+// tag table of -segment.
+func benchHelp(fs *flag.FlagSet, stores []string, stderr io.Writer) {
+	fs.Lookup("worker").Usage = "the static worker ID in every ID: bench hands its IDs to no one, so it leases nothing and remembers the ID nowhere"
+	fs.Lookup("db").Usage = "with -segment: the SQLite file of the tag table (default $" + dbEnv + ", else " + defaultDBHelp + ")"
+	fs.Lookup("dsn").Usage = "with -segment: the database of the tag table, in place of -db (default $" + dsnEnv + "): " + dsnHelp
+	shown := newFlagSet("bench", benchSynopsis, benchExample, stderr)
+	fs.VisitAll(func(f *flag.Flag) {
+		if f.Name == "db" || f.Name == "dsn" || !slices.Contains(stores, f.Name) {
+			shown.Var(f.Value, f.Name, f.Usage)
+		}
+	})
+	fs.Usage = shown.Usage
+}
+
 // benchOne builds c and hammers it for d, with progress on stderr: a line
 // redrawn five times a second on a terminal, and elsewhere (a pipe, a log
 // file) a line a second with no carriage return, so that a log reads line
 // by line.
-func benchOne(c contender, cfg defaultgen.Config, goroutines int, d time.Duration, stderr io.Writer) (benchRow, error) {
+func benchOne(c contender, cfg cached.Config, goroutines int, d time.Duration, stderr io.Writer) (benchRow, error) {
 	b, err := c.build(cfg)
 	if err != nil {
 		return benchRow{}, err
@@ -301,7 +338,7 @@ func benchOne(c contender, cfg defaultgen.Config, goroutines int, d time.Duratio
 
 // printBench writes the table a person reads, aligned, and what it means.
 // rows[0] is the atomic baseline.
-func printBench(w io.Writer, rows []benchRow, goroutines int, cfg defaultgen.Config) error {
+func printBench(w io.Writer, rows []benchRow, goroutines int, cfg cached.Config) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "generator\t×atomic\tIDs/s\tns/ID\tp50\tp99\tmax\tahead\tring")
 	for _, r := range rows {

@@ -29,6 +29,7 @@ func runGen(args []string, stdout, stderr io.Writer, store leaseStore) error {
 	key := fs.String("key", "", "make every ID for this shard key (needs -gene-bits): its low gene bits are the key's")
 	var mf makerFlags
 	mf.register(fs, store)
+	mf.registerMaxAhead(fs, "; with -format, "+serialMaxAhead.String()+" unless given: its strings print the ID's time")
 	var sf segmentFlags
 	sf.register(fs)
 	if err := parseFlags(fs, args); err != nil {
@@ -79,6 +80,12 @@ func runGen(args []string, stdout, stderr io.Writer, store leaseStore) error {
 			return err
 		}
 		format = f.Format
+		// Every Snowflake pattern prints the ID's time (NewSnowflake
+		// refuses one without its date and time fields), which borrowing
+		// would date in the future.
+		if setFlag(fs, "max-ahead") == "" {
+			mf.maxAhead = serialMaxAhead
+		}
 	}
 	if *key != "" {
 		if k, err = strconv.ParseInt(*key, 10, 64); err != nil {

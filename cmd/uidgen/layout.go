@@ -7,7 +7,7 @@ import (
 
 	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/bits"
-	"github.com/seed4d941b13/uidgen/defaultgen"
+	"github.com/seed4d941b13/uidgen/cached"
 )
 
 // layoutFlags are the flags every command that makes or reads IDs shares:
@@ -35,12 +35,12 @@ func (l *layoutFlags) register(fs *flag.FlagSet) {
 
 // config returns the generator config the flags describe, with the worker
 // ID from src: the fields both generators' Configs share.
-func (l *layoutFlags) config(src idSource) (defaultgen.Config, error) {
+func (l *layoutFlags) config(src idSource) (cached.Config, error) {
 	layout, err := l.layout()
 	if err != nil {
-		return defaultgen.Config{}, err
+		return cached.Config{}, err
 	}
-	return defaultgen.Config{Layout: layout, Assigner: src.assigner, Leaser: src.leaser}, nil
+	return cached.Config{Layout: layout, Assigner: src.assigner, Leaser: src.leaser}, nil
 }
 
 // layout returns the layout the flags describe, for reading IDs: no clock,

@@ -23,7 +23,8 @@
 // table: a fresh ID per start, or with -lease one that comes back), from
 // -etcd (a lease from an etcd cluster) or from -redis or -redis-sentinel (a
 // lease from Redis). bench, whose IDs go to no one, takes a static -worker
-// (0 by default) unless one of those is given. workers and segments list
+// (0 by default) and keeps no store: it refuses those flags, and reads
+// -db or -dsn only as the tag table of -segment. workers and segments list
 // the file's tables, -dsn's, the etcd fleet's or the Redis fleet's:
 //
 //	-etcd ENDPOINTS       lease the worker ID from the etcd cluster at these

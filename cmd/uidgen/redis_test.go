@@ -139,7 +139,7 @@ func TestRedisBadCalls(t *testing.T) {
 		{[]string{"gen", "-redis", "mysql://nowhere"}, "-redis \"mysql://nowhere\""},
 		{[]string{"gen", "-redis", "redis://127.0.0.1:1/0", "-redis-prefix", "{a}{b}"}, `invalid config: Prefix "{a}{b}"`},
 		{[]string{"workers", "-redis", "redis://127.0.0.1:1/0", "-etcd", "http://127.0.0.1:1"}, "-etcd and -redis both given"},
-		{[]string{"bench", "-redis", "redis://127.0.0.1:1/0", "-worker", "3"}, "-worker and -redis both given"},
+		{[]string{"bench", "-redis", "redis://127.0.0.1:1/0", "-worker", "3"}, "-redis" + benchRefusal},
 		{[]string{"gen", "-redis-prefix", "{a}:", "-worker", "3"}, "-redis-prefix given, but no store it configures: it goes with -etcd or -redis or -redis-cluster or -redis-sentinel"},
 		{[]string{"gen", "-redis", "redis://127.0.0.1:1/0", "-redis-cluster", "127.0.0.1:1"}, "-redis and -redis-cluster both given"},
 		{[]string{"serve", "-redis-cluster", "127.0.0.1:1", "-etcd", "http://127.0.0.1:1"}, "-etcd and -redis-cluster both given"},

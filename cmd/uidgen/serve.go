@@ -84,6 +84,7 @@ func runServe(args []string, _, stderr io.Writer, store leaseStore) error {
 	tf.register(fs)
 	var mf makerFlags
 	mf.register(fs, store)
+	mf.registerMaxAhead(fs, "")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

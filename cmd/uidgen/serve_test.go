@@ -19,8 +19,8 @@ import (
 
 	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/bits"
+	"github.com/seed4d941b13/uidgen/cached"
 	"github.com/seed4d941b13/uidgen/cmd/uidgen/internal/serve"
-	"github.com/seed4d941b13/uidgen/defaultgen"
 	"github.com/seed4d941b13/uidgen/internal/dbtest"
 	"github.com/seed4d941b13/uidgen/internal/fleettest"
 	"github.com/seed4d941b13/uidgen/internal/idtest"
@@ -469,7 +469,7 @@ func (w *discard) WriteHeader(int)             {}
 // size: the work serve adds to a request, beside what a request costs
 // over the network (bench/RESULTS.md).
 func BenchmarkHandlerID(b *testing.B) {
-	g, err := openContender("cached", defaultgen.Config{Assigner: uidgen.Static(1)})
+	g, err := openContender("cached", cached.Config{Assigner: uidgen.Static(1)})
 	if err != nil {
 		b.Fatal(err)
 	}

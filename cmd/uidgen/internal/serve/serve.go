@@ -63,7 +63,15 @@ type Stats struct {
 	RingSize      int64         // slots in the ring; 0 for a generator without one
 	RingAvailable int64         // IDs waiting in the ring
 	Ahead         time.Duration // ID time borrowed beyond the clock
-	Lease         uidgen.LeaseStats
+
+	// MaxAhead bounds Ahead (cached.Config.MaxAhead, -max-ahead); 0 is no
+	// bound. What it costs: the generator makes at most 2^SeqBits IDs a
+	// tick, and past that its takes wait for the clock; ClockWait is how
+	// long it has waited for the clock under the bound, in all.
+	MaxAhead  time.Duration
+	ClockWait time.Duration
+
+	Lease uidgen.LeaseStats
 }
 
 // Config is what a Server serves.

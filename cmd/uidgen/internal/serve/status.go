@@ -86,6 +86,7 @@ type statusPage struct {
 	YearsLeft   float64 // from Now to RunsOut, in years of 365.25 days
 	Rate        rateSpan
 	Ahead       string         // human.Ahead of Stats.Ahead
+	TickRate    int64          // the most IDs a second the layout's sequence holds: 2^SeqBits a tick
 	Tags        *tagsStatus    // nil without -dsn
 	Serials     *serialsStatus // nil without -serial
 }
@@ -160,6 +161,7 @@ func (s *Server) status(ctx context.Context) statusPage {
 		YearsLeft: max(0, layout.RunsOut().Sub(now).Hours()/24/365.25),
 		Rate:      s.rate.measure(now, st.Taken),
 		Ahead:     human.Ahead(st.Ahead),
+		TickRate:  (layout.Bits().MaxSequence() + 1) * int64(time.Second/layout.Tick()),
 	}
 	if st.Lease.Leased {
 		p.HorizonLeft = max(0, st.Lease.ReservedUntil.Sub(now))

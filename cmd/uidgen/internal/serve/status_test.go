@@ -120,3 +120,40 @@ func TestStatusPageEscapes(t *testing.T) {
 		t.Errorf("the page shows the outside text escaped %d times, want 4 or more:\n%s", n, body.String())
 	}
 }
+
+// fixed is a counter whose Stats are the test's.
+type fixed struct {
+	counter
+	stats Stats
+}
+
+func (f *fixed) Stats() Stats { return f.stats }
+
+// TestStatusMaxAhead: the page says how far ahead of the clock the
+// generator may borrow, and what that costs: none for a generator without
+// a ring (the default one, which waits for the next tick), the bound and
+// the time waited for the clock under it, or that there is none.
+func TestStatusMaxAhead(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		stats Stats
+		want  string
+	}{
+		{"default generator", Stats{}, `<td id="max-ahead">none needed: the default generator never borrows; past 8,192 IDs a second its takes wait for the next tick</td>`},
+		{"bounded", Stats{RingSize: 65536, MaxAhead: time.Second, ClockWait: 2500 * time.Millisecond},
+			`<td id="max-ahead">at most 1s ahead (-max-ahead): past 8,192 IDs a second takes wait for the clock rather than borrow further; it has waited 2.5s for the clock</td>`},
+		{"unbounded", Stats{RingSize: 65536},
+			`<td id="max-ahead">none: under load the IDs' time runs as far ahead of the clock as the load drives it; -max-ahead bounds it</td>`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := New(Config{Generator: &fixed{stats: tt.stats}})
+			req := httptest.NewRequest("GET", "/", nil)
+			req.Header.Set("Accept", "text/html")
+			w := httptest.NewRecorder()
+			s.ServeHTTP(w, req)
+			if body := w.Body.String(); w.Code != 200 || !strings.Contains(body, tt.want) {
+				t.Errorf("GET /: %d, no %q in\n%s", w.Code, tt.want, body)
+			}
+		})
+	}
+}
