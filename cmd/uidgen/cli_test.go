@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -173,6 +174,8 @@ func TestBadCallsExitTwo(t *testing.T) {
 		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
 		{[]string{"gen", "-bogus"}, "flag provided but not defined: -bogus"},
 		{[]string{"gen", "-n", "-1"}, "-n -1: must be 0 or more"},
+		{[]string{"gen", "5"}, `unexpected argument "5": for 5 IDs, write -n 5`},
+		{[]string{"gen", "-n", "3", "x"}, `unexpected argument "x"`},
 		{[]string{"gen", "-generator", "fast"}, `-generator "fast": want cached or default`},
 		{[]string{"gen", "-worker", "2000000"}, "invalid config: WorkerIDs 2000000-2000000 ends above 1048575, the layout's largest worker ID: want Max at most 1048575"},
 		{[]string{"gen", "-time-bits", "40"}, "= 74: want at most 64"},
@@ -194,6 +197,23 @@ func TestBadCallsExitTwo(t *testing.T) {
 				t.Fatalf("exit %d, stderr %q; want 2 and %q", code, stderr, tt.want)
 			}
 		})
+	}
+}
+
+// TestMistypedFlagIsShort: a flag no command has, or a value a flag does
+// not take, gets the one-line error and a pointer to -h, not the help.
+func TestMistypedFlagIsShort(t *testing.T) {
+	calls := [][]string{{"gen", "-n", "abc"}}
+	for _, c := range commands {
+		calls = append(calls, []string{c.name, "-bogus"})
+	}
+	for _, args := range calls {
+		code, out, stderr := runCLI(t, args...)
+		says := map[string]string{"-bogus": "flag provided but not defined: -bogus", "abc": `invalid value "abc" for flag -n: parse error`}[args[len(args)-1]]
+		want := fmt.Sprintf("uidgen %s: usage: %s\nrun 'uidgen %[1]s -h' for help\n", args[0], says)
+		if code != 2 || out != "" || stderr != want {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 2 and %q", args, code, out, stderr, want)
+		}
 	}
 }
 

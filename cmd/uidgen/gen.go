@@ -34,6 +34,13 @@ func runGen(args []string, stdout, stderr io.Writer, store leaseStore) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
+	if fs.NArg() > 0 {
+		// The count is -n's: "gen 5" reads as five IDs, and would print ten.
+		if _, err := strconv.Atoi(fs.Arg(0)); err == nil {
+			return fmt.Errorf("%w: unexpected argument %q: for %[2]s IDs, write -n %[2]s", ErrUsage, fs.Arg(0))
+		}
+		return fmt.Errorf("%w: unexpected argument %q", ErrUsage, fs.Arg(0))
+	}
 	if *n < 0 {
 		return fmt.Errorf("%w: -n %d: must be 0 or more", ErrUsage, *n)
 	}
