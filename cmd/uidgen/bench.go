@@ -180,7 +180,7 @@ type benchRow struct {
 
 func runBench(args []string, stdout, stderr io.Writer, store leaseStore) error {
 	fs := newFlagSet("bench", "bench [-d DURATION] [-goroutines N] [-worker ID | -dsn DSN [-lease] | -etcd ENDPOINTS [-etcd-prefix P] | -redis URL [-redis-prefix P]] [-lease-ttl D] [-lease-horizon D] [-worker-ids LO-HI] [-layout NAME | layout flags] [-after ID]\n"+
-		"       uidgen bench -segment TAG -dsn DSN [-d DURATION] [-goroutines N]",
+		"       uidgen bench -segment TAG [-db FILE | -dsn DSN] [-d DURATION] [-goroutines N]",
 		"uidgen bench -d 3s -goroutines 4\n  uidgen bench -segment bench -dsn 'root@tcp(127.0.0.1:3306)/test'", stderr)
 	d := fs.Duration("d", 3*time.Second, "how long to run each generator")
 	goroutines := fs.Int("goroutines", runtime.GOMAXPROCS(0), "goroutines calling NextID at once")

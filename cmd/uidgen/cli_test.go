@@ -228,6 +228,39 @@ func TestHelpOnEveryCommand(t *testing.T) {
 	}
 }
 
+// TestHelpSaysWhatIsTrue: -h says what each command does now: gen and
+// bench keep a tag in the -db file unless -dsn names a database, workers
+// lists (it leases nothing, and reads the -db file without creating it),
+// and a served tag holds a few KiB (TestTagMemory in internal/serve).
+func TestHelpSaysWhatIsTrue(t *testing.T) {
+	for _, tt := range []struct {
+		cmd        string
+		has, lacks []string
+	}{
+		{"gen", []string{"gen -segment TAG [-db FILE | -dsn DSN]", "leaf_alloc table of the -db file, or of -dsn's database"}, []string{"-segment TAG -dsn DSN"}},
+		{"bench", []string{"bench -segment TAG [-db FILE | -dsn DSN]"}, []string{"-segment TAG -dsn DSN"}},
+		{"workers", []string{"never created or changed", "worker ID leases in the etcd cluster", "worker ID leases in the Redis server"},
+			[]string{"created with its directory", "lease the worker ID"}},
+		{"segments", []string{"never created or changed"}, []string{"created with its directory"}},
+		{"serve", []string{"a few KiB"}, []string{"MiB"}},
+	} {
+		code, _, help := runCLI(t, tt.cmd, "-h")
+		if code != 0 {
+			t.Fatalf("%s -h: exit %d", tt.cmd, code)
+		}
+		for _, s := range tt.has {
+			if !strings.Contains(help, s) {
+				t.Errorf("%s -h lacks %q", tt.cmd, s)
+			}
+		}
+		for _, s := range tt.lacks {
+			if strings.Contains(help, s) {
+				t.Errorf("%s -h still says %q", tt.cmd, s)
+			}
+		}
+	}
+}
+
 // TestGenNamedLayouts: gen -layout makes IDs in the named layout with both
 // generators, which parse -layout reads back to the worker ID at about now
 // (Twitter's milliseconds, sonyflake's 10 ms ticks with the sequence above

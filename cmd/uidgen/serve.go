@@ -158,7 +158,7 @@ var tagFlagNames = append([]string{"segment-table", "max-tags", "create-tags", "
 
 func (t *tagFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&t.table, "segment-table", segment.DefaultTable, "the table of the segment tags served")
-	fs.IntVar(&t.maxTags, "max-tags", serve.DefaultMaxTags, "the most tags served; a generator holds 1 MiB of numbers")
+	fs.IntVar(&t.maxTags, "max-tags", serve.DefaultMaxTags, "the most tags served; each holds its numbers as a few ranges, a few KiB, and two goroutines")
 	fs.BoolVar(&t.create, "create-tags", false, "serve tags not in the table too, creating their rows (and the table)")
 	t.claims.register(fs, "of a segment tag")
 	t.serials = serialSpecs{}

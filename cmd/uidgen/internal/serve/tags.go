@@ -16,8 +16,8 @@ import (
 )
 
 // DefaultMaxTags bounds the generators Tags opens by default: each holds
-// a ring of 65,536 numbers (1 MiB, segment.Config.RingSize's default) and
-// two goroutines.
+// a ring of up to 65,536 numbers (segment.Config.RingSize's default) as a
+// few ranges, a few KiB, and two goroutines.
 const DefaultMaxTags = 100
 
 // openTimeout bounds opening a tag's generator, and NewTags's read of its
