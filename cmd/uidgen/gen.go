@@ -25,7 +25,7 @@ func runGen(args []string, stdout, stderr io.Writer, store leaseStore) error {
 	encoding.register(fs, "write each ID as")
 	pattern := fs.String("format", "", "print each ID, or with -segment each number, through the serial number `PATTERN`:\n"+patternHelp)
 	var zone zoneFlag
-	zone.register(fs)
+	zone.register(fs, serialDates)
 	key := fs.String("key", "", "make every ID for this shard key (needs -gene-bits): its low gene bits are the key's")
 	var mf makerFlags
 	mf.register(fs, store)
