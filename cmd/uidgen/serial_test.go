@@ -224,15 +224,73 @@ func TestServeSerial(t *testing.T) {
 			t.Errorf("GET %s: %d %s; want %d saying %s", c.path, r.status, r.body, c.status, c.says)
 		}
 	}
-	// Leaf's route refuses a serial's tags as /segment/ does.
+	// Leaf's route refuses a serial's tags as /segment/ does, with a 409
+	// that says why, not the 500 of a failing database.
 	leafPath := "/api/segment/get/order:" + day
-	checkLeafError(t, s.do(t, "GET", leafPath), leafPath, leafFailed)
+	checkLeafAnswer(t, s.do(t, "GET", leafPath), leafPath, http.StatusConflict,
+		fmt.Sprintf("tag %q holds the numbers of -serial order, which end with their period: take them from /serial/order", "order:"+day))
 	if r := s.do(t, "POST", "/serial/order"); r.status != http.StatusMethodNotAllowed {
 		t.Errorf("POST /serial/order: %d", r.status)
 	}
 	page := s.do(t, "GET", "/", "Accept", "text/html").body
 	if !strings.Contains(page, `<span id="serial-zone">UTC (UTC, UTC&#43;00:00)</span>`) || !strings.Contains(page, "ORD-{yyyy}{MM}{dd}-{seq:6}") {
 		t.Errorf("the status page does not name the zone and the patterns:\n%s", page)
+	}
+}
+
+// TestServeSerialBesideTag runs docs/segment.md's and docs/serial.md's
+// examples together: the tag "order" of gen -segment, then serve -serial
+// 'order=ORD-...'. The tag is served on /segment/order and Leaf's route,
+// after the numbers gen printed; the serial counts from 1 on its tags
+// order:<date>, which the tag routes refuse with 409. A serial without
+// dates writes its tag's own numbers, which /segment/ shares: no number
+// twice.
+func TestServeSerialBesideTag(t *testing.T) {
+	isolateDB(t)
+	code, out, stderr := runCLIShared(t, "gen", "-segment", "order", "-n", "5")
+	if code != 0 || strings.Join(strings.Fields(out), " ") != "1 2 3 4 5" {
+		t.Fatalf("gen -segment order -n 5: exit %d, %q, %s", code, out, stderr)
+	}
+	s := startServer(t, "-worker", "3", "-serial", "order="+order, "-serial", "inv=INV-{seq:8}", "-tz", "Asia/Shanghai")
+	r := s.do(t, "GET", "/segment/order")
+	first, err := strconv.ParseInt(strings.TrimSpace(r.body), 10, 64)
+	if r.status != 200 || err != nil || first <= 5 {
+		t.Fatalf("GET /segment/order: %d %q, want 200 and a number above gen's 5", r.status, r.body)
+	}
+	if n := leafNumber(t, s.do(t, "GET", "/api/segment/get/order"), "/api/segment/get/order"); n <= first {
+		t.Fatalf("GET /api/segment/get/order: %d after /segment/order's %d", n, first)
+	}
+	zone, err := time.LoadLocation("Asia/Shanghai")
+	if err != nil {
+		t.Fatal(err)
+	}
+	day := time.Now().In(zone).Format("20060102")
+	if r := s.do(t, "GET", "/serial/order"); r.status != 200 || r.body != "ORD-"+day+"-000001\n" {
+		t.Fatalf("GET /serial/order: %d %q, want ORD-%s-000001", r.status, r.body, day)
+	}
+	why := fmt.Sprintf("tag %q holds the numbers of -serial order, which end with their period: take them from /serial/order", "order:"+day)
+	if r := s.do(t, "GET", "/segment/order:"+day); r.status != http.StatusConflict || !strings.Contains(r.body, strconv.Quote(why)[1:]) {
+		t.Errorf("GET /segment/order:%s: %d %s, want 409 saying %s", day, r.status, r.body, why)
+	}
+	checkLeafAnswer(t, s.do(t, "GET", "/api/segment/get/order:"+day), "/api/segment/get/order:"+day, http.StatusConflict, why)
+
+	seen := map[int64]string{}
+	for i := range 3 {
+		r := s.do(t, "GET", "/serial/inv")
+		n, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimPrefix(r.body, "INV-"), "\n"), 10, 64)
+		if r.status != 200 || err != nil {
+			t.Fatalf("GET /serial/inv: %d %q", r.status, r.body)
+		}
+		seen[n] = "/serial/inv"
+		r = s.do(t, "GET", "/segment/inv")
+		m, err := strconv.ParseInt(strings.TrimSpace(r.body), 10, 64)
+		if r.status != 200 || err != nil {
+			t.Fatalf("GET /segment/inv: %d %q, want the tag of the dateless serial served too", r.status, r.body)
+		}
+		if by, dup := seen[m]; dup {
+			t.Fatalf("request %d: /segment/inv handed out %d, as %s did", i, m, by)
+		}
+		seen[m] = "/segment/inv"
 	}
 }
 
