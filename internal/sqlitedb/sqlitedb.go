@@ -131,18 +131,19 @@ func usable(path string, readOnly bool) error {
 
 // dirDenied reports whether err, SQLite's failure to open the file at path,
 // is that it may not create the -wal or -shm beside it:
-// SQLITE_READONLY_DIRECTORY, or where the process may write everywhere
-// but an immutable directory, SQLITE_CANTOPEN, with no new file allowed
-// in the directory.
+// SQLITE_READONLY_DIRECTORY, or, where the process may write everywhere
+// but an immutable directory (root), SQLITE_CANTOPEN with no new file
+// allowed in the directory, which it finds out by making one and removing
+// it at once.
 func dirDenied(path string, err error) bool {
 	var c interface{ Code() int }
 	if !errors.As(err, &c) {
 		return false
 	}
-	switch c.Code() {
-	case sqliteReadOnlyDirectory:
+	switch {
+	case c.Code() == sqliteReadOnlyDirectory:
 		return true
-	case sqliteCantOpen:
+	case c.Code()&0xff == sqliteCantOpen:
 		f, err := os.CreateTemp(filepath.Dir(path), ".uidgen-probe-*")
 		if err != nil {
 			return errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS)
@@ -154,7 +155,8 @@ func dirDenied(path string, err error) bool {
 }
 
 // SQLite's result codes that dirDenied tells apart: the extended
-// SQLITE_READONLY_DIRECTORY, and the primary SQLITE_CANTOPEN.
+// SQLITE_READONLY_DIRECTORY, and the primary SQLITE_CANTOPEN, the low
+// byte of its extended codes.
 const (
 	sqliteReadOnlyDirectory = 8 | 6<<8
 	sqliteCantOpen          = 14
