@@ -60,8 +60,9 @@ var (
 	ErrIDRange = errors.New("ID out of range")
 
 	// ErrUnreachable: the database server could not be reached over the
-	// network, or a SQLite file stayed locked by another process (worker,
-	// segment).
+	// network, or a SQLite file stayed locked by another process or could
+	// not be opened, which its message says without this one's text
+	// (worker, segment).
 	ErrUnreachable = errors.New("database server unreachable")
 
 	// ErrAccessDenied: the database server refused the user, its password

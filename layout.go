@@ -123,8 +123,15 @@ const (
 // A layout whose tick is shorter than a second gives the timestamp to the
 // millisecond, "yyyy-MM-dd HH:mm:ss.SSS". A layout with gene bits adds the
 // gene: ...,"sequence":"%d","gene":"%d"}.
-func (l Layout) ParseUID(uid int64) string {
+func (l Layout) ParseUID(uid int64) string { return l.ParseUIDIn(uid, time.Local) }
+
+// ParseUIDIn is ParseUID with the timestamp in zone loc, as Java's
+// formatter gives it after setTimeZone: the string names no zone, so a
+// reader in another zone, or of a serial number's dates, picks the one it
+// reads them in.
+func (l Layout) ParseUIDIn(uid int64, loc *time.Location) string {
 	id := l.Parse(uid)
+	id.Time = id.Time.In(loc)
 	format := baiduTimeLayout
 	if l.tick < time.Second {
 		format = millisTimeLayout

@@ -173,6 +173,9 @@ func TestDiscordExample(t *testing.T) {
 	if got, want := l.ParseUID(175928847299117063), `{"UID":"175928847299117063","timestamp":"2016-04-30 11:18:25.796","workerId":"32","sequence":"7"}`; got != want {
 		t.Errorf("ParseUID = %s, want %s", got, want)
 	}
+	if got, want := l.ParseUIDIn(175928847299117063, time.FixedZone("", 8*3600)), `{"UID":"175928847299117063","timestamp":"2016-04-30 19:18:25.796","workerId":"32","sequence":"7"}`; got != want {
+		t.Errorf("ParseUIDIn(UTC+8) = %s, want %s", got, want)
+	}
 }
 
 // TestNamedLayouts holds each named layout to the numbers of its source

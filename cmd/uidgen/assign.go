@@ -160,7 +160,7 @@ func (w *workerFlags) register(fs *flag.FlagSet, store leaseStore) {
 	fs.StringVar(&w.dsn, "dsn", os.Getenv(dsnEnv),
 		"take a fresh worker ID from the WORKER_NODE table in this database, creating the table if missing (default $"+dsnEnv+"):\n"+
 			dsnHelp)
-	dbFlag(fs, &w.db)
+	dbFlag(fs, &w.db, dbMade)
 	fs.StringVar(&w.table, "table", worker.DefaultTable, "worker table, with -dsn")
 	fs.BoolVar(&w.lease, "lease", false, "with -dsn: lease the lowest free worker ID, which comes back when done, instead of a fresh one")
 	fs.DurationVar(&w.ttl, "lease-ttl", 0, fmt.Sprintf(

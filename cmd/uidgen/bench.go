@@ -190,7 +190,7 @@ type benchRow struct {
 // benchSynopsis and benchExample are bench's -h.
 const (
 	benchSynopsis = "bench [-d DURATION] [-goroutines N] [-worker ID] [-layout NAME | layout flags] [-after ID]\n" +
-		"       uidgen bench -segment TAG -dsn DSN [-d DURATION] [-goroutines N]"
+		"       uidgen bench -segment TAG [-db FILE | -dsn DSN] [-d DURATION] [-goroutines N]"
 	benchExample = "uidgen bench -d 3s -goroutines 4\n  uidgen bench -segment bench -dsn 'root@tcp(127.0.0.1:3306)/test'"
 )
 

@@ -103,13 +103,22 @@ func newFlagSet(name, synopsis, example string, stderr io.Writer) *flag.FlagSet 
 }
 
 // parseFlags parses args into fs, telling a usage error from a request for
-// help.
+// help. The flag package prints its error and the whole help for a bad
+// flag as for -h; a mistyped flag gets its one-line error instead, and a
+// pointer to -h, from Main.
 func parseFlags(fs *flag.FlagSet, args []string) error {
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return err
-		}
-		return fmt.Errorf("%w: %v", ErrUsage, err)
+	help, out := fs.Usage, fs.Output()
+	fs.Usage = func() {}
+	fs.SetOutput(io.Discard)
+	err := fs.Parse(args)
+	fs.Usage = help
+	fs.SetOutput(out)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		help()
+		return err
+	case err != nil:
+		return fmt.Errorf("%w: %v\nrun 'uidgen %s -h' for help", ErrUsage, err, fs.Name())
 	}
 	return nil
 }

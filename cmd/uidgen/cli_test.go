@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -173,6 +174,8 @@ func TestBadCallsExitTwo(t *testing.T) {
 		{[]string{"frobnicate"}, `unknown command "frobnicate"`},
 		{[]string{"gen", "-bogus"}, "flag provided but not defined: -bogus"},
 		{[]string{"gen", "-n", "-1"}, "-n -1: must be 0 or more"},
+		{[]string{"gen", "5"}, `unexpected argument "5": for 5 IDs, write -n 5`},
+		{[]string{"gen", "-n", "3", "x"}, `unexpected argument "x"`},
 		{[]string{"gen", "-generator", "fast"}, `-generator "fast": want cached or default`},
 		{[]string{"gen", "-worker", "2000000"}, "invalid config: WorkerIDs 2000000-2000000 ends above 1048575, the layout's largest worker ID: want Max at most 1048575"},
 		{[]string{"gen", "-time-bits", "40"}, "= 74: want at most 64"},
@@ -197,12 +200,62 @@ func TestBadCallsExitTwo(t *testing.T) {
 	}
 }
 
+// TestMistypedFlagIsShort: a flag no command has, or a value a flag does
+// not take, gets the one-line error and a pointer to -h, not the help.
+func TestMistypedFlagIsShort(t *testing.T) {
+	calls := [][]string{{"gen", "-n", "abc"}}
+	for _, c := range commands {
+		calls = append(calls, []string{c.name, "-bogus"})
+	}
+	for _, args := range calls {
+		code, out, stderr := runCLI(t, args...)
+		says := map[string]string{"-bogus": "flag provided but not defined: -bogus", "abc": `invalid value "abc" for flag -n: parse error`}[args[len(args)-1]]
+		want := fmt.Sprintf("uidgen %s: usage: %s\nrun 'uidgen %[1]s -h' for help\n", args[0], says)
+		if code != 2 || out != "" || stderr != want {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want 2 and %q", args, code, out, stderr, want)
+		}
+	}
+}
+
 func TestHelpOnEveryCommand(t *testing.T) {
 	for _, c := range commands {
 		for _, args := range [][]string{{c.name, "-h"}, {"help", c.name}} {
 			code, _, stderr := runCLI(t, args...)
 			if code != 0 || !strings.Contains(stderr, "Example:\n  uidgen "+c.name) {
 				t.Errorf("%v: exit %d, help %q", args, code, stderr)
+			}
+		}
+	}
+}
+
+// TestHelpSaysWhatIsTrue: -h says what each command does now: gen and
+// bench keep a tag in the -db file unless -dsn names a database, workers
+// lists (it leases nothing, and reads the -db file without creating it),
+// and a served tag holds a few KiB (TestTagMemory in internal/serve).
+func TestHelpSaysWhatIsTrue(t *testing.T) {
+	for _, tt := range []struct {
+		cmd        string
+		has, lacks []string
+	}{
+		{"gen", []string{"gen -segment TAG [-db FILE | -dsn DSN]", "leaf_alloc table of the -db file, or of -dsn's database"}, []string{"-segment TAG -dsn DSN"}},
+		{"bench", []string{"bench -segment TAG [-db FILE | -dsn DSN]"}, []string{"-segment TAG -dsn DSN"}},
+		{"workers", []string{"never created or changed", "worker ID leases in the etcd cluster", "worker ID leases in the Redis server"},
+			[]string{"created with its directory", "lease the worker ID"}},
+		{"segments", []string{"never created or changed"}, []string{"created with its directory"}},
+		{"serve", []string{"a few KiB"}, []string{"MiB"}},
+	} {
+		code, _, help := runCLI(t, tt.cmd, "-h")
+		if code != 0 {
+			t.Fatalf("%s -h: exit %d", tt.cmd, code)
+		}
+		for _, s := range tt.has {
+			if !strings.Contains(help, s) {
+				t.Errorf("%s -h lacks %q", tt.cmd, s)
+			}
+		}
+		for _, s := range tt.lacks {
+			if strings.Contains(help, s) {
+				t.Errorf("%s -h still says %q", tt.cmd, s)
 			}
 		}
 	}

@@ -68,7 +68,7 @@ func openDBAs(dsn string, readOnly bool) (*sql.DB, error) {
 func runLister(fs *flag.FlagSet, args []string, what string, list func(ctx context.Context, db *sql.DB) error) error {
 	dsn := dsnFlag(fs, what)
 	var db string
-	dbFlag(fs, &db)
+	dbFlag(fs, &db, dbRead)
 	if err := parseListerFlags(fs, args); err != nil {
 		return err
 	}

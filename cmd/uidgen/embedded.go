@@ -19,12 +19,18 @@ const sqlitePrefix = "file:"
 // $UIDGEN_DB names it.
 const defaultDBHelp = "$XDG_STATE_HOME/uidgen/uidgen.db, else ~/.local/state/uidgen/uidgen.db"
 
+// What a command does with the -db file, for its -h.
+const (
+	dbMade = "created with its directory"
+	dbRead = "read only: it must exist, and is never created or changed"
+)
+
 // dbFlag registers -db on fs, into p: the SQLite file that every command
 // keeps its worker IDs and segment tags in when no -dsn or store flag says
-// otherwise.
-func dbFlag(fs *flag.FlagSet, p *string) {
+// otherwise. use is dbMade or dbRead.
+func dbFlag(fs *flag.FlagSet, p *string, use string) {
 	fs.StringVar(p, "db", os.Getenv(dbEnv), "the SQLite file of worker IDs and segment tags, used when no -dsn or store flag is given;\n"+
-		"created with its directory (default $"+dbEnv+", else "+defaultDBHelp+")")
+		use+" (default $"+dbEnv+", else "+defaultDBHelp+")")
 }
 
 // embeddedDSN returns the -dsn of the SQLite file that path names, or of

@@ -28,7 +28,7 @@ type etcdStore struct {
 
 func (s *etcdStore) Register(fs *flag.FlagSet) {
 	fs.StringVar(&s.endpoints, "etcd", "",
-		"lease the worker ID from the etcd cluster at these comma-separated client URLs, e.g. http://127.0.0.1:2379 (default $"+endpointsEnv+")")
+		"worker ID leases in the etcd cluster at these comma-separated client URLs, e.g. http://127.0.0.1:2379 (default $"+endpointsEnv+")")
 	fs.StringVar(&s.prefix, "etcd-prefix", etcdworker.DefaultPrefix, "with -etcd: the fleet's key prefix; fleets under other prefixes share the cluster")
 }
 

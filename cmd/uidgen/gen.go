@@ -14,8 +14,8 @@ import (
 
 func runGen(args []string, stdout, stderr io.Writer, store leaseStore) error {
 	fs := newFlagSet("gen", "gen [-n N] [-json | -encoding NAME | -format PATTERN [-tz ZONE]] [-key K] [-generator cached|default] [-worker ID | -dsn DSN [-lease] | -etcd ENDPOINTS [-etcd-prefix P] | -redis URL [-redis-prefix P]] [-lease-ttl D] [-lease-horizon D] [-worker-ids LO-HI] [-layout NAME | layout flags] [-after ID]\n"+
-		"       uidgen gen -segment TAG -dsn DSN [-n N] [-start S] [-step S] [-segment-table NAME] [-format PATTERN [-tz ZONE]]",
-		"uidgen gen -n 3 -json\n  uidgen gen -n 3 -encoding base32\n  uidgen gen -segment order -dsn 'root@tcp(127.0.0.1:3306)/test' -n 5\n"+
+		"       uidgen gen -segment TAG [-db FILE | -dsn DSN] [-n N] [-start S] [-step S] [-segment-table NAME] [-format PATTERN [-tz ZONE]]",
+		"uidgen gen -n 3 -json\n  uidgen gen -n 3 -encoding base32\n  uidgen gen -segment order -n 5   # in the -db file\n  uidgen gen -segment order -dsn 'root@tcp(127.0.0.1:3306)/test' -n 5\n"+
 			"  uidgen gen -layout twitter -worker 7 -format '001{yyyy}{MM}{dd}{HH}{mm}{ss}{SSS}{worker:4}{seq:4}' -tz UTC -n 3\n"+
 			"  uidgen gen -segment order -format 'ORD-{yyyy}{MM}{dd}-{seq:6}' -n 3   # numbers that restart each day", stderr)
 	n := fs.Int("n", 10, "how many IDs to print")
@@ -25,7 +25,7 @@ func runGen(args []string, stdout, stderr io.Writer, store leaseStore) error {
 	encoding.register(fs, "write each ID as")
 	pattern := fs.String("format", "", "print each ID, or with -segment each number, through the serial number `PATTERN`:\n"+patternHelp)
 	var zone zoneFlag
-	zone.register(fs)
+	zone.register(fs, serialDates)
 	key := fs.String("key", "", "make every ID for this shard key (needs -gene-bits): its low gene bits are the key's")
 	var mf makerFlags
 	mf.register(fs, store)
@@ -34,6 +34,13 @@ func runGen(args []string, stdout, stderr io.Writer, store leaseStore) error {
 	sf.register(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if fs.NArg() > 0 {
+		// The count is -n's: "gen 5" reads as five IDs, and would print ten.
+		if _, err := strconv.Atoi(fs.Arg(0)); err == nil {
+			return fmt.Errorf("%w: unexpected argument %q: for %[2]s IDs, write -n %[2]s", ErrUsage, fs.Arg(0))
+		}
+		return fmt.Errorf("%w: unexpected argument %q", ErrUsage, fs.Arg(0))
 	}
 	if *n < 0 {
 		return fmt.Errorf("%w: -n %d: must be 0 or more", ErrUsage, *n)

@@ -4,10 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"time"
 )
 
 func runParse(args []string, stdout, stderr io.Writer, _ leaseStore) error {
-	fs := newFlagSet("parse", "parse [-json] [-encoding NAME | -format PATTERN [-tz ZONE]] [-layout NAME | layout flags] ID...",
+	fs := newFlagSet("parse", "parse [-json] [-tz ZONE] [-encoding NAME | -format PATTERN] [-layout NAME | layout flags] ID...",
 		"uidgen parse -json 512360392635531264\n  uidgen parse -layout discord -json 175928847299117063\n  uidgen parse -encoding base32 0E7252000AG02\n"+
 			"  uidgen parse -layout twitter -tz UTC -format '001{yyyy}{MM}{dd}{HH}{mm}{ss}{SSS}{worker:4}{seq:4}' 0012026112708300012300070005", stderr)
 	asJSON := fs.Bool("json", false, "print each ID as a JSON object with string numbers, one per line")
@@ -15,17 +16,14 @@ func runParse(args []string, stdout, stderr io.Writer, _ leaseStore) error {
 	encoding.register(fs, "read each ID from")
 	pattern := fs.String("format", "", "read each ID from a string of the serial number `PATTERN` (as gen -format wrote it):\n"+patternHelp)
 	var zone zoneFlag
-	zone.register(fs)
+	zone.register(fs, "-format's dates (default UTC), and of the times printed (default: -format's, else the local zone, as Baidu's parse prints them)")
 	var layout layoutFlags
 	layout.register(fs)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	switch {
-	case *pattern != "" && setFlag(fs, "encoding") != "":
+	if *pattern != "" && setFlag(fs, "encoding") != "" {
 		return fmt.Errorf("%w: -encoding and -format: a string is in one or the other; pick one", ErrUsage)
-	case zone.name != "" && *pattern == "":
-		return fmt.Errorf("%w: -tz needs -format: it is the zone of the pattern's dates", ErrUsage)
 	}
 	if fs.NArg() == 0 {
 		fs.Usage()
@@ -34,6 +32,14 @@ func runParse(args []string, stdout, stderr io.Writer, _ leaseStore) error {
 	l, err := layout.layout()
 	if err != nil {
 		return err
+	}
+	// The times print in -tz's zone; without it, in the pattern's (UTC),
+	// or in the local zone, as Baidu's parse prints them.
+	printIn := time.Local
+	if zone.name != "" || *pattern != "" {
+		if printIn, err = zone.loc(); err != nil {
+			return err
+		}
 	}
 	read := encoding.Parse
 	if *pattern != "" {
@@ -52,12 +58,14 @@ func runParse(args []string, stdout, stderr io.Writer, _ leaseStore) error {
 	enc := json.NewEncoder(stdout)
 	for _, uid := range uids {
 		if *asJSON {
-			if err := enc.Encode(l.Parse(uid)); err != nil {
+			id := l.Parse(uid)
+			id.Time = id.Time.In(printIn)
+			if err := enc.Encode(id); err != nil {
 				return err
 			}
 			continue
 		}
-		fmt.Fprintln(stdout, l.ParseUID(uid))
+		fmt.Fprintln(stdout, l.ParseUIDIn(uid, printIn))
 	}
 	return nil
 }

@@ -44,12 +44,12 @@ type redisStore struct {
 
 func (s *redisStore) Register(fs *flag.FlagSet) {
 	fs.StringVar(&s.url, "redis", "",
-		"lease the worker ID from the Redis server at this URL, e.g. redis://127.0.0.1:6379/0 (default $"+redisEnv+")")
+		"worker ID leases in the Redis server at this URL, e.g. redis://127.0.0.1:6379/0 (default $"+redisEnv+")")
 	fs.StringVar(&s.sentinels, "redis-sentinel", "",
-		"lease the worker ID from the Redis primary that the Sentinels at these comma-separated HOST:PORTs watch, with -redis-master")
+		"worker ID leases in the Redis primary that the Sentinels at these comma-separated HOST:PORTs watch, with -redis-master")
 	fs.StringVar(&s.master, "redis-master", "", "with -redis-sentinel: the name the Sentinels know the primary by")
 	fs.StringVar(&s.cluster, "redis-cluster", "",
-		"lease the worker ID from the Redis Cluster that the nodes at these comma-separated HOST:PORTs belong to")
+		"worker ID leases in the Redis Cluster that the nodes at these comma-separated HOST:PORTs belong to")
 	fs.StringVar(&s.prefix, "redis-prefix", redisworker.DefaultPrefix,
 		"with a -redis flag: the fleet's key prefix, a Redis Cluster hash tag in braces; fleets under other prefixes share the deployment")
 	fs.IntVar(&s.replicas, "redis-replicas", 0,

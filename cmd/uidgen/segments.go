@@ -30,7 +30,7 @@ type segmentFlags struct {
 }
 
 func (s *segmentFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&s.tag, "segment", "", "segment mode: dense numbers of this tag from the leaf_alloc table of -dsn's database, "+
+	fs.StringVar(&s.tag, "segment", "", "segment mode: dense numbers of this tag from the leaf_alloc table of the -db file, or of -dsn's database, "+
 		"creating the table and the tag when missing")
 	fs.StringVar(&s.table, "segment-table", segment.DefaultTable, "with -segment: the tag table")
 	fs.Int64Var(&s.start, "start", 0, "with -segment: the first number of a tag that does not exist yet, or a higher one to move it up to (0: 1)")

@@ -7,6 +7,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -20,20 +22,42 @@ import (
 const patternHelp = "literal text and {yyyy} {yy} {MM} {dd} {HH} {mm} {ss} {SSS} {worker:N} {seq:N}, {{ and }} for braces (docs/serial.md)"
 
 // zoneFlag is -tz ZONE, the zone of the serial numbers' dates.
+//
+// Its default is UTC, package serial's: a default of the local zone made
+// the same command write other dates on another machine, and a machine in
+// a zone with daylight saving time refuse every Snowflake pattern, whose
+// strings would repeat in the hour the clocks go back.
 type zoneFlag struct{ name string }
 
-func (z *zoneFlag) register(fs *flag.FlagSet) {
-	fs.StringVar(&z.name, "tz", "", "the `ZONE` of the serial numbers' dates: UTC, Asia/Shanghai, Local, ... (default: the local zone)")
+// serialDates is what -tz is the zone of, for gen and serve.
+const serialDates = "the serial numbers' dates (default UTC)"
+
+// register adds -tz to fs, the zone of what.
+func (z *zoneFlag) register(fs *flag.FlagSet, what string) {
+	fs.StringVar(&z.name, "tz", "", "the `ZONE` of "+what+": UTC, Asia/Shanghai, a fixed offset as +08:00, Local, ...")
 }
 
-// loc returns the flag's zone, the local zone where it is not set.
+// utcOffset is a fixed offset from UTC as -tz takes it: +08:00, -05:30.
+var utcOffset = regexp.MustCompile(`^[+-]([01][0-9]|2[0-3]):[0-5][0-9]$`)
+
+// loc returns the flag's zone, UTC where it is not set.
 func (z *zoneFlag) loc() (*time.Location, error) {
-	if z.name == "" {
-		return time.Local, nil
+	switch {
+	case z.name == "":
+		return time.UTC, nil
+	case utcOffset.MatchString(z.name):
+		hours, _ := strconv.Atoi(z.name[1:3])
+		minutes, _ := strconv.Atoi(z.name[4:])
+		offset := (hours*60 + minutes) * 60
+		if z.name[0] == '-' {
+			offset = -offset
+		}
+		return time.FixedZone(z.name, offset), nil
 	}
 	loc, err := time.LoadLocation(z.name)
 	if err != nil {
-		return nil, fmt.Errorf("%w: -tz %q is no zone: %v", ErrUsage, z.name, err)
+		return nil, fmt.Errorf("%w: -tz %q is no zone: %v; want a zone's name, as UTC or Asia/Shanghai, or a fixed offset from UTC, as +08:00 or -05:30",
+			ErrUsage, z.name, err)
 	}
 	return loc, nil
 }

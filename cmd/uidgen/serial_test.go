@@ -91,6 +91,57 @@ func TestGenFormatSegment(t *testing.T) {
 	}
 }
 
+// TestZones: on a machine in any zone, a scheme-2 pattern works with the
+// default zone, UTC; parse -tz prints the time in the zone it was given;
+// and a fixed offset is a zone. The command runs as a child process with
+// $TZ set, as on such a machine.
+func TestZones(t *testing.T) {
+	const (
+		str  = "0012026112708300012300070005"
+		utc  = `{"UID":"2126232055304974341","timestamp":"2026-11-27 08:30:00.123","workerId":"7","sequence":"5"}`
+		east = `{"uid":"2126111259349774341","time":"2026-11-27T08:30:00.123+08:00","workerId":"7","sequence":"5"}`
+	)
+	run := func(t *testing.T, tz string, args ...string) string {
+		t.Helper()
+		cmd := uidgenCommand(t, args...)
+		cmd.Env = append(cmd.Env, "TZ="+tz)
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("TZ=%s uidgen %s: %v: %s", tz, strings.Join(args, " "), err, stderr.String())
+		}
+		return strings.TrimSpace(string(out))
+	}
+	for _, tz := range []string{"UTC", "America/New_York", "Europe/Berlin", "Asia/Kolkata"} {
+		t.Run(tz, func(t *testing.T) {
+			before := time.Now().UTC()
+			s := run(t, tz, "gen", "-layout", "twitter", "-worker", "7", "-format", scheme2, "-n", "1")
+			at, err := time.Parse("20060102150405.000", s[3:17]+"."+s[17:20])
+			if err != nil || at.Before(before.Truncate(time.Millisecond)) || at.After(time.Now().UTC().Add(time.Minute)) {
+				t.Errorf("gen -format %s printed %s (%v): want the time in UTC, %v", scheme2, s, err, before)
+			}
+			for _, c := range []struct {
+				args []string
+				want string
+			}{
+				{[]string{"-tz", "UTC"}, utc},
+				{nil, utc}, // the pattern's default zone, not the machine's
+				{[]string{"-tz", "+08:00", "-json"}, east},
+			} {
+				args := append(append([]string{"parse", "-layout", "twitter", "-format", scheme2}, c.args...), str)
+				if got := run(t, tz, args...); got != c.want {
+					t.Errorf("parse %v: %s, want %s", c.args, got, c.want)
+				}
+			}
+			if got, want := run(t, tz, "parse", "-tz", "-05:30", "512360392635531264"),
+				`{"UID":"512360392635531264","timestamp":"2026-11-22 03:00:00","workerId":"42","sequence":"0"}`; got != want {
+				t.Errorf("parse -tz -05:30: %s, want %s", got, want)
+			}
+		})
+	}
+}
+
 // runCLIShared is runCLI in the state isolateDB gave the test already, so
 // that two runs share the SQLite file.
 func runCLIShared(t *testing.T, args ...string) (int, string, string) {
@@ -116,7 +167,7 @@ func TestFormatBadCalls(t *testing.T) {
 		{[]string{"gen", "-segment", "order", "-format", "ORD-{worker:3}-{seq:4}"}, "a segment serial has no worker"},
 		{[]string{"gen", "-segment", "order", "-tz", "UTC"}, "-tz needs -format"},
 		{[]string{"parse", "-format", scheme2, "-encoding", "base32", "1"}, "-encoding and -format"},
-		{[]string{"parse", "-tz", "UTC", "1"}, "-tz needs -format"},
+		{[]string{"parse", "-layout", "twitter", "-tz", "+8", "-format", scheme2, "1"}, `-tz "+8" is no zone: unknown time zone +8; want a zone's name, as UTC or Asia/Shanghai, or a fixed offset from UTC, as +08:00 or -05:30`},
 		{[]string{"parse", "-layout", "twitter", "-tz", "UTC", "-format", scheme2, "0012026112708300012320470005"}, "worker 2047 is past the layout's largest, 1023"},
 		{[]string{"parse", "-layout", "twitter", "-tz", "Europe/Berlin", "-format", scheme2, "1"}, "zone Europe/Berlin changes its offset: it goes from CET"},
 		{[]string{"serve", "-serial", "order"}, "want NAME=PATTERN"},
@@ -173,15 +224,73 @@ func TestServeSerial(t *testing.T) {
 			t.Errorf("GET %s: %d %s; want %d saying %s", c.path, r.status, r.body, c.status, c.says)
 		}
 	}
-	// Leaf's route refuses a serial's tags as /segment/ does.
+	// Leaf's route refuses a serial's tags as /segment/ does, with a 409
+	// that says why, not the 500 of a failing database.
 	leafPath := "/api/segment/get/order:" + day
-	checkLeafError(t, s.do(t, "GET", leafPath), leafPath, leafFailed)
+	checkLeafAnswer(t, s.do(t, "GET", leafPath), leafPath, http.StatusConflict,
+		fmt.Sprintf("tag %q holds the numbers of -serial order, which end with their period: take them from /serial/order", "order:"+day))
 	if r := s.do(t, "POST", "/serial/order"); r.status != http.StatusMethodNotAllowed {
 		t.Errorf("POST /serial/order: %d", r.status)
 	}
 	page := s.do(t, "GET", "/", "Accept", "text/html").body
 	if !strings.Contains(page, `<span id="serial-zone">UTC (UTC, UTC&#43;00:00)</span>`) || !strings.Contains(page, "ORD-{yyyy}{MM}{dd}-{seq:6}") {
 		t.Errorf("the status page does not name the zone and the patterns:\n%s", page)
+	}
+}
+
+// TestServeSerialBesideTag runs docs/segment.md's and docs/serial.md's
+// examples together: the tag "order" of gen -segment, then serve -serial
+// 'order=ORD-...'. The tag is served on /segment/order and Leaf's route,
+// after the numbers gen printed; the serial counts from 1 on its tags
+// order:<date>, which the tag routes refuse with 409. A serial without
+// dates writes its tag's own numbers, which /segment/ shares: no number
+// twice.
+func TestServeSerialBesideTag(t *testing.T) {
+	isolateDB(t)
+	code, out, stderr := runCLIShared(t, "gen", "-segment", "order", "-n", "5")
+	if code != 0 || strings.Join(strings.Fields(out), " ") != "1 2 3 4 5" {
+		t.Fatalf("gen -segment order -n 5: exit %d, %q, %s", code, out, stderr)
+	}
+	s := startServer(t, "-worker", "3", "-serial", "order="+order, "-serial", "inv=INV-{seq:8}", "-tz", "Asia/Shanghai")
+	r := s.do(t, "GET", "/segment/order")
+	first, err := strconv.ParseInt(strings.TrimSpace(r.body), 10, 64)
+	if r.status != 200 || err != nil || first <= 5 {
+		t.Fatalf("GET /segment/order: %d %q, want 200 and a number above gen's 5", r.status, r.body)
+	}
+	if n := leafNumber(t, s.do(t, "GET", "/api/segment/get/order"), "/api/segment/get/order"); n <= first {
+		t.Fatalf("GET /api/segment/get/order: %d after /segment/order's %d", n, first)
+	}
+	zone, err := time.LoadLocation("Asia/Shanghai")
+	if err != nil {
+		t.Fatal(err)
+	}
+	day := time.Now().In(zone).Format("20060102")
+	if r := s.do(t, "GET", "/serial/order"); r.status != 200 || r.body != "ORD-"+day+"-000001\n" {
+		t.Fatalf("GET /serial/order: %d %q, want ORD-%s-000001", r.status, r.body, day)
+	}
+	why := fmt.Sprintf("tag %q holds the numbers of -serial order, which end with their period: take them from /serial/order", "order:"+day)
+	if r := s.do(t, "GET", "/segment/order:"+day); r.status != http.StatusConflict || !strings.Contains(r.body, strconv.Quote(why)[1:]) {
+		t.Errorf("GET /segment/order:%s: %d %s, want 409 saying %s", day, r.status, r.body, why)
+	}
+	checkLeafAnswer(t, s.do(t, "GET", "/api/segment/get/order:"+day), "/api/segment/get/order:"+day, http.StatusConflict, why)
+
+	seen := map[int64]string{}
+	for i := range 3 {
+		r := s.do(t, "GET", "/serial/inv")
+		n, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimPrefix(r.body, "INV-"), "\n"), 10, 64)
+		if r.status != 200 || err != nil {
+			t.Fatalf("GET /serial/inv: %d %q", r.status, r.body)
+		}
+		seen[n] = "/serial/inv"
+		r = s.do(t, "GET", "/segment/inv")
+		m, err := strconv.ParseInt(strings.TrimSpace(r.body), 10, 64)
+		if r.status != 200 || err != nil {
+			t.Fatalf("GET /segment/inv: %d %q, want the tag of the dateless serial served too", r.status, r.body)
+		}
+		if by, dup := seen[m]; dup {
+			t.Fatalf("request %d: /segment/inv handed out %d, as %s did", i, m, by)
+		}
+		seen[m] = "/segment/inv"
 	}
 }
 

@@ -48,8 +48,7 @@ the dense numbers of the segment tags in the leaf_alloc table there
   GET /serial/{name}/ids?n=N  N of them, as /ids gives IDs
 
 Each -serial's numbers restart each period its pattern's dates name
-(ORD-{yyyy}{MM}{dd}-{seq:6}: each day, in -tz's zone, the local zone by
-default), from the tags NAME:<date> of the same table (docs/serial.md).
+(ORD-{yyyy}{MM}{dd}-{seq:6}: each day, in -tz's zone, UTC by default), from the tags NAME:<date> of the same table (docs/serial.md).
 
 A tag is served only if its row is in the table, unless -create-tags; its
 generator opens on its first request, up to -max-tags of them, and gives
@@ -159,12 +158,12 @@ var tagFlagNames = append([]string{"segment-table", "max-tags", "create-tags", "
 
 func (t *tagFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&t.table, "segment-table", segment.DefaultTable, "the table of the segment tags served")
-	fs.IntVar(&t.maxTags, "max-tags", serve.DefaultMaxTags, "the most tags served; a generator holds 1 MiB of numbers")
+	fs.IntVar(&t.maxTags, "max-tags", serve.DefaultMaxTags, "the most tags served; each holds its numbers as a few ranges, a few KiB, and two goroutines")
 	fs.BoolVar(&t.create, "create-tags", false, "serve tags not in the table too, creating their rows (and the table)")
 	t.claims.register(fs, "of a segment tag")
 	t.serials = serialSpecs{}
 	fs.Var(t.serials, "serial", "serve GET /serial/NAME: serial numbers of `NAME=PATTERN` that restart each period of its dates (repeatable):\n"+patternHelp)
-	t.zone.register(fs)
+	t.zone.register(fs, serialDates)
 }
 
 // check refuses a -tz that names no zone, and the flags that have no

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"net/http"
 	"regexp"
 	"slices"
 	"strconv"
@@ -176,15 +177,22 @@ type leafBody struct {
 // LeafServerException with message want, on path.
 func checkLeafError(t *testing.T, r reply, path, want string) {
 	t.Helper()
+	checkLeafAnswer(t, r, path, http.StatusInternalServerError, want)
+}
+
+// checkLeafAnswer fails t unless r is status with Spring Boot's body of a
+// LeafServerException with message want, on path.
+func checkLeafAnswer(t *testing.T, r reply, path string, status int, want string) {
+	t.Helper()
 	var b leafBody
 	err := json.Unmarshal([]byte(r.body), &b)
-	if r.status != 500 || r.header.Get("Content-Type") != "application/json;charset=UTF-8" || err != nil ||
-		b.Status != 500 || b.Error != "Internal Server Error" || b.Exception != leafException || b.Message != want || b.Path != path ||
+	if r.status != status || r.header.Get("Content-Type") != "application/json;charset=UTF-8" || err != nil ||
+		b.Status != status || b.Error != http.StatusText(status) || b.Exception != leafException || b.Message != want || b.Path != path ||
 		time.Since(time.UnixMilli(b.Timestamp)).Abs() > time.Minute {
-		t.Fatalf("%s: %d %s %s (%v), want leaf-server's 500 with message %q", path, r.status, r.header.Get("Content-Type"), r.body, err, want)
+		t.Fatalf("%s: %d %s %s (%v), want leaf-server's %d with message %q", path, r.status, r.header.Get("Content-Type"), r.body, err, status, want)
 	}
 	// The fields in the order Spring Boot writes them.
-	if !regexp.MustCompile(`^\{"timestamp":\d+,"status":500,"error":"[^"]*","exception":"[^"]*","message":"[^"]*","path":"[^"]*"\}$`).MatchString(r.body) {
+	if !regexp.MustCompile(`^\{"timestamp":\d+,"status":\d+,"error":"[^"]*","exception":"[^"]*","message":"(?:[^"\\]|\\.)*","path":"[^"]*"\}$`).MatchString(r.body) {
 		t.Errorf("%s: body %s, not in Spring Boot's field order", path, r.body)
 	}
 }

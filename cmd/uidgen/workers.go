@@ -17,7 +17,7 @@ func runWorkers(args []string, stdout, stderr io.Writer, store leaseStore) error
 	table := fs.String("table", worker.DefaultTable, "worker table")
 	dsn := dsnFlag(fs, "the worker table's database")
 	var db string
-	dbFlag(fs, &db)
+	dbFlag(fs, &db, dbRead)
 	var sf storeFlags
 	sf.register(fs, store)
 	if err := parseListerFlags(fs, args); err != nil {

@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/seed4d941b13/uidgen/internal/dbtest"
+	"github.com/seed4d941b13/uidgen/internal/permtest"
 	"github.com/seed4d941b13/uidgen/worker"
 )
 
@@ -107,4 +110,33 @@ func TestWorkersBadCalls(t *testing.T) {
 		{[]string{"gen", "-lease", "-lease-ttl", "-1s", "-dsn", "root@tcp(127.0.0.1:1)/test"}, "invalid config: LeaseTTL -1s"},
 		{[]string{"gen", "-lease", "-lease-ttl", "2h", "-dsn", "root@tcp(127.0.0.1:1)/test"}, "invalid config: LeaseTTL 2h"},
 	})
+}
+
+// TestWorkersReadOnlyFile: workers lists a SQLite file this user may not
+// write, in a directory it may not write, and gen says which file and
+// which permission it lacks, never a server unreachable.
+func TestWorkersReadOnlyFile(t *testing.T) {
+	path := isolateDB(t)
+	if code, _, stderr := runCLIShared(t, "gen", "-worker", "3", "-n", "1"); code != 0 {
+		t.Fatalf("gen: exit %d: %s", code, stderr)
+	}
+	dir := filepath.Dir(path)
+	for _, tt := range []struct {
+		name, denied, says string
+	}{
+		{"directory", dir, fmt.Sprintf("uidgen gen: SQLite file %s: this user may not create files in its directory %s, where SQLite keeps the file's write-ahead log (uidgen.db-wal, uidgen.db-shm): ", path, dir)},
+		{"file", path, fmt.Sprintf("uidgen gen: SQLite file %s: this user may not write the file (", path)},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			permtest.ReadOnly(t, tt.denied)
+			code, out, stderr := runCLIShared(t, "workers")
+			if code != 0 || !strings.HasSuffix(out, "1 rows in WORKER_NODE: 1 leased (0 held, 1 free), 0 disposable\n") {
+				t.Errorf("workers: exit %d, %q, %s; want worker ID 3 listed", code, out, stderr)
+			}
+			code, _, stderr = runCLIShared(t, "gen", "-n", "1")
+			if code != 1 || !strings.HasPrefix(stderr, tt.says) || strings.Count(stderr, "\n") != 1 {
+				t.Errorf("gen: exit %d, %q; want 1 and %q...", code, stderr, tt.says)
+			}
+		})
+	}
 }

@@ -374,8 +374,9 @@ func (d *Dialect) TableExisted(err error) bool {
 
 // Cause wraps err, the driver's answer to a statement sent under ctx, with
 // ctx.Err() when ctx is done, and otherwise with uidgen.ErrUnreachable (a
-// network error, a connection lost mid-statement) or uidgen.ErrAccessDenied
-// where it says so; other errors come back as they are, for the caller to
+// network error, a connection lost mid-statement; a SQLite file locked
+// throughout or not to be opened, said so without the word server) or
+// uidgen.ErrAccessDenied where it says so; other errors come back as they are, for the caller to
 // sort by Kind. A done ctx comes first: a deadline met while
 // dialling is also a network timeout, and it is the caller's deadline that
 // the caller must see.
@@ -392,11 +393,11 @@ func (d *Dialect) Cause(ctx context.Context, err error) error {
 	case Busy:
 		// To the caller a file another process keeps locked is a store
 		// that does not answer: it may answer later.
-		return fmt.Errorf("%w: another connection held the file's lock throughout: %w", uidgen.ErrUnreachable, err)
+		return fileUnreachable{fmt.Errorf("another connection held the SQLite file's lock throughout: %w", err)}
 	case NotDatabase:
 		return fmt.Errorf("not a SQLite database (another kind of file, encrypted or damaged): %w", err)
 	case Unreachable:
-		return fmt.Errorf("%w: %w", uidgen.ErrUnreachable, err)
+		return fileUnreachable{fmt.Errorf("SQLite cannot open the file: its directory is missing, it is a directory, or this user may not read it: %w", err)}
 	}
 	var ne net.Error
 	if errors.As(err, &ne) || errors.Is(err, driver.ErrBadConn) || errors.Is(err, io.ErrUnexpectedEOF) ||
@@ -405,6 +406,14 @@ func (d *Dialect) Cause(ctx context.Context, err error) error {
 	}
 	return err
 }
+
+// fileUnreachable is a SQLite file's failure that a caller handles as it
+// handles a server it cannot reach (errors.Is uidgen.ErrUnreachable), in
+// words of a file: its message names no server.
+type fileUnreachable struct{ error }
+
+func (e fileUnreachable) Unwrap() error        { return e.error }
+func (e fileUnreachable) Is(target error) bool { return target == uidgen.ErrUnreachable }
 
 // Hint is how a package names one Kind of failure: the sentinel it wraps
 // the error in, and what to do about it.

@@ -12,10 +12,12 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	_ "modernc.org/sqlite" // registers "sqlite"
@@ -54,9 +56,20 @@ func DSN(path string, readOnly bool) string {
 
 // Open opens the SQLite file at path (DSN), creating the file and its
 // directory where missing unless readOnly, and checks that it is a
-// database: it returns an error naming the path where the directory
-// cannot be made or written, the file cannot be read, or it is not a
-// SQLite database.
+// database. Its errors name the path and say what is wrong: the directory
+// cannot be made, the path is a directory, this user may not read the
+// file, or (unless readOnly) write it or create it, or create the
+// write-ahead log beside it; the file is not a SQLite database.
+//
+// Read-only, it opens a file whose directory it may not write too, as
+// listing needs: SQLite reads a file in WAL mode only through its -shm
+// beside it, which it then cannot create. Where no -wal is there either,
+// no process has the file open to write (the last to close it removes
+// both), so all of it is in the file itself, which is then read as
+// immutable, without the -shm. A writer that starts meanwhile writes to a
+// -wal of its own and changes the file only at a checkpoint, 1000 pages
+// on or at its close, which a listing of milliseconds does not meet but
+// by a rare chance: then it lists what the file held, or fails as damaged.
 func Open(path string, readOnly bool) (*sql.DB, error) {
 	if path == "" {
 		return nil, errors.New("no SQLite file named")
@@ -70,20 +83,97 @@ func Open(path string, readOnly bool) (*sql.DB, error) {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return nil, fmt.Errorf("SQLite file %s: create its directory: %w", path, err)
 		}
-	} else if _, err := os.Stat(path); err != nil {
+	}
+	if err := usable(path, readOnly); err != nil {
 		return nil, fmt.Errorf("SQLite file %s: %w", path, err)
 	}
-	db, err := sql.Open("sqlite", DSN(path, readOnly))
+	db, err := open(DSN(path, readOnly))
+	if err != nil && dirDenied(path, err) {
+		if _, walErr := os.Stat(path + "-wal"); !readOnly || !errors.Is(walErr, fs.ErrNotExist) {
+			name := filepath.Base(path)
+			return nil, fmt.Errorf("SQLite file %s: this user may not create files in its directory %s, where SQLite keeps the file's write-ahead log (%s-wal, %s-shm): %w",
+				path, filepath.Dir(path), name, name, err)
+		}
+		db, err = open(DSN(path, readOnly) + "&immutable=1")
+	}
 	if err != nil {
-		return nil, fmt.Errorf("SQLite file %s: %w", path, err)
+		return nil, fmt.Errorf("SQLite file %s: %w", path, dialect.SQLite.Cause(context.Background(), err))
+	}
+	return db, nil
+}
+
+// usable checks what SQLite would not say plainly, that this user may open
+// path: it is not a directory, it exists when readOnly, and it may be read,
+// or written or created unless readOnly.
+func usable(path string, readOnly bool) error {
+	info, err := os.Stat(path)
+	switch {
+	case err == nil && info.IsDir():
+		return errors.New("is a directory: name a file in it")
+	case err != nil && (readOnly || !errors.Is(err, fs.ErrNotExist)):
+		return err
+	}
+	mode, what := os.O_RDONLY, "read"
+	if !readOnly {
+		mode, what = os.O_RDWR|os.O_CREATE, "write"
+	}
+	f, err := os.OpenFile(path, mode, 0o644)
+	switch {
+	case err == nil:
+		return f.Close()
+	case info == nil:
+		return fmt.Errorf("this user may not create it in directory %s: %w", filepath.Dir(path), err)
+	case errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS):
+		return fmt.Errorf("this user may not %s the file (%v): %w", what, info.Mode(), err)
+	}
+	return err
+}
+
+// dirDenied reports whether err, SQLite's failure to open the file at path,
+// is that it may not create the -wal or -shm beside it:
+// SQLITE_READONLY_DIRECTORY, or, where the process may write everywhere
+// but an immutable directory (root), SQLITE_CANTOPEN with no new file
+// allowed in the directory, which it finds out by making one and removing
+// it at once.
+func dirDenied(path string, err error) bool {
+	var c interface{ Code() int }
+	if !errors.As(err, &c) {
+		return false
+	}
+	switch {
+	case c.Code() == sqliteReadOnlyDirectory:
+		return true
+	case c.Code()&0xff == sqliteCantOpen:
+		f, err := os.CreateTemp(filepath.Dir(path), ".uidgen-probe-*")
+		if err != nil {
+			return errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS)
+		}
+		f.Close()
+		os.Remove(f.Name())
+	}
+	return false
+}
+
+// SQLite's result codes that dirDenied tells apart: the extended
+// SQLITE_READONLY_DIRECTORY, and the primary SQLITE_CANTOPEN, the low
+// byte of its extended codes.
+const (
+	sqliteReadOnlyDirectory = 8 | 6<<8
+	sqliteCantOpen          = 14
+)
+
+// open opens dsn and its first connection (probe).
+func open(dsn string) (*sql.DB, error) {
+	db, err := sql.Open("sqlite", dsn)
+	if err != nil {
+		return nil, err
 	}
 	// The first statement opens the file and runs the pragmas: a file that
 	// is not a database, or a directory that cannot be written, says so
 	// here rather than at the first lease.
-	ctx := context.Background()
-	if err := probe(ctx, db); err != nil {
+	if err := probe(context.Background(), db); err != nil {
 		db.Close()
-		return nil, fmt.Errorf("SQLite file %s: %w", path, dialect.SQLite.Cause(ctx, err))
+		return nil, err
 	}
 	return db, nil
 }

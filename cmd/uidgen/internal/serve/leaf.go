@@ -70,10 +70,11 @@ func (s *Server) leafSegment(w http.ResponseWriter, r *http.Request) {
 		s.leafFail(w, r, ErrSegmentOff.Error())
 		return
 	}
-	// A -serial's tags are its own, as on /segment/: their numbers end with
-	// their period, which this route knows nothing of.
-	if _, ok := s.tags.serials.owner(r.PathValue("key")); ok {
-		s.leafFail(w, r, leafFailed)
+	// A -serial's tags are its own, as on /segment/. Leaf has no serials,
+	// so no answer of Leaf's fits: 409, in Leaf's body, saying why, rather
+	// than the 500 of a failing database.
+	if why, ok := s.tags.serials.owned(r.PathValue("key")); ok {
+		s.leafError(w, r, http.StatusConflict, leafException, why)
 		return
 	}
 	g, err := s.tags.generator(r.Context(), r.PathValue("key"))

@@ -38,15 +38,23 @@ type serials struct {
 	byName Serials
 }
 
-// owner returns the serial whose numbers tag holds: NAME's tags are NAME
-// and NAME:<date>. A nil s owns none.
-func (s *serials) owner(tag string) (name string, ok bool) {
+// owned returns why tag is not served as a tag, where a serial's numbers
+// are in it: a serial's periods are the tags NAME:<date>, whose numbers
+// end with their period, which the tag routes know nothing of. The plain
+// tag NAME is not the serial's: a serial with dates never takes from it,
+// so docs/segment.md's tag "order" and docs/serial.md's serial "order"
+// are served side by side; a serial without dates writes NAME's own
+// numbers, which end with no period, and /segment/NAME hands them out
+// too, each from ranges of its own. A nil s owns none.
+func (s *serials) owned(tag string) (why string, ok bool) {
 	if s == nil {
 		return "", false
 	}
-	name, _, _ = strings.Cut(tag, ":")
-	_, ok = s.byName[name]
-	return name, ok
+	name, _, dated := strings.Cut(tag, ":")
+	if _, ok := s.byName[name]; !ok || !dated {
+		return "", false
+	}
+	return fmt.Sprintf("tag %q holds the numbers of -serial %s, which end with their period: take them from /serial/%s", tag, name, name), true
 }
 
 // serialGenerator returns the request's serial, or answers why there is

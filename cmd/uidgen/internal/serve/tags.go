@@ -16,8 +16,8 @@ import (
 )
 
 // DefaultMaxTags bounds the generators Tags opens by default: each holds
-// a ring of 65,536 numbers (1 MiB, segment.Config.RingSize's default) and
-// two goroutines.
+// a ring of up to 65,536 numbers (segment.Config.RingSize's default) as a
+// few ranges, a few KiB, and two goroutines.
 const DefaultMaxTags = 100
 
 // openTimeout bounds opening a tag's generator, and NewTags's read of its
@@ -306,8 +306,8 @@ func (s *Server) tagGenerator(w http.ResponseWriter, r *http.Request) (*segment.
 		writeError(w, tagStatus(ErrSegmentOff), ErrSegmentOff.Error())
 		return nil, false
 	}
-	if name, ok := s.tags.serials.owner(r.PathValue("tag")); ok {
-		writeError(w, http.StatusConflict, fmt.Sprintf("tag %q holds the numbers of -serial %s, which end with their period: take them from /serial/%s", r.PathValue("tag"), name, name))
+	if why, ok := s.tags.serials.owned(r.PathValue("tag")); ok {
+		writeError(w, http.StatusConflict, why)
 		return nil, false
 	}
 	g, err := s.tags.generator(r.Context(), r.PathValue("tag"))
