@@ -123,12 +123,15 @@ func EnsureSchema(ctx context.Context, cfg Config) error {
 // cause wraps err, the driver's answer to a statement sent under ctx, with
 // the sentinel that names its cause.
 func cause(ctx context.Context, d *dialect.Dialect, err error) error {
-	return d.Explain(ctx, err, hints)
+	return d.Explain(ctx, err, hints(d))
 }
 
-// hints are the failures of the tag table that this package names.
-var hints = map[dialect.Kind]dialect.Hint{
-	dialect.NoTable: {Err: uidgen.ErrNoTable, Fix: "create it with segment.EnsureSchema or the DDL that `uidgen schema -segment [-dialect postgres]` prints"},
+// hints returns the failures of the tag table that this package names,
+// with the fix in d's dialect.
+func hints(d *dialect.Dialect) map[dialect.Kind]dialect.Hint {
+	return map[dialect.Kind]dialect.Hint{
+		dialect.NoTable: {Err: uidgen.ErrNoTable, Fix: "create it with segment.EnsureSchema or the DDL that `" + d.SchemaCommand("-segment") + "` prints"},
+	}
 }
 
 // maxTag is the width of biz_tag.

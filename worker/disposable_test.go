@@ -186,7 +186,7 @@ func TestAssignWorkerIDServerErrors(t *testing.T) {
 			want error
 			text []string // in the message besides the operation
 		}{
-			{"missing table", db, uidgen.ErrNoTable, []string{"EnsureSchema", "uidgen schema", noTable}},
+			{"missing table", db, uidgen.ErrNoTable, []string{"EnsureSchema", "`uidgen schema -dialect " + s.Kind + "`", noTable}},
 			{"bad credentials", denied.Open(t), uidgen.ErrAccessDenied, denied.Says},
 			{"unreachable", unreachable.Open(t), uidgen.ErrUnreachable, unreachable.Says},
 		}

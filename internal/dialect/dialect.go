@@ -31,6 +31,7 @@ import (
 // Dialect is one SQL server's way of saying what the packages need.
 type Dialect struct {
 	name string // as people write it
+	key  string // as Named, Config.Dialect and `uidgen schema -dialect` take it
 
 	// nowMillis and nowSeconds are the server's clock, as Unix
 	// milliseconds and seconds, in an expression of type BIGINT.
@@ -84,6 +85,7 @@ const (
 // early costs its holder the lease, never a second twice.
 var MySQL = &Dialect{
 	name:          "MySQL",
+	key:           "mysql",
 	nowMillis:     "CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED)",
 	nowSeconds:    "UNIX_TIMESTAMP()",
 	unixSeconds:   "CAST(UNIX_TIMESTAMP(%s) AS SIGNED)",
@@ -110,6 +112,7 @@ var MySQL = &Dialect{
 // autocommit, the statement's own start.
 var Postgres = &Dialect{
 	name:          "PostgreSQL",
+	key:           "postgres",
 	nowMillis:     "FLOOR(EXTRACT(EPOCH FROM now()) * 1000)::BIGINT",
 	nowSeconds:    "FLOOR(EXTRACT(EPOCH FROM now()))::BIGINT",
 	unixSeconds:   "FLOOR(EXTRACT(EPOCH FROM %s))::BIGINT",
@@ -141,6 +144,7 @@ var Postgres = &Dialect{
 // which SQLite has kept the same for decades.
 var SQLite = &Dialect{
 	name:          "SQLite",
+	key:           "sqlite",
 	nowMillis:     "CAST(unixepoch('subsec') * 1000 AS INTEGER)",
 	nowSeconds:    "unixepoch()",
 	unixSeconds:   "unixepoch(%s)",
@@ -241,6 +245,13 @@ func Named(name string) (*Dialect, error) {
 
 // String returns the database's name as people write it.
 func (d *Dialect) String() string { return d.name }
+
+// SchemaCommand returns the command that prints a package's DDL in this
+// dialect, with flags (as "-segment") before -dialect: a fix that an error
+// suggests names the dialect in use, not the command's default, MySQL.
+func (d *Dialect) SchemaCommand(flags string) string {
+	return strings.TrimSpace("uidgen schema "+flags) + " -dialect " + d.key
+}
 
 // NowMillis returns an expression of the server's clock in Unix
 // milliseconds.
