@@ -218,7 +218,7 @@ func testServerErrors(t *testing.T, missing string, tests []struct {
 				return // EnsureSchema makes the table, as it should
 			}
 			err = EnsureSchema(testContext(t), Config{DB: tt.db, Table: missing})
-			checkErr(t, "EnsureSchema", err, tt.want, append(tt.text, "create table "+missing))
+			checkErr(t, "EnsureSchema", err, tt.want, append(tt.text, "worker: read the columns of "+missing))
 		})
 	}
 }
