@@ -19,9 +19,13 @@ type Column struct {
 	Length int64
 }
 
-// typeName returns the column's type as people write it, "varchar(16)".
+// typeName returns the column's type as people write it, "varchar(16)";
+// a SQLite column may have none.
 func (c Column) typeName() string {
-	if c.Length > 0 {
+	switch {
+	case c.Type == "":
+		return "untyped"
+	case c.Length > 0:
 		return fmt.Sprintf("%s(%d)", c.Type, c.Length)
 	}
 	return c.Type
@@ -68,7 +72,7 @@ var classNames = map[Class]string{Int: "an integer", Int64: "a 64-bit integer (B
 var classes = map[string]Class{
 	"tinyint": Int, "smallint": Int, "mediumint": Int, "int": Int, "integer": Int, "bigint": Int64,
 	"char": Text, "varchar": Text, "character": Text, "text": Text, "tinytext": Text, "mediumtext": Text, "longtext": Text,
-	"date": Time, "datetime": Time, "timestamp": Time,
+	"date": Time, "datetime": Time, "timestamp": Time, "timestamptz": Time,
 }
 
 // classOf returns the class of a column of type typ, 0 for one the
