@@ -92,8 +92,9 @@ func (d *Dialect) classOf(typ string) Class {
 type Want struct {
 	Name  string // as the package's DDL spells it
 	Class Class
-	// Length is, for Text, the fewest characters the column must hold: the
-	// longest value the package writes.
+	// Length is, for Text, the fewest characters the column must hold:
+	// the width the package's DDL gives it, which no value it writes
+	// passes.
 	Length int64
 	// Added says the package adds the column to a table that lacks it.
 	Added bool
