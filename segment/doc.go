@@ -46,7 +46,9 @@
 // out, lowest first: Leaf's servers never read it, and lose nothing by it.
 // EnsureSchema creates both tables; New creates a missing tag, at 1 or at
 // Config.Start. Without the second table (a table Leaf made), a Close loses
-// what it cannot give back through max_id, as Leaf's restarts do.
+// what it cannot give back through max_id, as Leaf's restarts do. A table of
+// the name with other columns is another program's: EnsureSchema refuses
+// it, changing nothing, and names the columns that differ.
 //
 // # Why no two processes hand out the same number
 //

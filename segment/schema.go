@@ -46,7 +46,7 @@ const sqliteSQL = "CREATE TABLE leaf_alloc (\n" +
 	"  PRIMARY KEY (biz_tag)\n" +
 	");\n"
 
-// returnedSQL is the table of numbers given back, for both dialects: the
+// returnedSQL is the table of numbers given back, for every dialect: the
 // runs [start_id, end_id) of a tag that a generator took, did not hand out,
 // and could not give back by moving max_id, because another process had
 // claimed since. A later claim of the tag takes a run whole, lowest first,
@@ -64,9 +64,9 @@ const returnedSQL = "CREATE TABLE leaf_alloc_returned (\n" +
 // table.
 func returnedTable(table string) string { return table + "_returned" }
 
-// Schema returns the DDL of the tag table for dialect, "mysql" or
-// "postgres" (uidgen.ErrConfig for another), then that of its table of numbers
-// given back, table_returned: for MySQL and DefaultTable (or ""), Leaf's
+// Schema returns the DDL of the tag table for dialect, "mysql", "postgres"
+// or "sqlite" (uidgen.ErrConfig for another), then that of its table of
+// numbers given back, table_returned: for MySQL and DefaultTable (or ""), Leaf's
 // leaf_alloc exactly, then leaf_alloc_returned; for another table name,
 // the same text with that name. The name must be a plain identifier
 // (uidgen.ErrConfig), as for worker.Schema, and so must table_returned.
@@ -98,23 +98,80 @@ func schemaFor(d *dialect.Dialect, table string) (tags, returned string) {
 	return strings.Replace(ddl, DefaultTable, table, 1), strings.Replace(returnedSQL, DefaultTable, table, 1)
 }
 
+// tagColumns are the columns of Leaf's leaf_alloc, as this package's
+// statements read and write them: a tag table of these, each of its class,
+// is one EnsureSchema knows.
+var tagColumns = []dialect.Want{
+	{Name: "biz_tag", Class: dialect.Text, Length: maxTag},
+	{Name: "max_id", Class: dialect.Int64},
+	{Name: "step", Class: dialect.Int},
+	{Name: "description", Class: dialect.Text},
+	{Name: "update_time", Class: dialect.Time},
+}
+
+// returnedColumns are the columns of the table of numbers given back.
+var returnedColumns = []dialect.Want{
+	{Name: "biz_tag", Class: dialect.Text, Length: maxTag},
+	{Name: "start_id", Class: dialect.Int64},
+	{Name: "end_id", Class: dialect.Int64},
+	{Name: "returned_at", Class: dialect.Time},
+}
+
 // EnsureSchema creates cfg.Table in cfg.DB, and its table of numbers given
 // back (see Schema), unless they exist; it reads only DB, Dialect and
 // Table. A table Leaf's server made gets the second table and keeps
 // serving Leaf. The server's "table exists" answer counts as success, so
-// many processes may call it at once. It fails as New does before sending
-// anything (uidgen.ErrConfig), and
+// many processes may call it at once.
+//
+// It creates a table only beside tables of the shapes it knows: a tag table
+// of Leaf's leaf_alloc (biz_tag, max_id, step, description, update_time,
+// and no other column, each of its kind: characters enough for a tag, a
+// 64-bit max_id, an integer step, a time), and a table of numbers given
+// back of its own. Either may be another program's table of the same name:
+// any other shape is refused, after reading the columns and before any
+// DDL, with an error wrapping uidgen.ErrConfig that names the table, each
+// column missing, of another type or of its own, and what to do; the
+// tables are left as they are. Tables that both exist get no statement
+// but the look.
+//
+// It fails as New does before sending anything (uidgen.ErrConfig), and
 // otherwise with the server's error, wrapping uidgen.ErrUnreachable or
-// uidgen.ErrAccessDenied where it says so.
+// uidgen.ErrAccessDenied where it says so, naming the operation: "read the
+// columns of" or "create table".
 func EnsureSchema(ctx context.Context, cfg Config) error {
 	t, err := cfg.checkTable()
 	if err != nil {
 		return fmt.Errorf("segment: %w", err)
 	}
 	tags, returned := schemaFor(t.d, t.Table)
-	for _, c := range []struct{ table, ddl string }{{t.Table, tags}, {returnedTable(t.Table), returned}} {
+	tables := []struct {
+		name, ddl, is string
+		want          []dialect.Want
+		missing       bool
+	}{
+		{name: t.Table, ddl: tags, is: "Leaf's leaf_alloc", want: tagColumns},
+		{name: returnedTable(t.Table), ddl: returned, is: "this package's table of numbers given back", want: returnedColumns},
+	}
+	for i, c := range tables {
+		have, err := t.d.Columns(ctx, t.DB, c.name)
+		if err != nil {
+			return fmt.Errorf("segment: read the columns of %s: %w", c.name, cause(ctx, t.d, err))
+		}
+		if len(have) == 0 {
+			tables[i].missing = true
+			continue
+		}
+		if _, err := t.d.Compare(have, c.want); err != nil {
+			return fmt.Errorf("segment: %w: table %s is not %s: %w; it is left as it is (%s)",
+				uidgen.ErrConfig, c.name, c.is, err, otherShape(t.d))
+		}
+	}
+	for _, c := range tables {
+		if !c.missing {
+			continue
+		}
 		if _, err := t.d.CreateTable(ctx, t.DB, c.ddl); err != nil {
-			return fmt.Errorf("segment: create table %s: %w", c.table, cause(ctx, t.d, err))
+			return fmt.Errorf("segment: create table %s: %w", c.name, cause(ctx, t.d, err))
 		}
 	}
 	return nil
@@ -123,12 +180,23 @@ func EnsureSchema(ctx context.Context, cfg Config) error {
 // cause wraps err, the driver's answer to a statement sent under ctx, with
 // the sentinel that names its cause.
 func cause(ctx context.Context, d *dialect.Dialect, err error) error {
-	return d.Explain(ctx, err, hints)
+	return d.Explain(ctx, err, hints(d))
 }
 
-// hints are the failures of the tag table that this package names.
-var hints = map[dialect.Kind]dialect.Hint{
-	dialect.NoTable: {Err: uidgen.ErrNoTable, Fix: "create it with segment.EnsureSchema or the DDL that `uidgen schema -segment [-dialect postgres]` prints"},
+// hints returns the failures of the tag table that this package names,
+// with fixes in d's dialect. Its statements name only the columns of its
+// two tables, so a column missing is a table of another shape.
+func hints(d *dialect.Dialect) map[dialect.Kind]dialect.Hint {
+	return map[dialect.Kind]dialect.Hint{
+		dialect.NoTable:  {Err: uidgen.ErrNoTable, Fix: "create it with segment.EnsureSchema or the DDL that `" + d.SchemaCommand("-segment") + "` prints"},
+		dialect.NoColumn: {Err: uidgen.ErrConfig, Fix: "the table is not of Leaf's shape: " + otherShape(d)},
+	}
+}
+
+// otherShape says what to do about a table of another shape than this
+// package's, in d's dialect.
+func otherShape(d *dialect.Dialect) string {
+	return "name another table: Config.Table, uidgen's -segment-table; `" + d.SchemaCommand("-segment") + "` prints the ones it makes"
 }
 
 // maxTag is the width of biz_tag.

@@ -160,10 +160,10 @@ var errNextIDClosed = fmt.Errorf("segment: next ID: %w", uidgen.ErrClosed)
 // and wrap ErrBadTag or, naming the field, its value and its limits,
 // uidgen.ErrConfig for a bad Config: no DB, a dialect or table name it
 // cannot use, a Step, MaxStep, ClaimEvery, Start or RingSize outside the
-// limits its doc gives, or a MaxStep below the step of the tag's row. They
-// wrap uidgen.ErrNoTable when the table is missing, and otherwise the
-// database's error (uidgen.ErrUnreachable, uidgen.ErrAccessDenied,
-// ctx.Err()).
+// limits its doc gives, a MaxStep below the step of the tag's row, or a
+// table that lacks a column of Leaf's (see EnsureSchema). They wrap
+// uidgen.ErrNoTable when the table is missing, and otherwise the database's
+// error (uidgen.ErrUnreachable, uidgen.ErrAccessDenied, ctx.Err()).
 func New(ctx context.Context, cfg Config) (*Generator, error) { return newGenerator(ctx, cfg, true) }
 
 // Lookup is New for a tag that must exist already: a service that hands out

@@ -451,7 +451,8 @@ func TestBadConfig(t *testing.T) {
 			{"max step too high", Config{DB: db, Table: table, Tag: "x", MaxStep: stepLimit + 1}, uidgen.ErrConfig, "MaxStep 1099511627777: want at most 2^40 (1099511627776)"},
 			{"negative claim every", Config{DB: db, Table: table, Tag: "x", ClaimEvery: -time.Second}, uidgen.ErrConfig, "ClaimEvery -1s: want 0 (meaning 5m) or more"},
 			{"ring size", Config{DB: db, Table: table, Tag: "x", RingSize: 1000}, uidgen.ErrConfig, "RingSize 1000: want a power of two from 2 to 16777216"},
-			{"missing table", Config{DB: db, Table: table + "_none", Tag: "x"}, uidgen.ErrNoTable, "EnsureSchema"},
+			{"missing table", Config{DB: db, Table: table + "_none", Tag: "x"}, uidgen.ErrNoTable,
+				"segment.EnsureSchema or the DDL that `uidgen schema -segment -dialect " + s.Kind + "` prints"},
 		} {
 			t.Run(tt.name, func(t *testing.T) {
 				g, err := New(ctx, tt.cfg)

@@ -159,12 +159,16 @@ func fail(ctx context.Context, d *dialect.Dialect, op string, err error) error {
 // cause wraps err, the driver's answer to a statement sent under ctx, with
 // the sentinel that names its cause, unprefixed.
 func cause(ctx context.Context, d *dialect.Dialect, err error) error {
-	return d.Explain(ctx, err, hints)
+	return d.Explain(ctx, err, hints(d))
 }
 
-// hints are the failures of the worker table that this package names.
-var hints = map[dialect.Kind]dialect.Hint{
-	dialect.NoTable:    {Err: uidgen.ErrNoTable, Fix: "create the table with worker.EnsureSchema or the DDL that `uidgen schema` prints"},
-	dialect.NoColumn:   {Err: ErrNoLeaseColumns, Fix: "add them with worker.EnsureSchema or the ALTER TABLE statements that `uidgen schema` prints"},
-	dialect.NullColumn: {Err: ErrNoAutoIncrement, Fix: "want the ID column that Schema has"},
+// hints returns the failures of the worker table that this package names,
+// with fixes in d's dialect.
+func hints(d *dialect.Dialect) map[dialect.Kind]dialect.Hint {
+	schema := "`" + d.SchemaCommand("") + "`"
+	return map[dialect.Kind]dialect.Hint{
+		dialect.NoTable:    {Err: uidgen.ErrNoTable, Fix: "create the table with worker.EnsureSchema or the DDL that " + schema + " prints"},
+		dialect.NoColumn:   {Err: ErrNoLeaseColumns, Fix: "add them with worker.EnsureSchema or the ALTER TABLE statements that " + schema + " prints"},
+		dialect.NullColumn: {Err: ErrNoAutoIncrement, Fix: "want the ID column that Schema has"},
+	}
 }

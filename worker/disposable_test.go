@@ -186,7 +186,7 @@ func TestAssignWorkerIDServerErrors(t *testing.T) {
 			want error
 			text []string // in the message besides the operation
 		}{
-			{"missing table", db, uidgen.ErrNoTable, []string{"EnsureSchema", "uidgen schema", noTable}},
+			{"missing table", db, uidgen.ErrNoTable, []string{"EnsureSchema", "`uidgen schema -dialect " + s.Kind + "`", noTable}},
 			{"bad credentials", denied.Open(t), uidgen.ErrAccessDenied, denied.Says},
 			{"unreachable", unreachable.Open(t), uidgen.ErrUnreachable, unreachable.Says},
 		}
@@ -218,7 +218,7 @@ func testServerErrors(t *testing.T, missing string, tests []struct {
 				return // EnsureSchema makes the table, as it should
 			}
 			err = EnsureSchema(testContext(t), Config{DB: tt.db, Table: missing})
-			checkErr(t, "EnsureSchema", err, tt.want, append(tt.text, "create table "+missing))
+			checkErr(t, "EnsureSchema", err, tt.want, append(tt.text, "worker: read the columns of "+missing))
 		})
 	}
 }

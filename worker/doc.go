@@ -28,7 +28,9 @@
 // The table's DDL is Baidu's WORKER_NODE.sql, shipped in this package, and
 // four lease columns after it: Schema returns both, and EnsureSchema runs
 // what the table lacks, so a table made by the Java project serves this one
-// and the other way round. Rows of Baidu's assigner have LEASED 0, as
+// and the other way round. EnsureSchema changes no table of another shape:
+// one of the name with other columns, or other types, is another program's,
+// and it refuses it, naming what differs, before any DDL. Rows of Baidu's assigner have LEASED 0, as
 // Disposable's have, and are never leased. Each row describes the process
 // that took it, from the environment variables that Disposable's doc lists;
 // List reads the rows back.

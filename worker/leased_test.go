@@ -235,7 +235,8 @@ func TestLeasedErrors(t *testing.T) {
 		checkErr(t, "LeaseWorkerID(0)", err, uidgen.ErrConfig, []string{"worker: lease a worker ID from " + table, "invalid config: LeaseWorkerID given a largest worker ID of 0: want 1 or more, as every layout's worker bits allow"})
 		_, err = l.LeaseWorkerID(ctx, 7)
 		noColumn := map[string]string{"mysql": "1054", "postgres": "42703"}[srv.Kind]
-		checkErr(t, "LeaseWorkerID without the lease columns", err, ErrNoLeaseColumns, []string{"EnsureSchema", noColumn})
+		checkErr(t, "LeaseWorkerID without the lease columns", err, ErrNoLeaseColumns,
+			[]string{"EnsureSchema", "`uidgen schema -dialect " + srv.Kind + "`", noColumn})
 	})
 }
 

@@ -6,8 +6,10 @@ import (
 	_ "embed" // the WORKER_NODE DDL ships inside the package
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 
+	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/internal/dialect"
 )
 
@@ -118,16 +120,46 @@ func schemaFor(d *dialect.Dialect, table string) string {
 // leaseHeader introduces the lease columns in Schema's DDL.
 const leaseHeader = "-- The lease columns, for worker.Leased; Baidu's Java ignores them.\n"
 
+// baiduColumns are the columns of Baidu's WORKER_NODE, as this package's
+// statements read and write them: a table that has them, of these classes,
+// is one EnsureSchema may add the lease columns to.
+var baiduColumns = []dialect.Want{
+	{Name: "ID", Class: dialect.Int},
+	{Name: "HOST_NAME", Class: dialect.Text, Length: columnChars},
+	{Name: "PORT", Class: dialect.Text, Length: columnChars},
+	{Name: "TYPE", Class: dialect.Int},
+	{Name: "LAUNCH_DATE", Class: dialect.Time},
+	{Name: "MODIFIED", Class: dialect.Time},
+	{Name: "CREATED", Class: dialect.Time},
+}
+
 // leaseColumns are the columns that leases add to Baidu's table, in order.
 // Each is nullable or has a default, so Baidu's INSERT, which names none of
 // them, still works, and makes a row with LEASED 0: a disposable row, which
 // no lease ever takes. OWNER is VARCHAR on PostgreSQL, whose CHAR pads the
 // token it reads back with spaces. SQLite takes the PostgreSQL types.
-var leaseColumns = []struct{ name, mysql, postgres, comment string }{
-	{"LEASED", "TINYINT NOT NULL DEFAULT 0", "SMALLINT NOT NULL DEFAULT 0", "1: leased, the ID comes back; 0: disposable, used once"},
-	{"OWNER", "CHAR(32) NULL", "VARCHAR(32) NULL", "random token of the lease holder; NULL once released"},
-	{"LEASE_UNTIL", "BIGINT NULL", "BIGINT NULL", "Unix ms, by the database clock, when the lease expires"},
-	{"RESERVED_UNTIL", "BIGINT NULL", "BIGINT NULL", "last Unix second reserved for holders of this ID"},
+var leaseColumns = []struct {
+	dialect.Want
+	mysql, postgres, comment string
+}{
+	{dialect.Want{Name: "LEASED", Class: dialect.Int, Added: true},
+		"TINYINT NOT NULL DEFAULT 0", "SMALLINT NOT NULL DEFAULT 0", "1: leased, the ID comes back; 0: disposable, used once"},
+	{dialect.Want{Name: "OWNER", Class: dialect.Text, Length: 32, Added: true},
+		"CHAR(32) NULL", "VARCHAR(32) NULL", "random token of the lease holder; NULL once released"},
+	{dialect.Want{Name: "LEASE_UNTIL", Class: dialect.Int64, Added: true},
+		"BIGINT NULL", "BIGINT NULL", "Unix ms, by the database clock, when the lease expires"},
+	{dialect.Want{Name: "RESERVED_UNTIL", Class: dialect.Int64, Added: true},
+		"BIGINT NULL", "BIGINT NULL", "last Unix second reserved for holders of this ID"},
+}
+
+// shape returns the columns of a table EnsureSchema knows: Baidu's, and
+// the lease columns, which it adds where missing.
+func shape() []dialect.Want {
+	want := slices.Clone(baiduColumns)
+	for _, c := range leaseColumns {
+		want = append(want, c.Want)
+	}
+	return want
 }
 
 // addColumn returns the ALTER TABLE statement that adds leaseColumns[i]. A
@@ -139,57 +171,85 @@ func addColumn(d *dialect.Dialect, table string, i int) string {
 	if d != dialect.MySQL {
 		def = c.postgres
 	}
-	return "ALTER TABLE " + table + " ADD COLUMN " + c.name + " " + def
+	return "ALTER TABLE " + table + " ADD COLUMN " + c.Name + " " + def
 }
 
 // EnsureSchema creates cfg.Table in cfg.DB unless it exists, and adds the
 // lease columns it lacks, running Schema's statements: the table is created
-// with its CREATE TABLE, and the columns are added one ALTER TABLE each, so a table
-// that Baidu's Java project made is brought up to date in place and its
-// rows stay as they are. The server's "table exists" and "duplicate column"
-// answers count as success, so many processes may call it at once, and
-// calling it again changes nothing.
+// with its CREATE TABLE, and the columns are added one ALTER TABLE each, so
+// a table that Baidu's Java project made is brought up to date in place and
+// its rows stay as they are. The server's "table exists" and "duplicate
+// column" answers count as success, so many processes may call it at once,
+// and calling it again changes nothing.
+//
+// It changes only a table of a shape it knows: Baidu's columns (ID,
+// HOST_NAME, PORT, TYPE, LAUNCH_DATE, MODIFIED, CREATED) with any of the
+// lease columns and no other, each of its kind (an integer, characters
+// enough for what this package writes, a date or time; LEASE_UNTIL and
+// RESERVED_UNTIL 64-bit). The table may be another program's of the same
+// name: any other shape is refused, after reading its columns and before
+// any DDL, with an error wrapping uidgen.ErrConfig that names the table,
+// each column missing, of another type or unknown, and what to do.
 //
 // It fails with an error wrapping uidgen.ErrConfig (as NewDisposable does)
-// before sending anything, and otherwise as
-// Disposable.AssignWorkerID does (ctx.Err(), uidgen.ErrUnreachable,
-// uidgen.ErrAccessDenied), naming the operation: "create table", "read the
-// columns of" or "add column".
+// before sending anything, and otherwise as Disposable.AssignWorkerID does
+// (ctx.Err(), uidgen.ErrUnreachable, uidgen.ErrAccessDenied), naming the
+// operation: "read the columns of", "create table" or "add column".
 func EnsureSchema(ctx context.Context, cfg Config) error {
 	c, err := cfg.check()
 	if err != nil {
 		return err
 	}
 	db, d, table := c.DB, c.d, c.Table
-	created, err := d.CreateTable(ctx, db, schemaFor(d, table))
-	switch {
-	case err != nil:
-		return fail(ctx, d, "create table "+table, err)
-	case created && c.Logger != nil:
-		c.Logger.InfoContext(ctx, "worker: created table", "table", table)
-	}
-	return addLeaseColumns(ctx, db, d, table, c.Logger)
-}
-
-// addLeaseColumns adds the lease columns that table lacks. Another process
-// may add one between the look and the ALTER; its "duplicate column" answer
-// means the column is there, as wanted.
-func addLeaseColumns(ctx context.Context, db *sql.DB, d *dialect.Dialect, table string, logger *slog.Logger) error {
 	have, err := d.Columns(ctx, db, table)
+	if err == nil && len(have) == 0 {
+		if err := createTable(ctx, c); err != nil {
+			return err
+		}
+		// Created here or by another process since the look: either way
+		// the table is read again, as another's ALTERs may have begun.
+		have, err = d.Columns(ctx, db, table)
+	}
 	if err != nil {
 		return fail(ctx, d, "read the columns of "+table, err)
 	}
+	lacks, err := d.Compare(have, shape())
+	if err != nil {
+		return fmt.Errorf("worker: %w: table %s is not Baidu's WORKER_NODE with or without the lease columns: %w;"+
+			" it is left as it is (name another table: Config.Table, uidgen's -table; `%s` prints the one it makes)",
+			uidgen.ErrConfig, table, err, d.SchemaCommand(""))
+	}
+	return addLeaseColumns(ctx, db, d, table, lacks, c.Logger)
+}
+
+// createTable creates c's table with Schema's CREATE TABLE, unless another
+// process has created it since EnsureSchema looked.
+func createTable(ctx context.Context, c checked) error {
+	created, err := c.d.CreateTable(ctx, c.DB, schemaFor(c.d, c.Table))
+	switch {
+	case err != nil:
+		return fail(ctx, c.d, "create table "+c.Table, err)
+	case created && c.Logger != nil:
+		c.Logger.InfoContext(ctx, "worker: created table", "table", c.Table)
+	}
+	return nil
+}
+
+// addLeaseColumns adds the lease columns in lacks to table. Another process
+// may add one between the look and the ALTER; its "duplicate column"
+// answer means the column is there, as wanted.
+func addLeaseColumns(ctx context.Context, db *sql.DB, d *dialect.Dialect, table string, lacks []dialect.Want, logger *slog.Logger) error {
 	for i, c := range leaseColumns {
-		if have[c.name] {
+		if !slices.Contains(lacks, c.Want) {
 			continue
 		}
 		_, err := db.ExecContext(ctx, addColumn(d, table, i))
 		switch {
 		case d.Kind(err) == dialect.DupColumn:
 		case err != nil:
-			return fail(ctx, d, "add column "+c.name+" to "+table, err)
+			return fail(ctx, d, "add column "+c.Name+" to "+table, err)
 		case logger != nil:
-			logger.InfoContext(ctx, "worker: added column", "table", table, "column", c.name)
+			logger.InfoContext(ctx, "worker: added column", "table", table, "column", c.Name)
 		}
 	}
 	return nil

@@ -258,6 +258,86 @@ func TestEnsureSchemaUpgrades(t *testing.T) {
 				leased, owner, leaseUntil, reservedUntil)
 		}
 		javaInsert(t, db, table) // Baidu's INSERT still works on the new columns
+		if got := mustLease(t, newTestLeased(t, db, table, Config{}), 1023); got.WorkerID() == javaID {
+			t.Errorf("leased worker ID %d, the ID of Java's disposable row", got.WorkerID())
+		}
+	})
+}
+
+// TestEnsureSchemaRefusesOtherShapes: a table of the worker table's name
+// but of another shape, another program's or Baidu's changed, is refused
+// before any DDL with an error wrapping uidgen.ErrConfig that names the
+// table, what differs and what to do in the dialect in use; the table is
+// left as it was, its definition and its rows.
+func TestEnsureSchemaRefusesOtherShapes(t *testing.T) {
+	const baiduRow = " (HOST_NAME, PORT, TYPE, LAUNCH_DATE, MODIFIED, CREATED) VALUES (%s, '4242', 2, '2026-03-04', CURRENT_TIMESTAMP, CURRENT_TIMESTAMP)"
+	each(t, func(t *testing.T, s dbtest.Server, db *sql.DB) {
+		baidu := func(table string) string { return schemaFor(s.Dialect(), table) }
+		for _, tt := range []struct {
+			name string
+			ddl  func(table string) []string
+			says string // in the error, in any case: PostgreSQL names columns in lower case
+		}{
+			{"another program's", func(table string) []string {
+				return []string{"CREATE TABLE " + table + " (id BIGINT PRIMARY KEY, name VARCHAR(32) NOT NULL, note VARCHAR(32))",
+					"INSERT INTO " + table + " (id, name, note) VALUES (1, 'a', NULL)", "INSERT INTO " + table + " VALUES (7, 'b', 'c')"}
+			}, "no column HOST_NAME, PORT, TYPE, LAUNCH_DATE, MODIFIED or CREATED; its own columns name and note"},
+			{"Baidu's and a column of its own", func(table string) []string {
+				return []string{baidu(table), "ALTER TABLE " + table + " ADD COLUMN region VARCHAR(16)",
+					"INSERT INTO " + table + fmt.Sprintf(baiduRow, "'10.1.2.3'")}
+			}, "its own column region"},
+			{"Baidu's with an integer HOST_NAME", func(table string) []string {
+				return []string{strings.Replace(baidu(table), "HOST_NAME VARCHAR(64)", "HOST_NAME INT", 1),
+					"INSERT INTO " + table + fmt.Sprintf(baiduRow, "10")}
+			}, "column HOST_NAME is int"},
+			{"Baidu's and an integer OWNER", func(table string) []string {
+				return []string{baidu(table), "ALTER TABLE " + table + " ADD COLUMN OWNER INT",
+					"INSERT INTO " + table + fmt.Sprintf(baiduRow, "'10.1.2.3'")}
+			}, "column OWNER is int"},
+		} {
+			t.Run(tt.name, func(t *testing.T) {
+				table := testTable(t, db)
+				for _, stmt := range tt.ddl(table) {
+					s.Exec(t, db, stmt)
+				}
+				before := s.Snapshot(t, db, table)
+				err := EnsureSchema(testContext(t), Config{DB: db, Table: table})
+				checkErr(t, "EnsureSchema", err, uidgen.ErrConfig, []string{
+					"worker: invalid config: table " + table + " is not Baidu's WORKER_NODE with or without the lease columns: ",
+					"; it is left as it is (name another table: Config.Table, uidgen's -table; `uidgen schema -dialect " + s.Kind + "` prints the one it makes)"})
+				if !strings.Contains(strings.ToLower(err.Error()), strings.ToLower(tt.says)) {
+					t.Errorf("EnsureSchema: error %q does not say %q", err, tt.says)
+				}
+				if after := s.Snapshot(t, db, table); after != before {
+					t.Errorf("EnsureSchema changed the table it refused: it was\n%s\nand is\n%s", before, after)
+				}
+			})
+		}
+	})
+}
+
+// TestEnsureSchemaLeavesItsOwn: a table of this package's shape, with rows,
+// is left as it was by EnsureSchema, and one that has some of the lease
+// columns gets the others.
+func TestEnsureSchemaLeavesItsOwn(t *testing.T) {
+	each(t, func(t *testing.T, s dbtest.Server, db *sql.DB) {
+		table := testTable(t, db)
+		ensureConcurrently(t, db, table)
+		javaInsert(t, db, table)
+		javaInsert(t, db, table)
+		before := s.Snapshot(t, db, table)
+		ensureConcurrently(t, db, table)
+		if after := s.Snapshot(t, db, table); after != before {
+			t.Errorf("EnsureSchema changed a table of its own shape: it was\n%s\nand is\n%s", before, after)
+		}
+
+		partial := testTable(t, db)
+		s.Exec(t, db, schemaFor(s.Dialect(), partial))
+		for i := range 2 {
+			s.Exec(t, db, addColumn(s.Dialect(), partial, i))
+		}
+		ensureConcurrently(t, db, partial)
+		checkColumns(t, db, partial)
 	})
 }
 

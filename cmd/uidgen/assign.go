@@ -161,7 +161,7 @@ func (w *workerFlags) register(fs *flag.FlagSet, store leaseStore) {
 		"take a fresh worker ID from the WORKER_NODE table in this database, creating the table if missing (default $"+dsnEnv+"):\n"+
 			dsnHelp)
 	dbFlag(fs, &w.db, dbMade)
-	fs.StringVar(&w.table, "table", worker.DefaultTable, "worker table, with -dsn")
+	fs.StringVar(&w.table, "table", worker.DefaultTable, "worker table, in -dsn's database or the -db file")
 	fs.BoolVar(&w.lease, "lease", false, "with -dsn: lease the lowest free worker ID, which comes back when done, instead of a fresh one")
 	fs.DurationVar(&w.ttl, "lease-ttl", 0, fmt.Sprintf(
 		"%s: how long the lease lasts unrenewed, so how soon a crashed process's ID comes back, %v to %v (0: %v)%s",

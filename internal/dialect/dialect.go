@@ -31,6 +31,7 @@ import (
 // Dialect is one SQL server's way of saying what the packages need.
 type Dialect struct {
 	name string // as people write it
+	key  string // as Named, Config.Dialect and `uidgen schema -dialect` take it
 
 	// nowMillis and nowSeconds are the server's clock, as Unix
 	// milliseconds and seconds, in an expression of type BIGINT.
@@ -45,8 +46,8 @@ type Dialect struct {
 
 	maxIdentifier int // the longest table name the server keeps whole
 
-	// columns lists the upper-cased column names of the table named by
-	// its one placeholder.
+	// columns lists the name, type and length (0 for none) of each
+	// column of the table named by its one placeholder (Columns).
 	columns string
 
 	// codes map the server's error codes (MySQL's numbers, PostgreSQL's
@@ -84,13 +85,15 @@ const (
 // early costs its holder the lease, never a second twice.
 var MySQL = &Dialect{
 	name:          "MySQL",
+	key:           "mysql",
 	nowMillis:     "CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED)",
 	nowSeconds:    "UNIX_TIMESTAMP()",
 	unixSeconds:   "CAST(UNIX_TIMESTAMP(%s) AS SIGNED)",
 	nullSafeEqual: "%s <=> %s",
 	greatest:      "GREATEST(%s, %s)",
 	maxIdentifier: 64,
-	columns:       "SELECT UPPER(COLUMN_NAME) FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ?",
+	columns: "SELECT COLUMN_NAME, DATA_TYPE, COALESCE(CHARACTER_MAXIMUM_LENGTH, 0) FROM information_schema.COLUMNS" +
+		" WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME = ? ORDER BY ORDINAL_POSITION",
 	codes: map[string]Kind{
 		"1044": AccessDenied, // ER_DBACCESS_DENIED_ERROR: user may not use the database
 		"1045": AccessDenied, // ER_ACCESS_DENIED_ERROR: unknown user or wrong password
@@ -110,6 +113,7 @@ var MySQL = &Dialect{
 // autocommit, the statement's own start.
 var Postgres = &Dialect{
 	name:          "PostgreSQL",
+	key:           "postgres",
 	nowMillis:     "FLOOR(EXTRACT(EPOCH FROM now()) * 1000)::BIGINT",
 	nowSeconds:    "FLOOR(EXTRACT(EPOCH FROM now()))::BIGINT",
 	unixSeconds:   "FLOOR(EXTRACT(EPOCH FROM %s))::BIGINT",
@@ -118,7 +122,8 @@ var Postgres = &Dialect{
 	numbered:      true,
 	returning:     true,
 	maxIdentifier: 63,
-	columns:       "SELECT UPPER(column_name) FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = LOWER($1)",
+	columns: "SELECT column_name, data_type, COALESCE(character_maximum_length, 0) FROM information_schema.columns" +
+		" WHERE table_schema = current_schema() AND table_name = LOWER($1) ORDER BY ordinal_position",
 	codes: map[string]Kind{
 		"28000": AccessDenied, // invalid_authorization_specification: no such role
 		"28P01": AccessDenied, // invalid_password
@@ -141,6 +146,7 @@ var Postgres = &Dialect{
 // which SQLite has kept the same for decades.
 var SQLite = &Dialect{
 	name:          "SQLite",
+	key:           "sqlite",
 	nowMillis:     "CAST(unixepoch('subsec') * 1000 AS INTEGER)",
 	nowSeconds:    "unixepoch()",
 	unixSeconds:   "unixepoch(%s)",
@@ -148,7 +154,7 @@ var SQLite = &Dialect{
 	greatest:      "MAX(%s, %s)",
 	returning:     true,
 	maxIdentifier: 64,
-	columns:       "SELECT UPPER(name) FROM pragma_table_info(?)",
+	columns:       "SELECT name, type, 0 FROM pragma_table_info(?) ORDER BY cid",
 	codes: map[string]Kind{
 		"3":  AccessDenied, // SQLITE_PERM
 		"5":  Busy,         // SQLITE_BUSY: busy_timeout passed with the lock still held
@@ -242,6 +248,13 @@ func Named(name string) (*Dialect, error) {
 // String returns the database's name as people write it.
 func (d *Dialect) String() string { return d.name }
 
+// SchemaCommand returns the command that prints a package's DDL in this
+// dialect, with flags (as "-segment") before -dialect: a fix that an error
+// suggests names the dialect in use, not the command's default, MySQL.
+func (d *Dialect) SchemaCommand(flags string) string {
+	return strings.TrimSpace("uidgen schema "+flags) + " -dialect " + d.key
+}
+
 // NowMillis returns an expression of the server's clock in Unix
 // milliseconds.
 func (d *Dialect) NowMillis() string { return d.nowMillis }
@@ -322,26 +335,6 @@ func (d *Dialect) Exec(ctx context.Context, db *sql.DB, query string, args ...an
 		return 0, err
 	}
 	return res.RowsAffected()
-}
-
-// Columns returns the names, in upper case, of the columns of table in the
-// database (for PostgreSQL, the schema) db's connections use. PostgreSQL
-// folds an unquoted name to lower case, so the table is looked up so.
-func (d *Dialect) Columns(ctx context.Context, db *sql.DB, table string) (map[string]bool, error) {
-	rows, err := db.QueryContext(ctx, d.columns, table)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	have := make(map[string]bool)
-	for rows.Next() {
-		var name string
-		if err := rows.Scan(&name); err != nil {
-			return nil, err
-		}
-		have[name] = true
-	}
-	return have, rows.Err()
 }
 
 // Kind returns what err, the driver's answer to a statement, says happened.

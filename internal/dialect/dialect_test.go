@@ -253,3 +253,24 @@ func TestExplain(t *testing.T) {
 		t.Errorf("Explain under a done context = %v, want context.Canceled and no hint", err)
 	}
 }
+
+// TestSchemaCommand: each dialect's fix names its own -dialect, as
+// `uidgen schema` takes it.
+func TestSchemaCommand(t *testing.T) {
+	for d, want := range map[*Dialect]string{
+		MySQL:    "uidgen schema -dialect mysql",
+		Postgres: "uidgen schema -segment -dialect postgres",
+		SQLite:   "uidgen schema -segment -dialect sqlite",
+	} {
+		flags := "-segment"
+		if d == MySQL {
+			flags = ""
+		}
+		if got := d.SchemaCommand(flags); got != want {
+			t.Errorf("%v.SchemaCommand(%q) = %q, want %q", d, flags, got, want)
+		}
+		if _, err := Named(d.key); err != nil {
+			t.Errorf("Named(%q), %v's key: %v", d.key, d, err)
+		}
+	}
+}
