@@ -82,7 +82,11 @@ func Take[L any](ctx context.Context, r Retry, lo, hi int64, once func(context.C
 			// after one that found an ID free.
 			var u Unread
 			full = full && ctx.Err() != nil && errors.As(err, &u)
-			lastErr = err
+			// A try cut off by ctx's end says only that ctx ended: the
+			// store's own answer before it, if any, says why it failed.
+			if !Cut(err) || ctx.Err() == nil || lastErr == nil {
+				lastErr = err
+			}
 			if r.Failed != nil {
 				r.Failed(ctx)
 			}

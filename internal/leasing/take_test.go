@@ -87,6 +87,14 @@ func TestTake(t *testing.T) {
 			t.Errorf("Take = %v, want %v and not %v", err, errDown, errNoFree)
 		}
 	})
+	t.Run("down, then cut off", func(t *testing.T) {
+		// The try that ctx's end cut off says nothing the one before it
+		// did not: the store's answer is the error.
+		_, _, err := takeScripted(t, try{err: errDown}, try{err: context.Canceled})
+		if !errors.Is(err, errDown) {
+			t.Errorf("Take = %v, want the store's %v", err, errDown)
+		}
+	})
 	t.Run("full, then raced", func(t *testing.T) {
 		_, _, err := takeScripted(t, try{err: ErrFull}, try{}, try{err: Unread{context.Canceled}})
 		if errors.Is(err, errNoFree) || !errors.Is(err, context.Canceled) {
