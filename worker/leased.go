@@ -137,7 +137,7 @@ func (l *Leased) LeaseWorkerID(ctx context.Context, maxWorkerID int64) (uidgen.L
 	for {
 		now := l.now()       // a lease waited for starts from the time it is taken
 		readAt := time.Now() // the read below sees every lease that had expired by then
-		s, again, full, err := l.leaseOnce(ctx, n, now, lo, hi)
+		s, again, wait, full, err := l.leaseOnce(ctx, n, now, lo, hi)
 		if err == nil {
 			busy = nil
 		}
@@ -156,9 +156,18 @@ func (l *Leased) LeaseWorkerID(ctx context.Context, maxWorkerID int64) (uidgen.L
 		case err != nil:
 			return nil, failed(err)
 		case s != nil:
-			lease := l.started(ctx, *s, n)
-			l.waitForClock(ctx, *s)
-			return lease, nil
+			return l.started(ctx, *s, n), nil
+		case wait > 0:
+			if l.logger != nil {
+				l.logger.InfoContext(ctx, "worker: waiting for the clock to come within a second of a free ID's first second",
+					"table", l.table, "wait", wait)
+			}
+			select {
+			case <-ctx.Done():
+				return nil, failed(ctx.Err())
+			case <-time.After(wait):
+			}
+			continue
 		case again:
 			held, fullSince = nil, time.Time{} // this pass found an ID free, which another process took first
 			continue
@@ -197,31 +206,35 @@ func (l *Leased) LeaseWorkerID(ctx context.Context, maxWorkerID int64) (uidgen.L
 // none: both start at the clock. Only when every free ID is still reserved
 // ahead, by a holder that died, the one whose reservation ends soonest: it
 // starts above that reservation. It returns again when another process took
-// the ID it chose first, and what holds the IDs when none is free.
-func (l *Leased) leaseOnce(ctx context.Context, n node, now time.Time, lo, hi int64) (s *taking, again bool, full heldIDs, err error) {
-	if s, found, err := l.acquire(ctx, n, now, lo, hi, true); err != nil || s != nil || found {
-		return s, found, full, err
+// the ID it chose first, how long to wait before looking again when the ID
+// it chose starts a few seconds ahead of the clock (startsAhead), and what
+// holds the IDs when none is free.
+func (l *Leased) leaseOnce(ctx context.Context, n node, now time.Time, lo, hi int64) (s *taking, again bool, wait time.Duration, full heldIDs, err error) {
+	if s, found, wait, err := l.acquire(ctx, n, now, lo, hi, true); err != nil || s != nil || found || wait > 0 {
+		return s, found, wait, full, err
 	}
 	s, full, err = l.insert(ctx, n, now, lo, hi)
 	if l.d.Kind(err) == dialect.DupKey {
-		return nil, true, full, nil
+		return nil, true, 0, full, nil
 	}
 	if err != nil || s != nil {
-		return s, false, full, err
+		return s, false, 0, full, err
 	}
-	s, again, err = l.acquire(ctx, n, now, lo, hi, false)
-	return s, again, full, err
+	s, again, wait, err = l.acquire(ctx, n, now, lo, hi, false)
+	return s, again, wait, full, err
 }
 
 // acquire leases a leased row in [lo, hi] whose lease has expired and
 // returns its lease: with cold, the lowest whose reservation has passed by
 // the database's clock or passes within leasing.ColdSlack, as a clean
 // release's does; otherwise the one whose reservation ends soonest. It
-// returns nil and found when another process took that row first, and nil
-// alone when no row is free. The update succeeds only if RESERVED_UNTIL
-// still holds the value read, so the lease starts above the reservation as
-// it stood at the takeover: which row is chosen changes nothing of that.
-func (l *Leased) acquire(ctx context.Context, n node, now time.Time, lo, hi int64, cold bool) (s *taking, found bool, err error) {
+// returns nil and found when another process took that row first, nil and
+// a wait where the row's first second is a few seconds ahead of the clock
+// (startsAhead), and nil alone when no row is free. The update succeeds
+// only if RESERVED_UNTIL still holds the value read, so the lease starts
+// above the reservation as it stood at the takeover: which row is chosen
+// changes nothing of that.
+func (l *Leased) acquire(ctx context.Context, n node, now time.Time, lo, hi int64, cold bool) (s *taking, found bool, wait time.Duration, err error) {
 	var id, dbNow int64
 	var reserved sql.NullInt64
 	which := " ORDER BY RESERVED_UNTIL, ID LIMIT 1"
@@ -233,14 +246,17 @@ func (l *Leased) acquire(ctx context.Context, n node, now time.Time, lo, hi int6
 			" WHERE LEASED = 1 AND ID BETWEEN ? AND ? AND LEASE_UNTIL <= "+l.d.NowMillis()+which), lo, hi).
 		Scan(&id, &reserved, &dbNow)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, false, nil
+		return nil, false, 0, nil
 	}
 	if err != nil {
-		return nil, false, err
+		return nil, false, 0, err
 	}
 	first := dbNow
 	if reserved.Valid {
 		first = max(dbNow, reserved.Int64+1)
+	}
+	if wait := l.startsAhead(ctx, first, now); wait > 0 {
+		return nil, false, wait, nil
 	}
 	t := l.newLease(id, first, now)
 	took, err := l.d.Exec(ctx, l.db,
@@ -250,9 +266,9 @@ func (l *Leased) acquire(ctx context.Context, n node, now time.Time, lo, hi int6
 		t.token, l.timing.TTL.Milliseconds(), t.reserved, n.host, n.port, int(n.typ), now.Format(time.DateOnly),
 		id, reserved)
 	if err != nil || took == 0 {
-		return nil, true, err
+		return nil, true, 0, err
 	}
-	return &t, true, nil
+	return &t, true, 0, nil
 }
 
 // heldIDs counts the rows that hold the IDs of a full range.
@@ -390,39 +406,33 @@ type taking struct {
 }
 
 // maxCatchUp is the furthest ahead of the clock that a lease's first
-// second, on a SQLite file, makes waitForClock wait for. A holder that no load
+// second, on a SQLite file, makes LeaseWorkerID wait for (startsAhead). A holder that no load
 // pushed ahead leaves a few seconds: the tick after the clock's and the
 // file timing's 3 s ahead if it crashed, that tick if it closed. One
 // that borrowed further was pushed there by load, and the next starts
 // above it rather than wait.
 const maxCatchUp = 10 * time.Second
 
-// waitForClock waits, within ctx, until t's first second is at most the
-// next one by the clock, where t is a lease of a SQLite file whose first
-// second is at most maxCatchUp ahead: so the holder's IDs start at most a second
-// ahead of the clock, whatever its ID's last holder left, and neither
-// restarts in a row nor a crash loop pushes them further ahead each time.
-// Each restart costs at most a second of start-up, a crash the few seconds
-// it left reserved, and no ID time. Only a file's holders can wait this
-// cheaply: they share the machine's clock with the one before, and a
-// server store's crashed holder left a horizon that a restart should not
-// wait out.
-func (l *Leased) waitForClock(ctx context.Context, t taking) {
-	if !l.host.local {
-		return
+// startsAhead returns how long to wait before taking a lease of a SQLite
+// file whose first second is first, by the clock at now: until the clock
+// is within a second of it, where first is at most l.catchUp ahead and
+// ctx allows the wait; zero, to take it at once, otherwise. A holder then
+// starts at most a second ahead of the clock, whatever its ID's last
+// holder left, so neither restarts in a row nor a crash loop pushes its
+// IDs further ahead each time. The wait comes before the takeover, which
+// writes a reservation: a process killed while it waits leaves the row as
+// it found it. Only a file's holders can wait this cheaply: they share the
+// machine's clock with the one before, and a server store's crashed holder
+// left a horizon that a restart should not wait out.
+func (l *Leased) startsAhead(ctx context.Context, first int64, now time.Time) time.Duration {
+	wait := time.Unix(first-1, 0).Sub(now)
+	if !l.host.local || wait <= 0 || wait > l.catchUp {
+		return 0
 	}
-	wait := time.Unix(t.first-1, 0).Sub(l.now())
-	if wait <= 0 || wait > l.catchUp {
-		return
+	if deadline, ok := ctx.Deadline(); ok && now.Add(wait).After(deadline) {
+		return 0 // a wait that ctx would end: start ahead rather than fail
 	}
-	if l.logger != nil {
-		l.logger.InfoContext(ctx, "worker: waiting for the clock to come within a second of the lease's first",
-			"id", t.id, "table", l.table, "first", t.first, "wait", wait)
-	}
-	select {
-	case <-ctx.Done():
-	case <-time.After(wait):
-	}
+	return wait
 }
 
 // newLease returns the lease of worker ID id whose holder may use Unix

@@ -58,6 +58,9 @@ func TestLocalHolderGone(t *testing.T) {
 		second := newTestLeased(t, db, DefaultTable, pinned)
 		var asked []int
 		second.gone = func(pid int) bool { asked = append(asked, pid); return true }
+		// The holder judged gone still renews, in this process: the
+		// takeover waits for no clock, so that one pass takes the ID.
+		second.catchUp = 0
 		// Well within the TTL of a minute: the lease is taken because its
 		// holder is gone, not because it expired.
 		ctx, cancel := context.WithTimeout(testContext(t), 5*time.Second)
@@ -188,7 +191,8 @@ func TestLocalFileLocked(t *testing.T) {
 // of that ID waits for the clock to come within a second of the
 // reservation's end rather than start ahead of it. So a crash loop on a
 // pinned ID keeps its IDs near the clock: each holder starts above the
-// last one's reservation, at most a second ahead.
+// last one's reservation, at most a second ahead, and one killed while it
+// waits changes nothing.
 func TestLocalCrashesDoNotAddUp(t *testing.T) {
 	s := dbtest.Shared(t, "sqlite")
 	db := s.Open(t)
@@ -206,6 +210,17 @@ func TestLocalCrashesDoNotAddUp(t *testing.T) {
 		}
 		if _, err := db.Exec("UPDATE "+DefaultTable+" SET OWNER = 'dead', HOST_NAME = ?, PORT = 'pid-1' WHERE ID = 5", host); err != nil {
 			t.Fatal(err)
+		}
+		// A process killed while it waits for the clock leaves the row
+		// as it found it: it had taken nothing.
+		ctx, cancel := context.WithCancel(testContext(t))
+		time.AfterFunc(500*time.Millisecond, cancel)
+		if _, err := l.LeaseWorkerID(ctx, 100); !errors.Is(err, context.Canceled) {
+			t.Fatalf("crash %d: LeaseWorkerID cancelled while it waits = %v, want context.Canceled", crash, err)
+		}
+		if r := readRow(t, db, DefaultTable, 5); r.reservedUntil.Int64 != reserved || r.owner.String != "dead" {
+			t.Fatalf("crash %d: after a lease cancelled while it waited the row is reserved to %d, owned by %q; want %d, 'dead', as it was",
+				crash, r.reservedUntil.Int64, r.owner.String, reserved)
 		}
 		next, err := l.LeaseWorkerID(testContext(t), 100)
 		if err != nil {
