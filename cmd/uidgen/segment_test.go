@@ -129,6 +129,8 @@ func TestSegmentBadCalls(t *testing.T) {
 		{[]string{"gen", "-segment", "order", "-dsn", "root@tcp(127.0.0.1:1)/test", "-json"}, "-json does not go with -segment"},
 		{[]string{"gen", "-segment", "order", "-dsn", "root@tcp(127.0.0.1:1)/test", "-worker", "3"}, "-worker does not go with -segment"},
 		{[]string{"gen", "-segment", "a b", "-dsn", "root@tcp(127.0.0.1:1)/test"}, `bad tag: "a b"`},
+		{[]string{"gen", "-segment", "", "-n", "1"}, `-segment "": want a tag, as -segment order`},
+		{[]string{"bench", "-segment", "", "-d", "1ms"}, `-segment "": want a tag, as -segment order`},
 		{[]string{"gen", "-segment", "order", "-dsn", "root@tcp(127.0.0.1:1)/test", "-step", "-5"}, "Step -5"},
 		{[]string{"gen", "-start", "5"}, "-start needs -segment"},
 		{[]string{"bench", "-step", "5"}, "-step needs -segment"},
