@@ -95,7 +95,8 @@ func (m *makerFlags) checkAfter() error {
 // config the flags describe; its close also releases what the Assigner or
 // Leaser holds.
 func (m *makerFlags) open(name string) (maker, error) {
-	if name != "cached" && setFlag(m.fs, "max-ahead") != "" {
+	// -max-ahead 0 is the default, no bound, which every generator keeps.
+	if name != "cached" && m.maxAhead != 0 && setFlag(m.fs, "max-ahead") != "" {
 		return maker{}, fmt.Errorf("%w: -max-ahead with -generator %s: only the cached generator borrows ahead of the clock; "+
 			"the default one waits for the next tick once a tick's IDs are spent", ErrUsage, name)
 	}
