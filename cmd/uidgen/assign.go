@@ -155,7 +155,7 @@ func (w *workerFlags) storeFlagNames() []string {
 func (w *workerFlags) register(fs *flag.FlagSet, store leaseStore) {
 	w.fs = fs
 	w.store.register(fs, store)
-	with, limits := "with -lease"+w.store.orStore(), " for -lease, the store's own for the store"
+	with, limits := "with the -db file, -lease"+w.store.orStore(), " for -lease, the store's own for the store"
 	fs.Int64Var(&w.id, "worker", 0, "this worker ID, leased from the -db file: a restart starts above the time the last run used,\n"+
 		"and a second process asking for it while the first runs is refused (default: the lowest free ID from 1)")
 	fs.StringVar(&w.dsn, "dsn", os.Getenv(dsnEnv),
