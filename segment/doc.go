@@ -47,8 +47,9 @@
 // EnsureSchema creates both tables; New creates a missing tag, at 1 or at
 // Config.Start. Without the second table (a table Leaf made), a Close loses
 // what it cannot give back through max_id, as Leaf's restarts do. A table of
-// the name with other columns is another program's: EnsureSchema refuses
-// it, changing nothing, and names the columns that differ.
+// the name with other columns, or a 32-bit max_id, is another program's:
+// EnsureSchema, New, Lookup and List refuse it, changing nothing, and name
+// the columns that differ.
 //
 // # Why no two processes hand out the same number
 //

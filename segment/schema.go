@@ -98,23 +98,49 @@ func schemaFor(d *dialect.Dialect, table string) (tags, returned string) {
 	return strings.Replace(ddl, DefaultTable, table, 1), strings.Replace(returnedSQL, DefaultTable, table, 1)
 }
 
-// tagColumns are the columns of Leaf's leaf_alloc, as this package's
-// statements read and write them: a tag table of these, each of its class,
-// is one EnsureSchema knows.
-var tagColumns = []dialect.Want{
+// shape is a table this package knows: what it is, and its columns as
+// the package's statements read and write them.
+type shape struct {
+	is   string
+	want []dialect.Want
+}
+
+// tagShape is Leaf's leaf_alloc: a tag table of these columns, each of its
+// class, is one EnsureSchema knows. max_id is 64 bits, as Leaf's DDL makes
+// it (bigint(20)): a narrower one takes claims until the numbers pass 2^31,
+// then fails them all.
+var tagShape = shape{is: "Leaf's leaf_alloc", want: []dialect.Want{
 	{Name: "biz_tag", Class: dialect.Text, Length: maxTag},
 	{Name: "max_id", Class: dialect.Int64},
 	{Name: "step", Class: dialect.Int},
 	{Name: "description", Class: dialect.Text},
 	{Name: "update_time", Class: dialect.Time},
-}
+}}
 
-// returnedColumns are the columns of the table of numbers given back.
-var returnedColumns = []dialect.Want{
+// returnedShape is the table of numbers given back.
+var returnedShape = shape{is: "this package's table of numbers given back", want: []dialect.Want{
 	{Name: "biz_tag", Class: dialect.Text, Length: maxTag},
 	{Name: "start_id", Class: dialect.Int64},
 	{Name: "end_id", Class: dialect.Int64},
 	{Name: "returned_at", Class: dialect.Time},
+}}
+
+// check reads the columns of table in t's database and reports it missing,
+// or fails, wrapping uidgen.ErrConfig, naming the table and each column
+// that differs, where it is not of shape s.
+func (s shape) check(ctx context.Context, t config, table string) (missing bool, err error) {
+	have, err := t.d.Columns(ctx, t.DB, table)
+	if err != nil {
+		return false, fmt.Errorf("read the columns of %s: %w", table, cause(ctx, t.d, err))
+	}
+	if len(have) == 0 {
+		return true, nil
+	}
+	if _, err := t.d.Compare(have, s.want); err != nil {
+		return false, fmt.Errorf("%w: table %s is not %s: %w; it is left as it is (%s)",
+			uidgen.ErrConfig, table, s.is, err, otherShape(t.d))
+	}
+	return false, nil
 }
 
 // EnsureSchema creates cfg.Table in cfg.DB, and its table of numbers given
@@ -145,26 +171,19 @@ func EnsureSchema(ctx context.Context, cfg Config) error {
 	}
 	tags, returned := schemaFor(t.d, t.Table)
 	tables := []struct {
-		name, ddl, is string
-		want          []dialect.Want
-		missing       bool
+		name, ddl string
+		shape     shape
+		missing   bool
 	}{
-		{name: t.Table, ddl: tags, is: "Leaf's leaf_alloc", want: tagColumns},
-		{name: returnedTable(t.Table), ddl: returned, is: "this package's table of numbers given back", want: returnedColumns},
+		{name: t.Table, ddl: tags, shape: tagShape},
+		{name: returnedTable(t.Table), ddl: returned, shape: returnedShape},
 	}
 	for i, c := range tables {
-		have, err := t.d.Columns(ctx, t.DB, c.name)
+		missing, err := c.shape.check(ctx, t, c.name)
 		if err != nil {
-			return fmt.Errorf("segment: read the columns of %s: %w", c.name, cause(ctx, t.d, err))
+			return fmt.Errorf("segment: %w", err)
 		}
-		if len(have) == 0 {
-			tables[i].missing = true
-			continue
-		}
-		if _, err := t.d.Compare(have, c.want); err != nil {
-			return fmt.Errorf("segment: %w: table %s is not %s: %w; it is left as it is (%s)",
-				uidgen.ErrConfig, c.name, c.is, err, otherShape(t.d))
-		}
+		tables[i].missing = missing
 	}
 	for _, c := range tables {
 		if !c.missing {
@@ -238,6 +257,9 @@ func List(ctx context.Context, cfg Config) ([]Row, error) {
 		return nil, fmt.Errorf("segment: %w", err)
 	}
 	db, d, table := t.DB, t.d, t.Table
+	if _, err := tagShape.check(ctx, t, table); err != nil {
+		return nil, fmt.Errorf("segment: %w", err)
+	}
 	rows, err := db.QueryContext(ctx, "SELECT biz_tag, max_id, step, COALESCE(description, ''), "+
 		d.UnixSeconds("update_time")+" FROM "+table+" ORDER BY biz_tag")
 	if err != nil {

@@ -127,28 +127,48 @@ func TestEnsureSchemaOnLeafsTable(t *testing.T) {
 	})
 }
 
-// TestOtherShapeNamed: New and List on a tag table of another shape fail
-// with an error wrapping uidgen.ErrConfig that says what to do in the
-// dialect in use, and change nothing.
+// TestOtherShapeNamed: New, Lookup and List on a tag table of another
+// shape, another program's or Leaf's with a 32-bit max_id, fail as
+// EnsureSchema does, before they write anything: with an error wrapping
+// uidgen.ErrConfig that names the table, each column that differs and what
+// to do in the dialect in use; the table is left as it was.
 func TestOtherShapeNamed(t *testing.T) {
 	dbtest.Each(t, func(t *testing.T, s dbtest.Server) {
 		db := s.Open(t)
-		table := dbtest.Table(t, db, "leaf_alloc_")
-		s.Exec(t, db, "CREATE TABLE "+table+" (biz_tag VARCHAR(128) PRIMARY KEY, next_id BIGINT NOT NULL)")
-		s.Exec(t, db, "INSERT INTO "+table+" VALUES ('order', 42)")
-		before := snapshots(t, s, db, table)
-		cfg := Config{DB: db, Table: table, Tag: "order"}
-		_, err := New(testContext(t), cfg)
-		_, lerr := List(testContext(t), cfg)
-		fix := "(the table is not of Leaf's shape: name another table: Config.Table, uidgen's -segment-table;" +
-			" `uidgen schema -segment -dialect " + s.Kind + "` prints the ones it makes)"
-		for _, err := range []error{err, lerr} {
-			if !errors.Is(err, uidgen.ErrConfig) || !strings.HasSuffix(err.Error(), fix) {
-				t.Errorf("%v, want an error wrapping %q ending %q", err, uidgen.ErrConfig, fix)
-			}
-		}
-		if after := snapshots(t, s, db, table); after != before {
-			t.Errorf("New and List changed the table: it was\n%s\nand is\n%s", before, after)
+		for _, tt := range []struct {
+			name, columns, row, says string
+			narrow                   bool // a 32-bit column, which SQLite has none of
+		}{
+			{"another program's", "biz_tag VARCHAR(128) PRIMARY KEY, next_id BIGINT NOT NULL", "('order', 42)",
+				"no column max_id, step, description or update_time; its own column next_id", false},
+			{"Leaf's with a 32-bit max_id", "biz_tag VARCHAR(128) PRIMARY KEY, max_id INT NOT NULL, step INT NOT NULL," +
+				" description VARCHAR(256), update_time TIMESTAMP", "('order', 42, 1000, 'x', CURRENT_TIMESTAMP)",
+				"column max_id is int", true},
+		} {
+			t.Run(tt.name, func(t *testing.T) {
+				if tt.narrow && s.Kind == "sqlite" {
+					t.Skip("every SQLite integer is 64 bits")
+				}
+				table := dbtest.Table(t, db, "leaf_alloc_")
+				s.Exec(t, db, "CREATE TABLE "+table+" ("+tt.columns+")")
+				s.Exec(t, db, "INSERT INTO "+table+" VALUES "+tt.row)
+				before := snapshots(t, s, db, table)
+				cfg := Config{DB: db, Table: table, Tag: "order"}
+				_, err := New(testContext(t), cfg)
+				_, kerr := Lookup(testContext(t), cfg)
+				_, lerr := List(testContext(t), cfg)
+				says := "segment: invalid config: table " + table + " is not Leaf's leaf_alloc: " + tt.says
+				fix := "; it is left as it is (name another table: Config.Table, uidgen's -segment-table;" +
+					" `uidgen schema -segment -dialect " + s.Kind + "` prints the ones it makes)"
+				for _, err := range []error{err, kerr, lerr} {
+					if !errors.Is(err, uidgen.ErrConfig) || !strings.HasPrefix(err.Error(), says) || !strings.HasSuffix(err.Error(), fix) {
+						t.Errorf("%v, want an error wrapping %q starting %q and ending %q", err, uidgen.ErrConfig, says, fix)
+					}
+				}
+				if after := snapshots(t, s, db, table); after != before {
+					t.Errorf("New, Lookup and List changed the table: it was\n%s\nand is\n%s", before, after)
+				}
+			})
 		}
 	})
 }

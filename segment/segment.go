@@ -161,7 +161,8 @@ var errNextIDClosed = fmt.Errorf("segment: next ID: %w", uidgen.ErrClosed)
 // uidgen.ErrConfig for a bad Config: no DB, a dialect or table name it
 // cannot use, a Step, MaxStep, ClaimEvery, Start or RingSize outside the
 // limits its doc gives, a MaxStep below the step of the tag's row, or a
-// table that lacks a column of Leaf's (see EnsureSchema). They wrap
+// table of another shape than Leaf's, refused as EnsureSchema refuses it
+// before anything is written. They wrap
 // uidgen.ErrNoTable when the table is missing, and otherwise the database's
 // error (uidgen.ErrUnreachable, uidgen.ErrAccessDenied, ctx.Err()).
 func New(ctx context.Context, cfg Config) (*Generator, error) { return newGenerator(ctx, cfg, true) }
@@ -179,6 +180,10 @@ func Lookup(ctx context.Context, cfg Config) (*Generator, error) {
 // newGenerator is New, and Lookup where create is false.
 func newGenerator(ctx context.Context, cfg Config, create bool) (*Generator, error) {
 	c, err := check(cfg)
+	if err == nil {
+		// A missing table is left to the claim to report, as ErrNoTable.
+		_, err = tagShape.check(ctx, c, c.Table)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("segment: %w", err)
 	}

@@ -54,9 +54,11 @@ type Row struct {
 // long answer.
 //
 // It fails with an error wrapping uidgen.ErrConfig (as NewDisposable does)
-// before sending anything, and otherwise as LeaseWorkerID does (ctx.Err(),
-// uidgen.ErrUnreachable, uidgen.ErrAccessDenied, uidgen.ErrNoTable,
-// ErrNoLeaseColumns), with the operation named "list the rows of".
+// before sending anything, or as EnsureSchema refuses a table of another
+// shape, naming the columns that differ, and otherwise as LeaseWorkerID
+// does (ctx.Err(), uidgen.ErrUnreachable, uidgen.ErrAccessDenied,
+// uidgen.ErrNoTable, ErrNoLeaseColumns for a table of Baidu's shape without
+// them), with the operation named "list the rows of".
 func List(ctx context.Context, cfg Config) ([]Row, error) {
 	c, err := cfg.check()
 	if err != nil {
@@ -64,6 +66,17 @@ func List(ctx context.Context, cfg Config) ([]Row, error) {
 	}
 	db, d, table := c.DB, c.d, c.Table
 	op := "list the rows of " + table
+	// Only a table of Baidu's shape is told to add the lease columns it
+	// lacks; a missing one is the SELECT's to report, as uidgen.ErrNoTable.
+	have, err := d.Columns(ctx, db, table)
+	if err != nil {
+		return nil, fail(ctx, d, op, err)
+	}
+	if len(have) > 0 {
+		if _, err := c.compare(have); err != nil {
+			return nil, err
+		}
+	}
 	rows, err := db.QueryContext(ctx,
 		"SELECT ID, LEASED, TYPE, HOST_NAME, PORT, COALESCE(LEASE_UNTIL - "+d.NowMillis()+", 0), COALESCE(RESERVED_UNTIL, 0),"+
 			" COALESCE(RESERVED_UNTIL - "+d.NowSeconds()+", 0)"+

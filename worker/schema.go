@@ -213,13 +213,25 @@ func EnsureSchema(ctx context.Context, cfg Config) error {
 	if err != nil {
 		return fail(ctx, d, "read the columns of "+table, err)
 	}
-	lacks, err := d.Compare(have, shape())
+	lacks, err := c.compare(have)
 	if err != nil {
-		return fmt.Errorf("worker: %w: table %s is not Baidu's WORKER_NODE with or without the lease columns: %w;"+
-			" it is left as it is (name another table: Config.Table, uidgen's -table; `%s` prints the one it makes)",
-			uidgen.ErrConfig, table, err, d.SchemaCommand(""))
+		return err
 	}
 	return addLeaseColumns(ctx, db, d, table, lacks, c.Logger)
+}
+
+// compare compares have, the columns of c's table, with the shapes this
+// package knows, and returns the lease columns it lacks, or an error
+// wrapping uidgen.ErrConfig that names the table and each column that
+// differs.
+func (c checked) compare(have []dialect.Column) ([]dialect.Want, error) {
+	lacks, err := c.d.Compare(have, shape())
+	if err != nil {
+		return nil, fmt.Errorf("worker: %w: table %s is not Baidu's WORKER_NODE with or without the lease columns: %w;"+
+			" it is left as it is (name another table: Config.Table, uidgen's -table; `%s` prints the one it makes)",
+			uidgen.ErrConfig, c.Table, err, c.d.SchemaCommand(""))
+	}
+	return lacks, nil
 }
 
 // createTable creates c's table with Schema's CREATE TABLE, unless another

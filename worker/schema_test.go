@@ -266,7 +266,7 @@ func TestEnsureSchemaUpgrades(t *testing.T) {
 
 // TestEnsureSchemaRefusesOtherShapes: a table of the worker table's name
 // but of another shape, another program's or Baidu's changed, is refused
-// before any DDL with an error wrapping uidgen.ErrConfig that names the
+// by EnsureSchema before any DDL, and by List, with an error wrapping uidgen.ErrConfig that names the
 // table, what differs and what to do in the dialect in use; the table is
 // left as it was, its definition and its rows.
 func TestEnsureSchemaRefusesOtherShapes(t *testing.T) {
@@ -302,14 +302,18 @@ func TestEnsureSchemaRefusesOtherShapes(t *testing.T) {
 				}
 				before := s.Snapshot(t, db, table)
 				err := EnsureSchema(testContext(t), Config{DB: db, Table: table})
-				checkErr(t, "EnsureSchema", err, uidgen.ErrConfig, []string{
-					"worker: invalid config: table " + table + " is not Baidu's WORKER_NODE with or without the lease columns: ",
-					"; it is left as it is (name another table: Config.Table, uidgen's -table; `uidgen schema -dialect " + s.Kind + "` prints the one it makes)"})
-				if !strings.Contains(strings.ToLower(err.Error()), strings.ToLower(tt.says)) {
-					t.Errorf("EnsureSchema: error %q does not say %q", err, tt.says)
+				_, lerr := List(testContext(t), Config{DB: db, Table: table})
+				for i, err := range []error{err, lerr} {
+					name := []string{"EnsureSchema", "List"}[i]
+					checkErr(t, name, err, uidgen.ErrConfig, []string{
+						"worker: invalid config: table " + table + " is not Baidu's WORKER_NODE with or without the lease columns: ",
+						"; it is left as it is (name another table: Config.Table, uidgen's -table; `uidgen schema -dialect " + s.Kind + "` prints the one it makes)"})
+					if !strings.Contains(strings.ToLower(err.Error()), strings.ToLower(tt.says)) {
+						t.Errorf("%s: error %q does not say %q", name, err, tt.says)
+					}
 				}
 				if after := s.Snapshot(t, db, table); after != before {
-					t.Errorf("EnsureSchema changed the table it refused: it was\n%s\nand is\n%s", before, after)
+					t.Errorf("EnsureSchema or List changed the table it refused: it was\n%s\nand is\n%s", before, after)
 				}
 			})
 		}

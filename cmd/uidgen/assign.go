@@ -95,7 +95,8 @@ func (m *makerFlags) checkAfter() error {
 // config the flags describe; its close also releases what the Assigner or
 // Leaser holds.
 func (m *makerFlags) open(name string) (maker, error) {
-	if name != "cached" && setFlag(m.fs, "max-ahead") != "" {
+	// -max-ahead 0 is the default, no bound, which every generator keeps.
+	if name != "cached" && m.maxAhead != 0 && setFlag(m.fs, "max-ahead") != "" {
 		return maker{}, fmt.Errorf("%w: -max-ahead with -generator %s: only the cached generator borrows ahead of the clock; "+
 			"the default one waits for the next tick once a tick's IDs are spent", ErrUsage, name)
 	}
@@ -154,7 +155,7 @@ func (w *workerFlags) storeFlagNames() []string {
 func (w *workerFlags) register(fs *flag.FlagSet, store leaseStore) {
 	w.fs = fs
 	w.store.register(fs, store)
-	with, limits := "with -lease"+w.store.orStore(), " for -lease, the store's own for the store"
+	with, limits := "with the -db file, -lease"+w.store.orStore(), " for -lease, the store's own for the store"
 	fs.Int64Var(&w.id, "worker", 0, "this worker ID, leased from the -db file: a restart starts above the time the last run used,\n"+
 		"and a second process asking for it while the first runs is refused (default: the lowest free ID from 1)")
 	fs.StringVar(&w.dsn, "dsn", os.Getenv(dsnEnv),

@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"flag"
+	"io"
 	"strings"
 	"testing"
 
@@ -60,6 +62,19 @@ func TestGenDSNErrors(t *testing.T) {
 		code, _, stderr := runCLI(t, "gen", "-dsn", dsn)
 		if code != 2 || !strings.Contains(stderr, "-dsn: ") {
 			t.Errorf("malformed -dsn %s: exit %d, %q; want 2 and the parser's complaint", dsn, code, stderr)
+		}
+	}
+}
+
+// TestLeaseFlagsHelp: the help of the flags that shape a lease names every
+// way gen leases, the default -db file first, since each takes them.
+func TestLeaseFlagsHelp(t *testing.T) {
+	var w workerFlags
+	fs := flag.NewFlagSet("gen", flag.ContinueOnError)
+	w.register(fs, newStores(io.Discard))
+	for _, name := range []string{"worker-ids", "lease-ttl", "lease-horizon"} {
+		if usage := fs.Lookup(name).Usage; !strings.HasPrefix(usage, "with the -db file, -lease or the lease store (") {
+			t.Errorf("-%s: help %q, want it to start with the -db file, -lease or the lease store", name, usage)
 		}
 	}
 }

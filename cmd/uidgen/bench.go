@@ -215,6 +215,9 @@ func runBench(args []string, stdout, stderr io.Writer, store leaseStore) error {
 	case *goroutines < 1:
 		return fmt.Errorf("%w: -goroutines %d: must be 1 or more", ErrUsage, *goroutines)
 	}
+	if err := sf.checkTag(fs); err != nil {
+		return err
+	}
 	list := contenders
 	var cfg cached.Config
 	if sf.tag == "" {

@@ -54,6 +54,9 @@ func runGen(args []string, stdout, stderr io.Writer, store leaseStore) error {
 	if zone.name != "" && *pattern == "" {
 		return fmt.Errorf("%w: -tz needs -format: it is the zone of the pattern's dates", ErrUsage)
 	}
+	if err := sf.checkTag(fs); err != nil {
+		return err
+	}
 	if sf.tag != "" {
 		if err := segmentConflicts(fs, "segment", "segment-table", "start", "step", "claim-every", "max-step", "dsn", "db", "n", "format", "tz"); err != nil {
 			return err

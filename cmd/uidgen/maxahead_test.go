@@ -203,3 +203,12 @@ func TestMaxAheadBadCalls(t *testing.T) {
 		{[]string{"gen", "-segment", "order", "-max-ahead", "1s"}, "-max-ahead does not go with -segment"},
 	})
 }
+
+// TestMaxAheadZeroWithDefault: -max-ahead 0, no bound, is the default, so
+// the default generator takes it as it takes no -max-ahead at all.
+func TestMaxAheadZeroWithDefault(t *testing.T) {
+	code, out, stderr := runCLI(t, "gen", "-generator", "default", "-max-ahead", "0", "-worker", "3", "-n", "1")
+	if code != 0 || strings.Count(out, "\n") != 1 {
+		t.Errorf("gen -generator default -max-ahead 0: exit %d, stdout %q, stderr %q; want 0 and one ID", code, out, stderr)
+	}
+}

@@ -66,10 +66,10 @@ type layoutPlan struct {
 	// second of the clock at QPS: max(1, QPS / IDsPerSecond). Above 1 it
 	// borrows future seconds.
 	BorrowRate float64 `json:"borrowRate"`
-	// CachedRunsOut is the instant the time bits run out for one process
-	// that sustains QPS from From on without a restart; a restarted process
-	// takes a new worker ID and starts again from the clock. Null past year
-	// 9999.
+	// CachedRunsOut is the instant the time bits run out for QPS sustained
+	// from From on, across restarts on a leased worker ID, which start above
+	// the last second used: only a fresh ID, or a run that waits for the
+	// clock, starts at the clock again. Null past year 9999.
 	CachedRunsOut *time.Time `json:"cachedRunsOut"`
 	// CachedYearsLeft is the years from From to CachedRunsOut.
 	CachedYearsLeft float64 `json:"cachedYearsLeft"`
@@ -278,7 +278,8 @@ func (p *layoutPlan) print(w io.Writer) error {
 		default:
 			fmt.Fprintf(tw, "  at %s IDs/s\tthe cached generator uses %v s of ID time a second: run out %s, %s years after %s\n",
 				load, p.BorrowRate, date(p.CachedRunsOut), years(p.CachedYearsLeft), day)
-			fmt.Fprintf(tw, "\tthat is for one process that sustains the load without a restart: a restarted process starts again from the clock\n")
+			fmt.Fprintf(tw, "\tthat holds across restarts on a leased worker ID, which start above the last second used:"+
+				" only a fresh ID, or a run that waits for the clock, starts at the clock again\n")
 			fmt.Fprintf(tw, "\tdefaultgen makes at most %s IDs/s per process; its callers wait for the next tick\n", perSecond)
 		}
 	}

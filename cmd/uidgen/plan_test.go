@@ -55,6 +55,8 @@ func TestPlanText(t *testing.T) {
 			"time bits              2^29 s = 17.0 years, run out 2043-01-05 18:48:32 UTC\n",
 			"  at the clock's pace  16.5 years left after 2026-07-01\n",
 			"  at 100,000 IDs/s     the cached generator uses 12.21 s of ID time a second: run out 2027-11-07 04:56:07 UTC, 1.4 years after 2026-07-01\n",
+			" that holds across restarts on a leased worker ID, which start above the last second used:" +
+				" only a fresh ID, or a run that waits for the clock, starts at the clock again\n",
 			"worker IDs             2,097,151 process starts (2^21-1), each taking a fresh ID\n",
 			"  at 500 starts a day  they last 11.5 years\n",
 		}},

@@ -129,6 +129,8 @@ func TestSegmentBadCalls(t *testing.T) {
 		{[]string{"gen", "-segment", "order", "-dsn", "root@tcp(127.0.0.1:1)/test", "-json"}, "-json does not go with -segment"},
 		{[]string{"gen", "-segment", "order", "-dsn", "root@tcp(127.0.0.1:1)/test", "-worker", "3"}, "-worker does not go with -segment"},
 		{[]string{"gen", "-segment", "a b", "-dsn", "root@tcp(127.0.0.1:1)/test"}, `bad tag: "a b"`},
+		{[]string{"gen", "-segment", "", "-n", "1"}, `-segment "": want a tag, as -segment order`},
+		{[]string{"bench", "-segment", "", "-d", "1ms"}, `-segment "": want a tag, as -segment order`},
 		{[]string{"gen", "-segment", "order", "-dsn", "root@tcp(127.0.0.1:1)/test", "-step", "-5"}, "Step -5"},
 		{[]string{"gen", "-start", "5"}, "-start needs -segment"},
 		{[]string{"bench", "-step", "5"}, "-step needs -segment"},
@@ -215,4 +217,43 @@ func TestSegmentCrashLoss(t *testing.T) {
 			})
 		})
 	}
+}
+
+// TestSegmentOtherShape: every command on a tag table of another shape,
+// another program's or one whose max_id is 32 bits, refuses it up front,
+// exit 2, naming the columns that differ, and leaves it as it was.
+func TestSegmentOtherShape(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, s dbtest.Server) {
+		db := s.Open(t)
+		for _, tt := range []struct {
+			name, columns, says string
+		}{
+			{"another program's", "biz_tag VARCHAR(128), foo INT", "no column max_id, step, description or update_time; its own column foo"},
+			{"32-bit max_id", "biz_tag VARCHAR(128) PRIMARY KEY, max_id INT NOT NULL, step INT NOT NULL," +
+				" description VARCHAR(256), update_time TIMESTAMP", "column max_id is int"},
+		} {
+			if s.Kind == "sqlite" && tt.name == "32-bit max_id" {
+				continue // every SQLite integer is 64 bits
+			}
+			table := dbtest.Table(t, db, "leaf_alloc_")
+			s.Exec(t, db, "CREATE TABLE "+table+" ("+tt.columns+")")
+			before := s.Snapshot(t, db, table)
+			for _, args := range [][]string{
+				{"gen", "-segment", "x", "-n", "1"},
+				{"bench", "-segment", "x", "-d", "100ms"},
+				{"segments"},
+				{"serve", "-addr", "127.0.0.1:0", "-table", dbtest.Table(t, db, "WORKER_NODE_")},
+			} {
+				t.Run(tt.name+"/"+args[0], func(t *testing.T) {
+					code, out, stderr := runCLI(t, append(args, "-dsn", s.DSN, "-segment-table", table)...)
+					if want := "table " + table + " is not Leaf's leaf_alloc: " + tt.says; code != 2 || out != "" || !strings.Contains(stderr, want) {
+						t.Errorf("exit %d, stdout %q, stderr %q; want 2 and %q", code, out, stderr, want)
+					}
+					if after := s.Snapshot(t, db, table); after != before {
+						t.Errorf("the table was\n%s\nand is\n%s", before, after)
+					}
+				})
+			}
+		}
+	})
 }

@@ -38,6 +38,15 @@ func (s *segmentFlags) register(fs *flag.FlagSet) {
 	s.claims.register(fs, "with -segment")
 }
 
+// checkTag refuses a -segment given an empty tag, which would otherwise
+// read as no -segment at all and print IDs in place of numbers.
+func (s *segmentFlags) checkTag(fs *flag.FlagSet) error {
+	if s.tag == "" && setFlag(fs, "segment") != "" {
+		return fmt.Errorf("%w: -segment \"\": want a tag, as -segment order", ErrUsage)
+	}
+	return nil
+}
+
 // claimFlags size a segment generator's claims: -claim-every and
 // -max-step, on gen -segment, bench -segment and serve.
 type claimFlags struct {

@@ -233,6 +233,12 @@ func TestServeEndpoints(t *testing.T) {
 			if want := strconv.FormatInt(layout.Parse(ids[0]).Sequence, 10); p.Sequence != want {
 				t.Errorf("GET /parse/%d: sequence %s, want %s", ids[0], p.Sequence, want)
 			}
+			// The ends of the range parse, as `uidgen parse` parses them.
+			for _, uid := range []string{"0", "9223372036854775807"} {
+				if r := s.do(t, "GET", "/parse/"+uid); r.status != 200 || !strings.Contains(r.body, `"uid":"`+uid+`"`) {
+					t.Errorf("GET /parse/%s: %d %s, want 200 and it taken apart", uid, r.status, r.body)
+				}
+			}
 			if h := s.do(t, "GET", "/healthz"); h.status != 200 || !strings.Contains(h.body, `"status":"ok"`) {
 				t.Errorf("GET /healthz: %d %s, want 200 ok", h.status, h.body)
 			}
@@ -276,9 +282,10 @@ func TestServeBadInput(t *testing.T) {
 		{"GET", "/ids?n=1&n=2", 400, "n given 2 times (1, 2)"},
 		{"GET", "/ids?n=%zz", 400, "bad query"},
 		{"GET", "/parse/", 400, "no ID to parse"},
-		{"GET", "/parse/12x", 400, `ID "12x" is not a 64-bit integer`},
-		{"GET", "/parse/9223372036854775808", 400, "out of the range of a 64-bit integer"},
-		{"GET", "/parse/1/2", 400, `ID "1/2" is not a 64-bit integer`},
+		{"GET", "/parse/12x", 400, `bad ID string: "12x" is not a 64-bit integer in decimal: character 3, 'x', is not one of 0-9`},
+		{"GET", "/parse/9223372036854775808", 400, `ID out of range: "9223372036854775808" in decimal is past 2^63-1`},
+		{"GET", "/parse/1/2", 400, `"1/2" is not a 64-bit integer in decimal`},
+		{"GET", "/parse/-5", 400, `ID out of range: "-5" in decimal is negative, and no ID is`},
 		{"GET", "/nowhere", 404, `no such path "/nowhere"`},
 		{"GET", "/id/", 404, `no such path "/id/"`},
 		{"POST", "/id", 405, "method POST not allowed on /id: use GET"},

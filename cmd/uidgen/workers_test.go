@@ -90,6 +90,40 @@ func TestWorkersShowsLeases(t *testing.T) {
 	})
 }
 
+// TestWorkersOtherShape: workers on a worker table of another shape says
+// so, exit 2, naming the columns that differ, and leaves it as it was; only
+// a table of Baidu's shape is told to add the lease columns it lacks.
+func TestWorkersOtherShape(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, s dbtest.Server) {
+		db := s.Open(t)
+		for _, tt := range []struct {
+			name, columns string
+			code          int
+			says          string
+		}{
+			{"another program's", "ID INT, NAME TEXT", 2,
+				" is not Baidu's WORKER_NODE with or without the lease columns: no column HOST_NAME, PORT, TYPE, LAUNCH_DATE, MODIFIED or CREATED; its own column "},
+			{"Baidu's without the lease columns", "ID BIGINT PRIMARY KEY, HOST_NAME VARCHAR(64) NOT NULL, PORT VARCHAR(64) NOT NULL," +
+				" TYPE INT NOT NULL, LAUNCH_DATE DATE NOT NULL, MODIFIED TIMESTAMP NULL, CREATED TIMESTAMP NULL", 1,
+				": worker table lacks the lease columns: "},
+		} {
+			t.Run(tt.name, func(t *testing.T) {
+				table := dbtest.Table(t, db, "WORKER_NODE_")
+				s.Exec(t, db, "CREATE TABLE "+table+" ("+tt.columns+")")
+				before := s.Snapshot(t, db, table)
+				code, out, stderr := runCLI(t, "workers", "-dsn", s.DSN, "-table", table)
+				if code != tt.code || out != "" || !strings.Contains(stderr, tt.says) || strings.Contains(stderr, "add them") != (tt.code == 1) {
+					t.Errorf("exit %d, stdout %q, stderr %q; want %d and %q, and the lease columns' ALTER TABLE only for Baidu's shape",
+						code, out, stderr, tt.code, tt.says)
+				}
+				if after := s.Snapshot(t, db, table); after != before {
+					t.Errorf("the table was\n%s\nand is\n%s", before, after)
+				}
+			})
+		}
+	})
+}
+
 func TestWorkersBadCalls(t *testing.T) {
 	testBadCalls(t, []badCall{
 		{[]string{"workers", "-db", "/nonexistent/uidgen.db"}, "SQLite file /nonexistent/uidgen.db does not exist: nothing has leased from it yet"},

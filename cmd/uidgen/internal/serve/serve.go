@@ -14,7 +14,6 @@ package serve
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log"
 	"mime"
@@ -326,13 +325,11 @@ func (s *Server) parse(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "no ID to parse: want /parse/{uid}, uid a 64-bit integer")
 		return
 	}
-	uid, err := strconv.ParseInt(raw, 10, 64)
+	// Read as `uidgen parse` reads its arguments, so that both refuse the
+	// same text (a negative number among it) in the same words.
+	uid, err := uidgen.Decimal.Parse(raw)
 	if err != nil {
-		why := "is not a 64-bit integer"
-		if errors.Is(err, strconv.ErrRange) {
-			why = "is out of the range of a 64-bit integer"
-		}
-		writeError(w, http.StatusBadRequest, fmt.Sprintf("ID %q %s", raw, why))
+		writeError(w, http.StatusBadRequest, err.Error())
 		return
 	}
 	writeJSON(w, http.StatusOK, s.g.Layout().Parse(uid))
