@@ -101,7 +101,7 @@ var _ uidgen.Leaser = (*Leased)(nil)
 // On a SQLite file, an ID whose last holder left it used or reserved a
 // few seconds ahead (at most 10: a crash, or restarts in a row) comes back
 // once the clock is within a second of it: LeaseWorkerID waits for that,
-// within ctx, so that the new holder starts at most a second ahead and
+// where the wait leaves a third of ctx's time for the takeover, so that the new holder starts at most a second ahead and
 // neither a crash loop nor a loop of short runs pushes its IDs further
 // ahead each time.
 func (l *Leased) LeaseWorkerID(ctx context.Context, maxWorkerID int64) (uidgen.Lease, error) {
@@ -416,7 +416,8 @@ const maxCatchUp = 10 * time.Second
 // startsAhead returns how long to wait before taking a lease of a SQLite
 // file whose first second is first, by the clock at now: until the clock
 // is within a second of it, where first is at most l.catchUp ahead and
-// ctx allows the wait; zero, to take it at once, otherwise. A holder then
+// the wait leaves a third of ctx's time, and at least minTakeover, for the
+// takeover; zero, to take it at once, otherwise. A holder then
 // starts at most a second ahead of the clock, whatever its ID's last
 // holder left, so neither restarts in a row nor a crash loop pushes its
 // IDs further ahead each time. The wait comes before the takeover, which
@@ -429,11 +430,20 @@ func (l *Leased) startsAhead(ctx context.Context, first int64, now time.Time) ti
 	if !l.host.local || wait <= 0 || wait > l.catchUp {
 		return 0
 	}
-	if deadline, ok := ctx.Deadline(); ok && now.Add(wait).After(deadline) {
-		return 0 // a wait that ctx would end: start ahead rather than fail
+	if deadline, ok := ctx.Deadline(); ok {
+		left := deadline.Sub(now)
+		if left-wait < max(left/3, minTakeover) {
+			return 0 // a wait that would leave the takeover too little of ctx: start ahead rather than fail
+		}
 	}
 	return wait
 }
+
+// minTakeover is the least of ctx's time that startsAhead leaves for the
+// takeover after a wait: on a file that other holders write, under load,
+// the update can wait a second or more for the write lock, and another
+// holder that waited for the same ID can take it first.
+const minTakeover = 2 * time.Second
 
 // newLease returns the lease of worker ID id whose holder may use Unix
 // seconds from first on, with a fresh token and a first reservation of the

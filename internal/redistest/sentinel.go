@@ -39,6 +39,25 @@ func StartReplica(t testing.TB, primary *Server, config ...string) *Server {
 	return Start(t, append([]string{"replicaof 127.0.0.1 " + strconv.Itoa(primary.Port())}, config...)...)
 }
 
+// RestartReplicaOf starts the server again after Kill, as Restart does,
+// as a replica of primary (replicaof in its config file): an old primary
+// brought back as the Sentinels reconfigure it. Brought back as a primary
+// instead, it is one of two until the Sentinels convert it; on a loaded
+// machine a Sentinel that saw it answer as a primary first has turned the
+// promoted replica into its replica, and they flipped back and forth.
+func (s *Server) RestartReplicaOf(primary *Server) {
+	s.t.Helper()
+	f, err := os.OpenFile(s.conf, os.O_APPEND|os.O_WRONLY, 0)
+	if err == nil {
+		_, err = fmt.Fprintf(f, "replicaof 127.0.0.1 %d\n", primary.Port())
+		err = errors.Join(err, f.Close())
+	}
+	if err != nil {
+		s.t.Fatalf("make redis-server on port %d a replica of %s: %v", s.port, primary.Addr(), err)
+	}
+	s.Restart()
+}
+
 // WaitReplicas waits, within ctx, until the server is a primary with at
 // least n replicas online: a write it then acknowledges to WAIT n has
 // reached them.

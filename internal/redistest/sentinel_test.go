@@ -43,7 +43,7 @@ func TestSentinelsPromote(t *testing.T) {
 	if addr != replica.Addr() {
 		t.Fatalf("the Sentinels promoted %s, want the replica %s", addr, replica.Addr())
 	}
-	primary.Restart()
+	primary.RestartReplicaOf(replica)
 	if err := replica.WaitReplicas(ctx, 1); err != nil {
 		t.Fatal(err)
 	}
