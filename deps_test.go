@@ -9,9 +9,9 @@ import (
 // TestLibraryLinksNoDriver: a program that imports the library's packages
 // links no database driver, no etcd, gRPC or Redis client, no metrics client, none
 // of the CLI's terminal code and no testing code: it imports the driver it
-// opens its *sql.DB with, as database/sql has it, and the etcd leaser only
-// where it leases from etcd. The CLI, the collectors and the etcd leaser
-// share the library's module, so that `go install` builds the one command
+// opens its *sql.DB with, as database/sql has it, and the etcd and Redis
+// leasers only where it leases from them. The CLI, the collectors and the
+// store leasers share the library's module, so that `go install` builds the one command
 // from a tag with no replace directive; this test keeps what they need out
 // of the generators' packages.
 func TestLibraryLinksNoDriver(t *testing.T) {

@@ -65,7 +65,7 @@ func (f fleet) put(t testing.TB, key, value string, opts ...clientv3.OpOption) {
 	}
 }
 
-// mustLease leases an ID up to maxID, released with lastUsed Start()-1 when
+// mustLease leases an ID up to maxID, released with lastUsed First()-1 when
 // the test ends unless the test released it.
 func mustLease(t testing.TB, l *Leased, maxID int64) *lease {
 	t.Helper()
