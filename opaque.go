@@ -143,7 +143,7 @@ const minOpaqueBits = 20
 type ff1 struct {
 	block   cipher.Block
 	u, v, b int
-	p       [aes.BlockSize]byte // CIPH(P)
+	p0, p1  uint64 // CIPH(P), as two big-endian halves
 }
 
 // blocks holds the rounds' scratch blocks: a block passed to a
@@ -165,20 +165,20 @@ func (f *ff1) init(key []byte, n int) error {
 	f.v = n - f.u
 	f.b = (f.v + 7) / 8
 	// P = [1]¹ ‖ [2]¹ ‖ [1]¹ ‖ [radix]³ ‖ [10]¹ ‖ [u mod 256]¹ ‖ [n]⁴ ‖ [t]⁴.
-	f.p = [aes.BlockSize]byte{1, 2, 1, 0, 0, 2, 10, byte(f.u)}
-	binary.BigEndian.PutUint32(f.p[8:], uint32(n))
-	f.block.Encrypt(f.p[:], f.p[:])
+	p := [aes.BlockSize]byte{1, 2, 1, 0, 0, 2, 10, byte(f.u)}
+	binary.BigEndian.PutUint32(p[8:], uint32(n))
+	f.block.Encrypt(p[:], p[:])
+	f.p0, f.p1 = binary.BigEndian.Uint64(p[:8]), binary.BigEndian.Uint64(p[8:])
 	return nil
 }
 
 // y returns the round function of round i on the half h: NUM of the first
-// d = 8 bytes of PRF(P ‖ Q), Q = [0]^(15-b) ‖ [i]¹ ‖ [h]^b.
+// d = 8 bytes of PRF(P ‖ Q), Q = [0]^(15-b) ‖ [i]¹ ‖ [h]^b. With b at most
+// 4, Q's bytes other than zeros lie in its second half, the number
+// i·2^(8b) + h.
 func (f *ff1) y(q *[aes.BlockSize]byte, i int, h uint64) uint64 {
-	*q = f.p
-	q[aes.BlockSize-1-f.b] ^= byte(i)
-	for j := range f.b {
-		q[aes.BlockSize-1-j] ^= byte(h >> (8 * j))
-	}
+	binary.BigEndian.PutUint64(q[:8], f.p0)
+	binary.BigEndian.PutUint64(q[8:], f.p1^(uint64(i)<<(8*f.b)|h))
 	f.block.Encrypt(q[:], q[:])
 	return binary.BigEndian.Uint64(q[:8])
 }
