@@ -3,7 +3,7 @@
 # the ratios that matter, and rewrites bench/RESULTS.md and
 # bench/ids-per-second.png from them. The raw output stays in bench/results/.
 #
-#   bash bench/run.sh                      # 6 rounds of -benchtime 1s: about 18 minutes
+#   bash bench/run.sh                      # 6 rounds of -benchtime 1s: about 21 minutes
 #   COUNT=10 BENCHTIME=2s LATENCY=5s CPU=20s bash bench/run.sh
 #
 # The machine should be otherwise idle; on a shared one, compare within a run.

@@ -21,6 +21,10 @@ BenchmarkCached/goroutines=2-2    100  20 ns/op  40000000 IDs/s  0 B/op  0 alloc
 BenchmarkDefaultgen/goroutines=1-2  100  1 ns/op  8000 IDs/s  0 B/op  0 allocs/op
 BenchmarkUnknown/goroutines=1-2   100  1 ns/op  1 IDs/s
 BenchmarkNoRate/goroutines=1-2    100  1 ns/op
+BenchmarkOpaque/Hide/layout=a/goroutines=1-2  100  300 ns/op  3000000 IDs/s  0 B/op  0 allocs/op
+BenchmarkOpaque/Hide/layout=b/goroutines=1-2  100  300 ns/op  3000000 IDs/s  0 B/op  0 allocs/op
+BenchmarkOpaque/Hide/layout=a/goroutines=1-2  100  300 ns/op  3000000 IDs/s  0 B/op  0 allocs/op
+BenchmarkOpaque/Hide/layout=b/goroutines=1-2  100  300 ns/op  3000000 IDs/s  0 B/op  0 allocs/op
 --- FAIL: BenchmarkCachedBatch/goroutines=64-2
     bench_test.go:81: ring is empty
 --- FAIL: BenchmarkCachedBatch

@@ -164,15 +164,20 @@ func readFailures(raw []byte) (table map[string]map[int]*failure, others []named
 	return table, others
 }
 
-// goroutines finds the goroutines=N part of a benchmark name.
+// goroutines returns N of a name of the main table's shape,
+// Impl/goroutines=N. A deeper one (BenchmarkOpaque's
+// Hide/layout=uidgen/goroutines=2) is not a sample: counted, it would add
+// a round per sub-benchmark to the rounds the report says it ran.
 func goroutines(parts [][]byte) (int, bool) {
-	for _, p := range parts {
-		if v, ok := bytes.CutPrefix(p, []byte("/goroutines=")); ok {
-			n, err := strconv.Atoi(string(v))
-			return n, err == nil
-		}
+	if len(parts) == 0 {
+		return 0, false
 	}
-	return 0, false
+	v, ok := bytes.CutPrefix(parts[0], []byte("/goroutines="))
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.Atoi(string(v))
+	return n, err == nil
 }
 
 // median returns the median IDs/s of bench at g goroutines, and whether
