@@ -352,8 +352,39 @@ func (s *Throwaway) Stop() { s.t.Helper(); s.end(s.e.stop, false) }
 func (s *Throwaway) Kill() { s.t.Helper(); s.end(syscall.SIGKILL, true) }
 
 // Pause stops the server's processes (SIGSTOP): connections stay open and
-// statements get no answer, as behind a network partition.
-func (s *Throwaway) Pause() { s.t.Helper(); s.signal(syscall.SIGSTOP) }
+// statements get no answer, as behind a network partition. It returns once
+// every thread of them has stopped: kill(2) returns before a thread
+// running on another CPU takes the signal, and on a loaded machine a
+// statement sent just after it could still commit.
+func (s *Throwaway) Pause() {
+	s.t.Helper()
+	s.signal(syscall.SIGSTOP)
+	deadline := time.Now().Add(serverUp)
+	for _, pid := range append(descendants(s.cmd.Process.Pid), s.cmd.Process.Pid) {
+		for !stopped(pid) {
+			if time.Now().After(deadline) {
+				s.t.Fatalf("%s process %d has not stopped %v after SIGSTOP", s.e.kind, pid, serverUp)
+			}
+			time.Sleep(time.Millisecond) // polls /proc; the deadline bounds it
+		}
+	}
+}
+
+// stopped reports whether every thread of pid is stopped (state T) or
+// gone, from /proc.
+func stopped(pid int) bool {
+	stats, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/[0-9]*/stat", pid))
+	for _, path := range stats {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			continue // the thread has exited
+		}
+		if f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+1:])); len(f) > 0 && f[0] != "T" && f[0] != "t" && f[0] != "Z" && f[0] != "X" {
+			return false
+		}
+	}
+	return true
+}
 
 // Resume lets a paused server run again (SIGCONT).
 func (s *Throwaway) Resume() { s.t.Helper(); s.signal(syscall.SIGCONT) }
