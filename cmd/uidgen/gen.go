@@ -13,9 +13,9 @@ import (
 )
 
 const (
-	genSynopsis = "gen [-n N] [-json | -encoding NAME | -format PATTERN [-tz ZONE]] [-key K] [-generator cached|default] [-worker ID | -dsn DSN [-lease] | -etcd ENDPOINTS [-etcd-prefix P] | -redis URL [-redis-prefix P]] [-lease-ttl D] [-lease-horizon D] [-worker-ids LO-HI] [-layout NAME | layout flags] [-after ID]\n" +
+	genSynopsis = "gen [-n N] [-json | -encoding NAME | -format PATTERN [-tz ZONE]] [-opaque-key FILE] [-key K] [-generator cached|default] [-worker ID | -dsn DSN [-lease] | -etcd ENDPOINTS [-etcd-prefix P] | -redis URL [-redis-prefix P]] [-lease-ttl D] [-lease-horizon D] [-worker-ids LO-HI] [-layout NAME | layout flags] [-after ID]\n" +
 		"       uidgen gen -segment TAG [-db FILE | -dsn DSN] [-n N] [-start S] [-step S] [-segment-table NAME] [-format PATTERN [-tz ZONE]]"
-	genExample = "uidgen gen -n 3 -json\n  uidgen gen -n 3 -encoding base32\n  uidgen gen -segment order -n 5   # in the -db file\n  uidgen gen -segment order -dsn 'root@tcp(127.0.0.1:3306)/test' -n 5\n" +
+	genExample = "uidgen gen -n 3 -json\n  uidgen gen -n 3 -encoding base32\n  uidgen gen -n 3 -opaque-key keys.hex -encoding base62   # IDs to show the world\n  uidgen gen -segment order -n 5   # in the -db file\n  uidgen gen -segment order -dsn 'root@tcp(127.0.0.1:3306)/test' -n 5\n" +
 		"  uidgen gen -layout twitter -worker 7 -format '001{yyyy}{MM}{dd}{HH}{mm}{ss}{SSS}{worker:4}{seq:4}' -tz UTC -n 3\n" +
 		"  uidgen gen -segment order -format 'ORD-{yyyy}{MM}{dd}-{seq:6}' -n 3   # numbers that restart each day"
 )
@@ -30,6 +30,7 @@ type genFlags struct {
 	pattern   string // -format's
 	zone      zoneFlag
 	key       string
+	opaque    opaqueFlag
 	maker     makerFlags
 	segment   segmentFlags
 }
@@ -65,6 +66,8 @@ func (f *genFlags) register(fs *flag.FlagSet, store leaseStore) {
 	f.encoding.register(fs, "write each ID as")
 	fs.StringVar(&f.pattern, "format", "", "print each ID, or with -segment each number, through the serial number `PATTERN`:\n"+patternHelp)
 	f.zone.register(fs, serialDates)
+	f.opaque.register(fs, "print each ID as opaque text, as 1_8532075140237461187 (key 1, in -encoding),\n"+
+		"which hides its time, worker and order from those without the keys of `FILE`:")
 	fs.StringVar(&f.key, "key", "", "make every ID for this shard key (needs -gene-bits): its low gene bits are the key's")
 	f.maker.register(fs, store)
 	f.maker.registerMaxAhead(fs, "; with -format, "+serialMaxAhead.String()+" unless given: its strings print the ID's time")
@@ -88,6 +91,9 @@ func (f *genFlags) check() error {
 	}
 	if name := setFlag(f.fs, "json", "encoding"); name != "" && f.pattern != "" {
 		return fmt.Errorf("%w: -%s and -format: each prints the ID its own way; pick one", ErrUsage, name)
+	}
+	if name := setFlag(f.fs, "json", "format"); name != "" && setFlag(f.fs, "opaque-key") != "" {
+		return fmt.Errorf("%w: -opaque-key and -%s: -%[2]s shows what the opaque ID hides; pick one", ErrUsage, name)
 	}
 	if f.zone.name != "" && f.pattern == "" {
 		return fmt.Errorf("%w: -tz needs -format: it is the zone of the pattern's dates", ErrUsage)
@@ -118,15 +124,25 @@ func (f *genFlags) genNumbers(stdout io.Writer) error {
 }
 
 // idFormat returns the func that writes each ID: through -format's
-// pattern, else in -encoding. -json's objects are print's.
+// pattern, as -opaque-key's opaque text, else in -encoding. -json's
+// objects are print's.
 func (f *genFlags) idFormat() (func(int64) (string, error), error) {
-	if f.pattern == "" {
-		return infallible(f.encoding.Format), nil
+	if f.pattern != "" {
+		layout, err := f.maker.layout.layout()
+		if err != nil {
+			return nil, err
+		}
+		return f.patternFormat(layout)
 	}
-	layout, err := f.maker.layout.layout()
-	if err != nil {
-		return nil, err
+	o, err := f.opaque.opaque(&f.maker.layout)
+	if err != nil || o == nil {
+		return infallible(f.encoding.Format), err
 	}
+	return func(id int64) (string, error) { return o.Format(id, f.encoding.Encoding) }, nil
+}
+
+// patternFormat returns the format of -format's pattern for layout.
+func (f *genFlags) patternFormat(layout uidgen.Layout) (func(int64) (string, error), error) {
 	sf, err := f.zone.snowflake(f.pattern, layout)
 	if err != nil {
 		return nil, err

@@ -5,14 +5,17 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/seed4d941b13/uidgen"
 )
 
 const (
-	parseSynopsis = "parse [-json] [-tz ZONE] [-encoding NAME | -format PATTERN] [-layout NAME | layout flags] ID..."
+	parseSynopsis = "parse [-json] [-tz ZONE] [-encoding NAME | -format PATTERN] [-opaque-key FILE] [-layout NAME | layout flags] ID..."
 	parseExample  = "uidgen parse -json 512360392635531264\n  uidgen parse -layout discord -json 175928847299117063\n  uidgen parse -encoding base32 0E7252000AG02\n" +
+		"  uidgen parse -opaque-key keys.hex 1_8532075140237461187   # as gen -opaque-key keys.hex wrote it\n" +
 		"  uidgen parse -layout twitter -tz UTC -format '001{yyyy}{MM}{dd}{HH}{mm}{ss}{SSS}{worker:4}{seq:4}' 0012026112708300012300070005"
 )
 
@@ -23,6 +26,7 @@ type parseOptions struct {
 	encoding encodingFlag
 	pattern  string // -format's
 	zone     zoneFlag
+	opaque   opaqueFlag
 	layout   layoutFlags
 }
 
@@ -66,13 +70,14 @@ func (p *parseOptions) register(fs *flag.FlagSet) {
 	p.encoding.register(fs, "read each ID from")
 	fs.StringVar(&p.pattern, "format", "", "read each ID from a string of the serial number `PATTERN` (as gen -format wrote it):\n"+patternHelp)
 	p.zone.register(fs, "-format's dates (default UTC), and of the times printed (default: -format's, else the local zone, as Baidu's parse prints them)")
+	p.opaque.register(fs, "read each ID from its opaque text, as gen -opaque-key wrote it in -encoding\nand the same layout, with the keys of `FILE`:")
 	p.layout.register(fs)
 }
 
 // check refuses flags that contradict each other, and no ID to parse.
 func (p *parseOptions) check() error {
-	if p.pattern != "" && setFlag(p.fs, "encoding") != "" {
-		return fmt.Errorf("%w: -encoding and -format: a string is in one or the other; pick one", ErrUsage)
+	if name := setFlag(p.fs, "encoding", "opaque-key"); name != "" && p.pattern != "" {
+		return fmt.Errorf("%w: -%s and -format: a string is in one or the other; pick one", ErrUsage, name)
 	}
 	if p.fs.NArg() == 0 {
 		p.fs.Usage()
@@ -82,16 +87,32 @@ func (p *parseOptions) check() error {
 }
 
 // reader returns the func that reads each argument as an ID of layout l:
-// through -format's pattern, else in -encoding.
+// through -format's pattern, as -opaque-key's opaque text, else in
+// -encoding.
 func (p *parseOptions) reader(l uidgen.Layout) (func(string) (int64, error), error) {
-	if p.pattern == "" {
-		return p.encoding.Parse, nil
+	if p.pattern != "" {
+		f, err := p.zone.snowflake(p.pattern, l)
+		if err != nil {
+			return nil, err
+		}
+		return f.Parse, nil
 	}
-	f, err := p.zone.snowflake(p.pattern, l)
-	if err != nil {
-		return nil, err
+	o, err := p.opaque.opaque(&p.layout)
+	if err != nil || o == nil {
+		return p.encoding.Parse, err
 	}
-	return f.Parse, nil
+	return func(text string) (int64, error) { return revealText(o, text, p.encoding.Encoding) }, nil
+}
+
+// revealText returns the ID of an opaque ID's text, as Opaque.Parse does,
+// with an error that names the text: Opaque's names the opaque ID only as
+// a number where the number is outside the layout's space.
+func revealText(o *uidgen.Opaque, text string, enc uidgen.Encoding) (int64, error) {
+	id, err := o.Parse(text, enc)
+	if err != nil && !strings.Contains(err.Error(), strconv.Quote(text)) {
+		return 0, fmt.Errorf("%q: %w", text, err)
+	}
+	return id, err
 }
 
 // print prints each of uids in layout l, its time in printIn: as JSON
