@@ -106,13 +106,14 @@ func TestKeyFileRefused(t *testing.T) {
 	}
 }
 
-// TestKeyFileRefusedByEveryCommand: parse reads the key file as gen
-// does, and refuses it before it parses.
+// TestKeyFileRefusedByEveryCommand: parse and serve read the key file as
+// gen does, and refuse it before they parse or listen.
 func TestKeyFileRefusedByEveryCommand(t *testing.T) {
 	path := writeKeyFile(t, newKey(t, 32)+"\n", 0o644)
 	for _, args := range [][]string{
 		{"gen", "-opaque-key", path, "-n", "0"},
 		{"parse", "-opaque-key", path, "1_1"},
+		{"serve", "-opaque-key", path, "-addr", "127.0.0.1:0", "-worker", "3"},
 	} {
 		code, out, stderr := runCLI(t, args...)
 		if want := "-opaque-key " + path + ": mode 0644"; code != 1 || out != "" || !strings.Contains(stderr, want) {

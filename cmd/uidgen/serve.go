@@ -19,7 +19,7 @@ import (
 	"github.com/seed4d941b13/uidgen/segment"
 )
 
-const serveSynopsis = `serve [-addr HOST:PORT] [-generator cached|default] [-shutdown-timeout D]
+const serveSynopsis = `serve [-addr HOST:PORT] [-generator cached|default] [-shutdown-timeout D] [-opaque-key FILE]
              [[-db FILE] [-worker ID] | -dsn DSN [-lease] | -etcd ENDPOINTS [-etcd-prefix P] | -redis URL [-redis-prefix P]]
              [-segment-table NAME] [-max-tags N] [-create-tags] [-serial NAME=PATTERN ... [-tz ZONE]]
              [-lease-ttl D] [-lease-horizon D] [-worker-ids LO-HI] [-layout NAME | layout flags] [-after ID]
@@ -29,6 +29,10 @@ Serves IDs over HTTP, for services in any language:
   GET /id             one new ID, as text
   GET /ids?n=N        N new IDs, 1 <= N <= 10000: a JSON array of strings, or
                       one per line when the Accept header prefers text/plain
+  GET /id?opaque=1, /ids?n=N&opaque=1
+                      as /id and /ids, each ID's opaque text in its place, as
+                      1_8532075140237461187, which uidgen parse -opaque-key
+                      reads back; 400 without -opaque-key
   GET /parse/{uid}    the ID taken apart, as JSON with string numbers
   GET /healthz        200 while IDs can be had (it takes one), 503 and why otherwise
   GET /metrics        Prometheus metrics of the generator, and of each tag served
@@ -84,6 +88,8 @@ func runServe(args []string, _, stderr io.Writer, store leaseStore) error {
 	var mf makerFlags
 	mf.register(fs, store)
 	mf.registerMaxAhead(fs, "")
+	var keys opaqueFlag
+	keys.register(fs, "answer /id?opaque=1 and /ids?n=N&opaque=1 with each ID's opaque text, in decimal,\nwhich hides its time, worker and order from those without the keys of `FILE`:")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -102,6 +108,10 @@ func runServe(args []string, _, stderr io.Writer, store leaseStore) error {
 	if err := tf.check(fs, tagDSN, mf.worker.store.store.Flag()); err != nil {
 		return err
 	}
+	hide, err := keys.opaque(&mf.layout)
+	if err != nil {
+		return err
+	}
 
 	// Signals that arrive while the worker ID is assigned wait for the
 	// server to start, then stop it: a leased ID is given back either way.
@@ -110,28 +120,22 @@ func runServe(args []string, _, stderr io.Writer, store leaseStore) error {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
 	context.AfterFunc(ctx, stop)
-	g, err := mf.open(*generator)
+	g, tags, closeAll, err := openServed(&mf, &tf, *generator, tagDSN)
 	if err != nil {
 		return err
-	}
-	var tags *serve.Tags
-	closeAll := g.close
-	if tagDSN != "" {
-		var closeTags func() error
-		if tags, closeTags, err = tf.open(tagDSN); err != nil {
-			return errors.Join(err, g.close())
-		}
-		closeAll = func() error { return errors.Join(closeTags(), g.close()) }
 	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return errors.Join(fmt.Errorf("%w: -addr %s: %v", ErrUsage, *addr, err), closeAll())
 	}
 
-	h := serve.New(serve.Config{Generator: g.served, Metrics: g.metrics, Tags: tags})
+	h := serve.New(serve.Config{Generator: g.served, Metrics: g.metrics, Tags: tags, Opaque: hide})
 	fmt.Fprintf(stderr, "uidgen serve: listening on %s (%s generator, worker ID %d)\n", ln.Addr(), *generator, g.served.WorkerID())
 	if tags != nil {
 		fmt.Fprintf(stderr, "uidgen serve: serving up to %d segment tags of table %s\n", tf.maxTags, tf.table)
+	}
+	if hide != nil {
+		fmt.Fprintf(stderr, "uidgen serve: hiding the IDs of opaque=1 under key %d of %s\n", hide.Keys(), keys.file)
 	}
 	// Run returns once no request runs, so none can find a generator
 	// closed, and each tag's generator gives back all it did not hand out.
@@ -140,6 +144,24 @@ func runServe(args []string, _, stderr io.Writer, store leaseStore) error {
 	}
 	fmt.Fprintln(stderr, "uidgen serve: stopped")
 	return nil
+}
+
+// openServed opens the generator the flags name, and where tagDSN names
+// a database the tags served from it, and returns them and the func that
+// closes them all.
+func openServed(mf *makerFlags, tf *tagFlags, generator, tagDSN string) (maker, *serve.Tags, func() error, error) {
+	g, err := mf.open(generator)
+	if err != nil {
+		return maker{}, nil, nil, err
+	}
+	if tagDSN == "" {
+		return g, nil, g.close, nil
+	}
+	tags, closeTags, err := tf.open(tagDSN)
+	if err != nil {
+		return maker{}, nil, nil, errors.Join(err, g.close())
+	}
+	return g, tags, func() error { return errors.Join(closeTags(), g.close()) }, nil
 }
 
 // tagFlags are serve's flags of the segment tags and serial numbers it

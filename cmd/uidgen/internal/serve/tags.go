@@ -332,7 +332,7 @@ func (s *Server) segmentID(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) segmentIDs(w http.ResponseWriter, r *http.Request) {
-	n, err := idsWanted(r.URL.RawQuery)
+	n, _, err := idsWanted(r.URL.RawQuery)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
@@ -348,7 +348,7 @@ func (s *Server) segmentIDs(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusServiceUnavailable, err.Error())
 		return
 	}
-	buf.write(w, r, ids)
+	buf.write(w, r, ids, appendDecimal)
 }
 
 // segments is the monitor page: every tag served, its ring, claims and
