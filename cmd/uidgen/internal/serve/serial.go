@@ -91,7 +91,7 @@ func (s *Server) serialOne(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) serialIDs(w http.ResponseWriter, r *http.Request) {
-	n, _, err := idsWanted(r.URL.RawQuery)
+	n, err := idsWanted(r.URL.RawQuery)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return

@@ -201,11 +201,7 @@ func onlyGet(h http.HandlerFunc) http.Handler {
 }
 
 func (s *Server) id(w http.ResponseWriter, r *http.Request) {
-	q, err := query(r.URL.RawQuery)
-	var hide bool
-	if err == nil {
-		hide, err = s.hiding(q)
-	}
+	_, hide, err := s.asked(r.URL.RawQuery, false)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
@@ -230,11 +226,7 @@ func writeNumber(w http.ResponseWriter, n int64) {
 }
 
 func (s *Server) ids(w http.ResponseWriter, r *http.Request) {
-	n, q, err := idsWanted(r.URL.RawQuery)
-	var hide bool
-	if err == nil {
-		hide, err = s.hiding(q)
-	}
+	n, hide, err := s.asked(r.URL.RawQuery, true)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
@@ -317,15 +309,28 @@ func query(rawQuery string) (url.Values, error) {
 	return q, nil
 }
 
-// idsWanted returns the n of a /ids query, and the query's values, or an
-// error that says what is wrong with it.
-func idsWanted(rawQuery string) (int, url.Values, error) {
+// asked returns what the query of /id, or of /ids where withN, asks:
+// how many IDs (/ids's n) and whether hidden (opaque), or an error that
+// says what is wrong with it.
+func (s *Server) asked(rawQuery string, withN bool) (n int, hide bool, err error) {
+	q, err := query(rawQuery)
+	if err == nil && withN {
+		n, err = countWanted(q)
+	}
+	if err == nil {
+		hide, err = s.hiding(q)
+	}
+	return n, hide, err
+}
+
+// idsWanted returns the n of a query for numbers, as /ids's, or an error
+// that says what is wrong with it.
+func idsWanted(rawQuery string) (int, error) {
 	q, err := query(rawQuery)
 	if err != nil {
-		return 0, nil, err
+		return 0, err
 	}
-	n, err := countWanted(q)
-	return n, q, err
+	return countWanted(q)
 }
 
 // countWanted returns the n of a /ids query's values, or an error that

@@ -332,7 +332,7 @@ func (s *Server) segmentID(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) segmentIDs(w http.ResponseWriter, r *http.Request) {
-	n, _, err := idsWanted(r.URL.RawQuery)
+	n, err := idsWanted(r.URL.RawQuery)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
