@@ -18,7 +18,7 @@ import (
 // in the order they were handed out, and which are the library's hiding
 // of them and in no order; opaque=0 and no opaque answer the plain IDs;
 // and opaque on the routes of numbers without an opaque form, or given
-// twice, is a 400.
+// twice, is a 400; serve says on stderr which key hides.
 func TestServeOpaque(t *testing.T) {
 	key := newKey(t, 32)
 	path := keyFile(t, key)
@@ -48,11 +48,23 @@ func TestServeOpaque(t *testing.T) {
 
 	for _, p := range []string{"/id", "/id?opaque=0", "/ids?n=3&opaque=false"} {
 		plain, err := s.do(t, "GET", p).ids()
-		if err != nil || plain[0] <= ids[len(ids)-1] {
+		if err != nil || len(plain) == 0 || plain[0] <= ids[len(ids)-1] {
 			t.Fatalf("GET %s: %v (%v); want plain IDs, above those hidden before", p, plain, err)
 		}
 		idtest.Check(t, idtest.As(uidgen.DefaultLayout(), 7), [][]int64{plain})
 	}
+	checkOpaqueRefused(t, s)
+	s.stop(t, syscall.SIGTERM)
+	if want := "uidgen serve: hiding the IDs of opaque=1 under key 1 of " + path; !strings.Contains(s.stderr.String(), want) {
+		t.Errorf("stderr lacks %q:\n%s", want, s.stderr)
+	}
+}
+
+// checkOpaqueRefused fails t unless s answers 400 and why to opaque given
+// twice or of another value, and to opaque on the routes of numbers that
+// have no opaque form.
+func checkOpaqueRefused(t *testing.T, s *server) {
+	t.Helper()
 	for _, tt := range []struct{ path, want string }{
 		{"/id?opaque=1&opaque=1", "opaque given 2 times (1, 1): want it once"},
 		{"/ids?n=3&opaque=2", `opaque "2": want 0, 1, true or false`},
@@ -66,9 +78,5 @@ func TestServeOpaque(t *testing.T) {
 		if err := json.Unmarshal([]byte(r.body), &body); err != nil || r.status != 400 || !strings.Contains(body.Error, tt.want) {
 			t.Errorf("GET %s: %d %q (%v); want 400 and %q", tt.path, r.status, r.body, err, tt.want)
 		}
-	}
-	s.stop(t, syscall.SIGTERM)
-	if want := "uidgen serve: hiding the IDs of opaque=1 under key 1 of " + path; !strings.Contains(s.stderr.String(), want) {
-		t.Errorf("stderr lacks %q:\n%s", want, s.stderr)
 	}
 }
