@@ -77,8 +77,8 @@ func readKeyFile(path string) ([][]byte, error) {
 	if info.IsDir() {
 		return nil, fmt.Errorf("-opaque-key %s is a directory: want the file of the keys", path)
 	}
-	// Not a regular file's only: a key from a pipe, as <(vault read ...)
-	// gives, comes with the pipe's mode, 0600.
+	// Any file but a directory: a key from a pipe, as <(vault read ...)
+	// hands one over, passes with the pipe's mode, 0600.
 	if perm := info.Mode().Perm(); perm&0o077 != 0 {
 		return nil, fmt.Errorf("-opaque-key %s: mode %04o lets group or others read the keys, which reveal every opaque ID: chmod 600 %[1]s", path, perm)
 	}
