@@ -12,131 +12,213 @@ import (
 	"github.com/seed4d941b13/uidgen"
 )
 
+const (
+	genSynopsis = "gen [-n N] [-json | -encoding NAME | -format PATTERN [-tz ZONE]] [-opaque-key FILE] [-key K] [-generator cached|default] [-worker ID | -dsn DSN [-lease] | -etcd ENDPOINTS [-etcd-prefix P] | -redis URL [-redis-prefix P]] [-lease-ttl D] [-lease-horizon D] [-worker-ids LO-HI] [-layout NAME | layout flags] [-after ID]\n" +
+		"       uidgen gen -segment TAG [-db FILE | -dsn DSN] [-n N] [-start S] [-step S] [-segment-table NAME] [-format PATTERN [-tz ZONE]]"
+	genExample = "uidgen gen -n 3 -json\n  uidgen gen -n 3 -encoding base32\n  uidgen gen -n 3 -opaque-key keys.hex -encoding base62   # IDs to show the world\n  uidgen gen -segment order -n 5   # in the -db file\n  uidgen gen -segment order -dsn 'root@tcp(127.0.0.1:3306)/test' -n 5\n" +
+		"  uidgen gen -layout twitter -worker 7 -format '001{yyyy}{MM}{dd}{HH}{mm}{ss}{SSS}{worker:4}{seq:4}' -tz UTC -n 3\n" +
+		"  uidgen gen -segment order -format 'ORD-{yyyy}{MM}{dd}-{seq:6}' -n 3   # numbers that restart each day"
+)
+
+// genFlags are gen's flags.
+type genFlags struct {
+	fs        *flag.FlagSet
+	n         int
+	generator string
+	asJSON    bool
+	encoding  encodingFlag
+	pattern   string // -format's
+	zone      zoneFlag
+	key       string
+	opaque    opaqueFlag
+	maker     makerFlags
+	segment   segmentFlags
+}
+
 func runGen(args []string, stdout, stderr io.Writer, store leaseStore) error {
-	fs := newFlagSet("gen", "gen [-n N] [-json | -encoding NAME | -format PATTERN [-tz ZONE]] [-key K] [-generator cached|default] [-worker ID | -dsn DSN [-lease] | -etcd ENDPOINTS [-etcd-prefix P] | -redis URL [-redis-prefix P]] [-lease-ttl D] [-lease-horizon D] [-worker-ids LO-HI] [-layout NAME | layout flags] [-after ID]\n"+
-		"       uidgen gen -segment TAG [-db FILE | -dsn DSN] [-n N] [-start S] [-step S] [-segment-table NAME] [-format PATTERN [-tz ZONE]]",
-		"uidgen gen -n 3 -json\n  uidgen gen -n 3 -encoding base32\n  uidgen gen -segment order -n 5   # in the -db file\n  uidgen gen -segment order -dsn 'root@tcp(127.0.0.1:3306)/test' -n 5\n"+
-			"  uidgen gen -layout twitter -worker 7 -format '001{yyyy}{MM}{dd}{HH}{mm}{ss}{SSS}{worker:4}{seq:4}' -tz UTC -n 3\n"+
-			"  uidgen gen -segment order -format 'ORD-{yyyy}{MM}{dd}-{seq:6}' -n 3   # numbers that restart each day", stderr)
-	n := fs.Int("n", 10, "how many IDs to print")
-	generator := fs.String("generator", "cached", "cached (the ring) or default (per-call Snowflake)")
-	asJSON := fs.Bool("json", false, "print each ID taken apart, as a JSON object with string numbers")
-	var encoding encodingFlag
-	encoding.register(fs, "write each ID as")
-	pattern := fs.String("format", "", "print each ID, or with -segment each number, through the serial number `PATTERN`:\n"+patternHelp)
-	var zone zoneFlag
-	zone.register(fs, serialDates)
-	key := fs.String("key", "", "make every ID for this shard key (needs -gene-bits): its low gene bits are the key's")
-	var mf makerFlags
-	mf.register(fs, store)
-	mf.registerMaxAhead(fs, "; with -format, "+serialMaxAhead.String()+" unless given: its strings print the ID's time")
-	var sf segmentFlags
-	sf.register(fs)
-	if err := parseFlags(fs, args); err != nil {
+	var f genFlags
+	f.register(newFlagSet("gen", genSynopsis, genExample, stderr), store)
+	if err := parseFlags(f.fs, args); err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
+	if err := f.check(); err != nil {
+		return err
+	}
+	if f.segment.tag != "" {
+		return f.genNumbers(stdout)
+	}
+	format, err := f.idFormat()
+	if err != nil {
+		return err
+	}
+	key, err := f.shardKey()
+	if err != nil || f.n == 0 {
+		return err // -n 0: nothing to print, so no worker ID taken, and no row or lease spent
+	}
+	return f.print(format, key, stdout)
+}
+
+func (f *genFlags) register(fs *flag.FlagSet, store leaseStore) {
+	f.fs = fs
+	fs.IntVar(&f.n, "n", 10, "how many IDs to print")
+	fs.StringVar(&f.generator, "generator", "cached", "cached (the ring) or default (per-call Snowflake)")
+	fs.BoolVar(&f.asJSON, "json", false, "print each ID taken apart, as a JSON object with string numbers")
+	f.encoding.register(fs, "write each ID as")
+	fs.StringVar(&f.pattern, "format", "", "print each ID, or with -segment each number, through the serial number `PATTERN`:\n"+patternHelp)
+	f.zone.register(fs, serialDates)
+	f.opaque.register(fs, "print each ID as opaque text, as 1_8532075140237461187 (key 1, in -encoding),\n"+
+		"which hides its time, worker and order from those without the keys of `FILE`:")
+	fs.StringVar(&f.key, "key", "", "make every ID for this shard key (needs -gene-bits): its low gene bits are the key's")
+	f.maker.register(fs, store)
+	f.maker.registerMaxAhead(fs, "; with -format, "+serialMaxAhead.String()+" unless given: its strings print the ID's time")
+	f.segment.register(fs)
+}
+
+// check refuses arguments, and flags that contradict each other.
+func (f *genFlags) check() error {
+	if f.fs.NArg() > 0 {
 		// The count is -n's: "gen 5" reads as five IDs, and would print ten.
-		if _, err := strconv.Atoi(fs.Arg(0)); err == nil {
-			return fmt.Errorf("%w: unexpected argument %q: for %[2]s IDs, write -n %[2]s", ErrUsage, fs.Arg(0))
+		if _, err := strconv.Atoi(f.fs.Arg(0)); err == nil {
+			return fmt.Errorf("%w: unexpected argument %q: for %[2]s IDs, write -n %[2]s", ErrUsage, f.fs.Arg(0))
 		}
-		return fmt.Errorf("%w: unexpected argument %q", ErrUsage, fs.Arg(0))
+		return fmt.Errorf("%w: unexpected argument %q", ErrUsage, f.fs.Arg(0))
 	}
-	if *n < 0 {
-		return fmt.Errorf("%w: -n %d: must be 0 or more", ErrUsage, *n)
+	if f.n < 0 {
+		return fmt.Errorf("%w: -n %d: must be 0 or more", ErrUsage, f.n)
 	}
-	if *asJSON && setFlag(fs, "encoding") != "" {
+	if f.asJSON && setFlag(f.fs, "encoding") != "" {
 		return fmt.Errorf("%w: -json and -encoding: -json prints each ID taken apart, its numbers in decimal; pick one", ErrUsage)
 	}
-	if name := setFlag(fs, "json", "encoding"); name != "" && *pattern != "" {
+	if name := setFlag(f.fs, "json", "encoding"); name != "" && f.pattern != "" {
 		return fmt.Errorf("%w: -%s and -format: each prints the ID its own way; pick one", ErrUsage, name)
 	}
-	if zone.name != "" && *pattern == "" {
+	if name := setFlag(f.fs, "json", "format"); name != "" && setFlag(f.fs, "opaque-key") != "" {
+		return fmt.Errorf("%w: -opaque-key and -%s: -%[2]s shows what the opaque ID hides; pick one", ErrUsage, name)
+	}
+	if f.zone.name != "" && f.pattern == "" {
 		return fmt.Errorf("%w: -tz needs -format: it is the zone of the pattern's dates", ErrUsage)
 	}
-	if err := sf.checkTag(fs); err != nil {
+	if err := f.segment.checkTag(f.fs); err != nil {
 		return err
 	}
-	if sf.tag != "" {
-		if err := segmentConflicts(fs, "segment", "segment-table", "start", "step", "claim-every", "max-step", "dsn", "db", "n", "format", "tz"); err != nil {
-			return err
-		}
-		dsn, err := mf.worker.tagDSN()
-		if err != nil || *n == 0 {
-			return err // -n 0 claims no numbers
-		}
-		if *pattern != "" {
-			return genSerials(&sf, &zone, *pattern, dsn, *n, stdout)
-		}
-		return genSegment(&sf, dsn, *n, stdout)
-	}
-	if name := setFlag(fs, "segment-table", "start", "step", "claim-every", "max-step"); name != "" {
+	if name := setFlag(f.fs, "segment-table", "start", "step", "claim-every", "max-step"); name != "" && f.segment.tag == "" {
 		return fmt.Errorf("%w: -%s needs -segment", ErrUsage, name)
 	}
-	format := encoding.Format
-	var (
-		layout uidgen.Layout
-		k      int64 // -key's
-		err    error
-	)
-	if *pattern != "" || *key != "" {
-		if layout, err = mf.layout.layout(); err != nil {
-			return err
-		}
-	}
-	if *pattern != "" {
-		f, err := zone.snowflake(*pattern, layout)
-		if err != nil {
-			return err
-		}
-		format = f.Format
-		// Every Snowflake pattern prints the ID's time (NewSnowflake
-		// refuses one without its date and time fields), which borrowing
-		// would date in the future.
-		if setFlag(fs, "max-ahead") == "" {
-			mf.maxAhead = serialMaxAhead
-		}
-	}
-	if *key != "" {
-		if k, err = strconv.ParseInt(*key, 10, 64); err != nil {
-			return fmt.Errorf("%w: -key %q is not a 64-bit integer", ErrUsage, *key)
-		}
-		if layout.Bits().Spec().GeneBits == 0 {
-			return fmt.Errorf("%w: -key needs -gene-bits: the key goes in the gene bits", ErrUsage)
-		}
-	}
-	if *n == 0 {
-		return nil // nothing to print, so no worker ID taken, and no row or lease spent
-	}
+	return nil
+}
 
-	g, err := mf.open(*generator)
+// genNumbers prints -n numbers of -segment's tag, through -format's
+// pattern where given.
+func (f *genFlags) genNumbers(stdout io.Writer) error {
+	if err := segmentConflicts(f.fs, "segment", "segment-table", "start", "step", "claim-every", "max-step", "dsn", "db", "n", "format", "tz"); err != nil {
+		return err
+	}
+	dsn, err := f.maker.worker.tagDSN()
+	if err != nil || f.n == 0 {
+		return err // -n 0 claims no numbers
+	}
+	if f.pattern != "" {
+		return genSerials(&f.segment, &f.zone, f.pattern, dsn, f.n, stdout)
+	}
+	return genSegment(&f.segment, dsn, f.n, stdout)
+}
+
+// idFormat returns the func that writes each ID: through -format's
+// pattern, as -opaque-key's opaque text, else in -encoding. -json's
+// objects are print's.
+func (f *genFlags) idFormat() (func(int64) (string, error), error) {
+	if f.pattern != "" {
+		layout, err := f.maker.layout.layout()
+		if err != nil {
+			return nil, err
+		}
+		return f.patternFormat(layout)
+	}
+	o, err := f.opaque.opaque(&f.maker.layout)
+	if err != nil || o == nil {
+		return infallible(f.encoding.Format), err
+	}
+	return func(id int64) (string, error) { return o.Format(id, f.encoding.Encoding) }, nil
+}
+
+// patternFormat returns the format of -format's pattern for layout.
+func (f *genFlags) patternFormat(layout uidgen.Layout) (func(int64) (string, error), error) {
+	sf, err := f.zone.snowflake(f.pattern, layout)
+	if err != nil {
+		return nil, err
+	}
+	// Every Snowflake pattern prints the ID's time (NewSnowflake refuses
+	// one without its date and time fields), which borrowing would date
+	// in the future.
+	if setFlag(f.fs, "max-ahead") == "" {
+		f.maker.maxAhead = serialMaxAhead
+	}
+	return infallible(sf.Format), nil
+}
+
+// infallible adapts a format that cannot fail to idFormat's kind.
+func infallible(format func(int64) string) func(int64) (string, error) {
+	return func(id int64) (string, error) { return format(id), nil }
+}
+
+// shardKey returns -key's shard key, nil where it is not given, and
+// checks that the layout has gene bits to hold it.
+func (f *genFlags) shardKey() (*int64, error) {
+	if f.key == "" {
+		return nil, nil
+	}
+	layout, err := f.maker.layout.layout()
+	if err != nil {
+		return nil, err
+	}
+	k, err := strconv.ParseInt(f.key, 10, 64)
+	if err != nil {
+		return nil, fmt.Errorf("%w: -key %q is not a 64-bit integer", ErrUsage, f.key)
+	}
+	if layout.Bits().Spec().GeneBits == 0 {
+		return nil, fmt.Errorf("%w: -key needs -gene-bits: the key goes in the gene bits", ErrUsage)
+	}
+	return &k, nil
+}
+
+// print takes -n IDs from the generator the flags name, for key where it
+// is not nil, and prints each: taken apart as JSON with -json, else
+// through format.
+func (f *genFlags) print(format func(int64) (string, error), key *int64, stdout io.Writer) error {
+	g, err := f.maker.open(f.generator)
 	if err != nil {
 		return err
 	}
 	defer g.close()
-
-	next := g.next
-	if *key != "" {
-		next = func() (int64, error) { return g.nextFor(k) }
+	take := g.next
+	if key != nil {
+		take = func() (int64, error) { return g.nextFor(*key) }
 	}
 	out := bufio.NewWriter(stdout)
 	enc := json.NewEncoder(out)
-	for range *n {
-		uid, err := next()
+	for range f.n {
+		uid, err := take()
+		if err == nil && f.asJSON {
+			err = enc.Encode(g.parse(uid))
+		} else if err == nil {
+			err = writeLine(out, format, uid)
+		}
 		if err != nil {
-			out.Flush()
+			out.Flush() // what was printed before
 			return err
 		}
-		if *asJSON {
-			if err := enc.Encode(g.parse(uid)); err != nil {
-				return err
-			}
-			continue
-		}
-		out.WriteString(format(uid))
-		out.WriteByte('\n')
 	}
 	return out.Flush()
+}
+
+// writeLine writes uid through format, and a newline.
+func writeLine(out *bufio.Writer, format func(int64) (string, error), uid int64) error {
+	s, err := format(uid)
+	if err != nil {
+		return err
+	}
+	out.WriteString(s)
+	return out.WriteByte('\n')
 }
 
 // encodings are what -encoding names, by their String.

@@ -2,70 +2,133 @@ package main
 
 import (
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 	"time"
+
+	"github.com/seed4d941b13/uidgen"
 )
 
+const (
+	parseSynopsis = "parse [-json] [-tz ZONE] [-encoding NAME | -format PATTERN] [-opaque-key FILE] [-layout NAME | layout flags] ID..."
+	parseExample  = "uidgen parse -json 512360392635531264\n  uidgen parse -layout discord -json 175928847299117063\n  uidgen parse -encoding base32 0E7252000AG02\n" +
+		"  uidgen parse -opaque-key keys.hex 1_8532075140237461187   # as gen -opaque-key keys.hex wrote it\n" +
+		"  uidgen parse -layout twitter -tz UTC -format '001{yyyy}{MM}{dd}{HH}{mm}{ss}{SSS}{worker:4}{seq:4}' 0012026112708300012300070005"
+)
+
+// parseOptions are parse's flags.
+type parseOptions struct {
+	fs       *flag.FlagSet
+	asJSON   bool
+	encoding encodingFlag
+	pattern  string // -format's
+	zone     zoneFlag
+	opaque   opaqueFlag
+	layout   layoutFlags
+}
+
 func runParse(args []string, stdout, stderr io.Writer, _ leaseStore) error {
-	fs := newFlagSet("parse", "parse [-json] [-tz ZONE] [-encoding NAME | -format PATTERN] [-layout NAME | layout flags] ID...",
-		"uidgen parse -json 512360392635531264\n  uidgen parse -layout discord -json 175928847299117063\n  uidgen parse -encoding base32 0E7252000AG02\n"+
-			"  uidgen parse -layout twitter -tz UTC -format '001{yyyy}{MM}{dd}{HH}{mm}{ss}{SSS}{worker:4}{seq:4}' 0012026112708300012300070005", stderr)
-	asJSON := fs.Bool("json", false, "print each ID as a JSON object with string numbers, one per line")
-	var encoding encodingFlag
-	encoding.register(fs, "read each ID from")
-	pattern := fs.String("format", "", "read each ID from a string of the serial number `PATTERN` (as gen -format wrote it):\n"+patternHelp)
-	var zone zoneFlag
-	zone.register(fs, "-format's dates (default UTC), and of the times printed (default: -format's, else the local zone, as Baidu's parse prints them)")
-	var layout layoutFlags
-	layout.register(fs)
-	if err := parseFlags(fs, args); err != nil {
+	var p parseOptions
+	p.register(newFlagSet("parse", parseSynopsis, parseExample, stderr))
+	if err := parseFlags(p.fs, args); err != nil {
 		return err
 	}
-	if *pattern != "" && setFlag(fs, "encoding") != "" {
-		return fmt.Errorf("%w: -encoding and -format: a string is in one or the other; pick one", ErrUsage)
+	if err := p.check(); err != nil {
+		return err
 	}
-	if fs.NArg() == 0 {
-		fs.Usage()
-		return fmt.Errorf("%w: no ID to parse", ErrUsage)
-	}
-	l, err := layout.layout()
+	l, err := p.layout.layout()
 	if err != nil {
 		return err
 	}
 	// The times print in -tz's zone; without it, in the pattern's (UTC),
 	// or in the local zone, as Baidu's parse prints them.
 	printIn := time.Local
-	if zone.name != "" || *pattern != "" {
-		if printIn, err = zone.loc(); err != nil {
+	if p.zone.name != "" || p.pattern != "" {
+		if printIn, err = p.zone.loc(); err != nil {
 			return err
 		}
 	}
-	read := encoding.Parse
-	if *pattern != "" {
-		f, err := zone.snowflake(*pattern, l)
-		if err != nil {
-			return err
-		}
-		read = f.Parse
+	read, err := p.reader(l)
+	if err != nil {
+		return err
 	}
-	uids := make([]int64, fs.NArg())
-	for i, arg := range fs.Args() {
+	uids := make([]int64, p.fs.NArg())
+	for i, arg := range p.fs.Args() {
 		if uids[i], err = read(arg); err != nil {
 			return callerError{err}
 		}
 	}
+	return p.print(stdout, l, printIn, uids)
+}
+
+func (p *parseOptions) register(fs *flag.FlagSet) {
+	p.fs = fs
+	fs.BoolVar(&p.asJSON, "json", false, "print each ID as a JSON object with string numbers, one per line")
+	p.encoding.register(fs, "read each ID from")
+	fs.StringVar(&p.pattern, "format", "", "read each ID from a string of the serial number `PATTERN` (as gen -format wrote it):\n"+patternHelp)
+	p.zone.register(fs, "-format's dates (default UTC), and of the times printed (default: -format's, else the local zone, as Baidu's parse prints them)")
+	p.opaque.register(fs, "read each ID from its opaque text, as gen -opaque-key wrote it in -encoding\nand the same layout, with the keys of `FILE`:")
+	p.layout.register(fs)
+}
+
+// check refuses flags that contradict each other, and no ID to parse.
+func (p *parseOptions) check() error {
+	if name := setFlag(p.fs, "encoding", "opaque-key"); name != "" && p.pattern != "" {
+		return fmt.Errorf("%w: -%s and -format: a string is in one or the other; pick one", ErrUsage, name)
+	}
+	if p.fs.NArg() == 0 {
+		p.fs.Usage()
+		return fmt.Errorf("%w: no ID to parse", ErrUsage)
+	}
+	return nil
+}
+
+// reader returns the func that reads each argument as an ID of layout l:
+// through -format's pattern, as -opaque-key's opaque text, else in
+// -encoding.
+func (p *parseOptions) reader(l uidgen.Layout) (func(string) (int64, error), error) {
+	if p.pattern != "" {
+		f, err := p.zone.snowflake(p.pattern, l)
+		if err != nil {
+			return nil, err
+		}
+		return f.Parse, nil
+	}
+	o, err := p.opaque.opaque(&p.layout)
+	if err != nil || o == nil {
+		return p.encoding.Parse, err
+	}
+	return func(text string) (int64, error) { return revealText(o, text, p.encoding.Encoding) }, nil
+}
+
+// revealText returns the ID of an opaque ID's text, as Opaque.Parse does,
+// with an error that names the text: Opaque's names the opaque ID only as
+// a number where the number is outside the layout's space.
+func revealText(o *uidgen.Opaque, text string, enc uidgen.Encoding) (int64, error) {
+	id, err := o.Parse(text, enc)
+	if err != nil && !strings.Contains(err.Error(), strconv.Quote(text)) {
+		return 0, fmt.Errorf("%q: %w", text, err)
+	}
+	return id, err
+}
+
+// print prints each of uids in layout l, its time in printIn: as JSON
+// with -json, else in Baidu's string.
+func (p *parseOptions) print(stdout io.Writer, l uidgen.Layout, printIn *time.Location, uids []int64) error {
 	enc := json.NewEncoder(stdout)
 	for _, uid := range uids {
-		if *asJSON {
-			id := l.Parse(uid)
-			id.Time = id.Time.In(printIn)
-			if err := enc.Encode(id); err != nil {
-				return err
-			}
+		if !p.asJSON {
+			fmt.Fprintln(stdout, l.ParseUIDIn(uid, printIn))
 			continue
 		}
-		fmt.Fprintln(stdout, l.ParseUIDIn(uid, printIn))
+		id := l.Parse(uid)
+		id.Time = id.Time.In(printIn)
+		if err := enc.Encode(id); err != nil {
+			return err
+		}
 	}
 	return nil
 }

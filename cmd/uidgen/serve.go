@@ -15,11 +15,12 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/cmd/uidgen/internal/serve"
 	"github.com/seed4d941b13/uidgen/segment"
 )
 
-const serveSynopsis = `serve [-addr HOST:PORT] [-generator cached|default] [-shutdown-timeout D]
+const serveSynopsis = `serve [-addr HOST:PORT] [-generator cached|default] [-shutdown-timeout D] [-opaque-key FILE]
              [[-db FILE] [-worker ID] | -dsn DSN [-lease] | -etcd ENDPOINTS [-etcd-prefix P] | -redis URL [-redis-prefix P]]
              [-segment-table NAME] [-max-tags N] [-create-tags] [-serial NAME=PATTERN ... [-tz ZONE]]
              [-lease-ttl D] [-lease-horizon D] [-worker-ids LO-HI] [-layout NAME | layout flags] [-after ID]
@@ -29,6 +30,10 @@ Serves IDs over HTTP, for services in any language:
   GET /id             one new ID, as text
   GET /ids?n=N        N new IDs, 1 <= N <= 10000: a JSON array of strings, or
                       one per line when the Accept header prefers text/plain
+  GET /id?opaque=1, /ids?n=N&opaque=1
+                      as /id and /ids, each ID's opaque text in its place, as
+                      1_8532075140237461187, which uidgen parse -opaque-key
+                      reads back; 400 without -opaque-key
   GET /parse/{uid}    the ID taken apart, as JSON with string numbers
   GET /healthz        200 while IDs can be had (it takes one), 503 and why otherwise
   GET /metrics        Prometheus metrics of the generator, and of each tag served
@@ -73,33 +78,30 @@ it: it stops accepting, lets requests in flight finish (up to
 -shutdown-timeout), gives each tag's unused numbers and a leased worker ID
 back and exits 0.`
 
+// serveFlags are serve's flags.
+type serveFlags struct {
+	fs        *flag.FlagSet
+	addr      string
+	generator string
+	grace     time.Duration
+	tags      tagFlags
+	maker     makerFlags
+	keys      opaqueFlag
+}
+
 func runServe(args []string, _, stderr io.Writer, store leaseStore) error {
-	fs := newFlagSet("serve", serveSynopsis, "uidgen serve -addr 127.0.0.1:8080 -worker 3\n"+
-		"  uidgen serve -addr 127.0.0.1:8080 -dsn 'root@tcp(127.0.0.1:3306)/test' -lease   # and the tags of leaf_alloc", stderr)
-	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on; port 0 picks a free port")
-	generator := fs.String("generator", "cached", "cached (the ring) or default (per-call Snowflake)")
-	grace := fs.Duration("shutdown-timeout", 10*time.Second, "on SIGTERM or SIGINT, how long requests in flight may take to finish")
-	var tf tagFlags
-	tf.register(fs)
-	var mf makerFlags
-	mf.register(fs, store)
-	mf.registerMaxAhead(fs, "")
-	if err := parseFlags(fs, args); err != nil {
+	var f serveFlags
+	f.register(newFlagSet("serve", serveSynopsis, "uidgen serve -addr 127.0.0.1:8080 -worker 3\n"+
+		"  uidgen serve -addr 127.0.0.1:8080 -dsn 'root@tcp(127.0.0.1:3306)/test' -lease   # and the tags of leaf_alloc", stderr), store)
+	if err := parseFlags(f.fs, args); err != nil {
 		return err
 	}
-	switch {
-	case fs.NArg() > 0:
-		return fmt.Errorf("%w: unexpected argument %q", ErrUsage, fs.Arg(0))
-	case *grace <= 0:
-		return fmt.Errorf("%w: -shutdown-timeout %v: must be more than 0", ErrUsage, *grace)
-	case tf.maxTags < 1:
-		return fmt.Errorf("%w: -max-tags %d: must be 1 or more", ErrUsage, tf.maxTags)
-	}
-	tagDSN, err := mf.worker.tagDSN()
+	tagDSN, err := f.check()
 	if err != nil {
 		return err
 	}
-	if err := tf.check(fs, tagDSN, mf.worker.store.store.Flag()); err != nil {
+	hide, err := f.keys.opaque(&f.maker.layout)
+	if err != nil {
 		return err
 	}
 
@@ -110,36 +112,82 @@ func runServe(args []string, _, stderr io.Writer, store leaseStore) error {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
 	context.AfterFunc(ctx, stop)
-	g, err := mf.open(*generator)
+	g, tags, closeAll, err := openServed(&f.maker, &f.tags, f.generator, tagDSN)
 	if err != nil {
 		return err
 	}
-	var tags *serve.Tags
-	closeAll := g.close
-	if tagDSN != "" {
-		var closeTags func() error
-		if tags, closeTags, err = tf.open(tagDSN); err != nil {
-			return errors.Join(err, g.close())
-		}
-		closeAll = func() error { return errors.Join(closeTags(), g.close()) }
-	}
-	ln, err := net.Listen("tcp", *addr)
+	ln, err := net.Listen("tcp", f.addr)
 	if err != nil {
-		return errors.Join(fmt.Errorf("%w: -addr %s: %v", ErrUsage, *addr, err), closeAll())
+		return errors.Join(fmt.Errorf("%w: -addr %s: %v", ErrUsage, f.addr, err), closeAll())
 	}
-
-	h := serve.New(serve.Config{Generator: g.served, Metrics: g.metrics, Tags: tags})
-	fmt.Fprintf(stderr, "uidgen serve: listening on %s (%s generator, worker ID %d)\n", ln.Addr(), *generator, g.served.WorkerID())
-	if tags != nil {
-		fmt.Fprintf(stderr, "uidgen serve: serving up to %d segment tags of table %s\n", tf.maxTags, tf.table)
-	}
+	h := serve.New(serve.Config{Generator: g.served, Metrics: g.metrics, Tags: tags, Opaque: hide})
+	f.announce(stderr, ln.Addr(), g, tags, hide)
 	// Run returns once no request runs, so none can find a generator
 	// closed, and each tag's generator gives back all it did not hand out.
-	if err := errors.Join(serve.Run(ctx, ln, h, *grace, log.New(stderr, "uidgen serve: ", 0)), closeAll()); err != nil {
+	if err := errors.Join(serve.Run(ctx, ln, h, f.grace, log.New(stderr, "uidgen serve: ", 0)), closeAll()); err != nil {
 		return err
 	}
 	fmt.Fprintln(stderr, "uidgen serve: stopped")
 	return nil
+}
+
+func (f *serveFlags) register(fs *flag.FlagSet, store leaseStore) {
+	f.fs = fs
+	fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "address to listen on; port 0 picks a free port")
+	fs.StringVar(&f.generator, "generator", "cached", "cached (the ring) or default (per-call Snowflake)")
+	fs.DurationVar(&f.grace, "shutdown-timeout", 10*time.Second, "on SIGTERM or SIGINT, how long requests in flight may take to finish")
+	f.tags.register(fs)
+	f.maker.register(fs, store)
+	f.maker.registerMaxAhead(fs, "")
+	f.keys.register(fs, "answer /id?opaque=1 and /ids?n=N&opaque=1 with each ID's opaque text, in decimal,\n"+
+		"which hides its time, worker and order from those without the keys of `FILE`:")
+}
+
+// check refuses arguments and bad flags, and returns the DSN of the tag
+// table, "" where the worker ID comes from a lease store that keeps none.
+func (f *serveFlags) check() (string, error) {
+	switch {
+	case f.fs.NArg() > 0:
+		return "", fmt.Errorf("%w: unexpected argument %q", ErrUsage, f.fs.Arg(0))
+	case f.grace <= 0:
+		return "", fmt.Errorf("%w: -shutdown-timeout %v: must be more than 0", ErrUsage, f.grace)
+	case f.tags.maxTags < 1:
+		return "", fmt.Errorf("%w: -max-tags %d: must be 1 or more", ErrUsage, f.tags.maxTags)
+	}
+	tagDSN, err := f.maker.worker.tagDSN()
+	if err != nil {
+		return "", err
+	}
+	return tagDSN, f.tags.check(f.fs, tagDSN, f.maker.worker.store.store.Flag())
+}
+
+// announce says on stderr where serve listens and what it serves.
+func (f *serveFlags) announce(stderr io.Writer, addr net.Addr, g maker, tags *serve.Tags, hide *uidgen.Opaque) {
+	fmt.Fprintf(stderr, "uidgen serve: listening on %s (%s generator, worker ID %d)\n", addr, f.generator, g.served.WorkerID())
+	if tags != nil {
+		fmt.Fprintf(stderr, "uidgen serve: serving up to %d segment tags of table %s\n", f.tags.maxTags, f.tags.table)
+	}
+	if hide != nil {
+		fmt.Fprintf(stderr, "uidgen serve: hiding the IDs of opaque=1 under key %d of %s\n", hide.Keys(), f.keys.file)
+	}
+}
+
+// openServed opens the generator the flags name, and where tagDSN names
+// a database the tags served from it, and returns them and the func that
+// closes them all.
+func openServed(mf *makerFlags, tf *tagFlags, generator, tagDSN string) (maker, *serve.Tags, func() error, error) {
+	g, err := mf.open(generator)
+	if err != nil {
+		return maker{}, nil, nil, err
+	}
+	if tagDSN == "" {
+		return g, nil, g.close, nil
+	}
+	tags, closeTags, err := tf.open(tagDSN)
+	if err != nil {
+		return maker{}, nil, nil, errors.Join(err, g.close())
+	}
+	return g, tags, func() error { return errors.Join(closeTags(), g.close()) }, nil
 }
 
 // tagFlags are serve's flags of the segment tags and serial numbers it

@@ -149,16 +149,24 @@ func (s *server) try(method, path string, header ...string) (reply, error) {
 	return reply{resp.StatusCode, resp.Header, string(body)}, nil
 }
 
-// ids reads the IDs of a /id or /ids reply: a JSON array of strings, or
-// text with one per line.
-func (r reply) ids() ([]int64, error) {
+// texts reads the strings of a /id or /ids reply: a JSON array of
+// strings, or text with one per line.
+func (r reply) texts() ([]string, error) {
+	if !strings.HasPrefix(r.header.Get("Content-Type"), "application/json") {
+		return strings.Split(strings.TrimSuffix(r.body, "\n"), "\n"), nil
+	}
 	var fields []string
-	if strings.HasPrefix(r.header.Get("Content-Type"), "application/json") {
-		if err := json.Unmarshal([]byte(r.body), &fields); err != nil {
-			return nil, fmt.Errorf("body %.100q: %w", r.body, err)
-		}
-	} else {
-		fields = strings.Split(strings.TrimSuffix(r.body, "\n"), "\n")
+	if err := json.Unmarshal([]byte(r.body), &fields); err != nil {
+		return nil, fmt.Errorf("body %.100q: %w", r.body, err)
+	}
+	return fields, nil
+}
+
+// ids reads the IDs of a /id or /ids reply, as texts reads its strings.
+func (r reply) ids() ([]int64, error) {
+	fields, err := r.texts()
+	if err != nil {
+		return nil, err
 	}
 	ids := make([]int64, len(fields))
 	for i, f := range fields {
@@ -298,6 +306,11 @@ func TestServeBadInput(t *testing.T) {
 		{"POST", "/segment/order", 405, "method POST not allowed on /segment/order"},
 		{"POST", "/segments", 405, "not allowed"},
 		{"GET", "/segment/", 404, `no such path "/segment/"`},
+		{"GET", "/id?opaque=1", 400, "opaque=1 asks for opaque IDs, and this server has no key: start uidgen serve with -opaque-key FILE"},
+		{"GET", "/ids?n=3&opaque=true", 400, "this server has no key"},
+		{"GET", "/id?opaque=yes", 400, `opaque "yes": want 0, 1, true or false`},
+		{"GET", "/ids?n=3&opaque=", 400, `opaque "": want 0, 1, true or false`},
+		{"GET", "/id?%zz", 400, "bad query"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.method+" "+tt.path, func(t *testing.T) {

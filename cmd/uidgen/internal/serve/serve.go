@@ -78,6 +78,7 @@ type Config struct {
 	Generator Generator            // required
 	Metrics   prometheus.Collector // the Generator's, at /metrics beside Go's and the process's; nil: none
 	Tags      *Tags                // nil: the segment and serial routes answer that segment mode is off
+	Opaque    *uidgen.Opaque       // hides the IDs of /id and /ids asked with opaque=1; nil: those answer 400
 }
 
 // readHeaderTimeout and idleTimeout bound a client that sends its request
@@ -124,6 +125,7 @@ func Run(ctx context.Context, ln net.Listener, h http.Handler, grace time.Durati
 type Server struct {
 	g       Generator
 	tags    *Tags
+	opaque  *uidgen.Opaque
 	mux     *http.ServeMux
 	metrics http.Handler
 	bufs    sync.Pool // of *idsBuf
@@ -150,7 +152,7 @@ func New(cfg Config) *Server {
 		// label: one Registry refuses that, so they have their own.
 		gather = append(gather, cfg.Tags.reg)
 	}
-	s := &Server{g: cfg.Generator, tags: cfg.Tags, metrics: promhttp.HandlerFor(gather, promhttp.HandlerOpts{}), now: time.Now}
+	s := &Server{g: cfg.Generator, tags: cfg.Tags, opaque: cfg.Opaque, metrics: promhttp.HandlerFor(gather, promhttp.HandlerOpts{}), now: time.Now}
 	s.bufs.New = func() any { return &idsBuf{ids: make([]int64, MaxIDs)} }
 	s.mux = s.routes()
 	return s
@@ -166,11 +168,11 @@ func (s *Server) routes() *http.ServeMux {
 	mux.Handle("/parse/{uid...}", onlyGet(s.parse))
 	mux.Handle("/healthz", onlyGet(s.health))
 	mux.Handle("/metrics", onlyGet(s.metrics.ServeHTTP))
-	mux.Handle("/segment/{tag}", onlyGet(s.segmentID))
-	mux.Handle("/segment/{tag}/ids", onlyGet(s.segmentIDs))
+	mux.Handle("/segment/{tag}", onlyGet(plainOnly(s.segmentID)))
+	mux.Handle("/segment/{tag}/ids", onlyGet(plainOnly(s.segmentIDs)))
 	mux.Handle("/segments", onlyGet(s.segments))
-	mux.Handle("/serial/{name}", onlyGet(s.serialOne))
-	mux.Handle("/serial/{name}/ids", onlyGet(s.serialIDs))
+	mux.Handle("/serial/{name}", onlyGet(plainOnly(s.serialOne)))
+	mux.Handle("/serial/{name}/ids", onlyGet(plainOnly(s.serialIDs)))
 	// leaf-server maps these for every method (@RequestMapping without one).
 	mux.HandleFunc("/api/segment/get/{key}", s.leafSegment)
 	mux.HandleFunc("/api/snowflake/get/{key}", s.leafSnowflake)
@@ -198,10 +200,19 @@ func onlyGet(h http.HandlerFunc) http.Handler {
 	})
 }
 
-func (s *Server) id(w http.ResponseWriter, _ *http.Request) {
+func (s *Server) id(w http.ResponseWriter, r *http.Request) {
+	_, hide, err := s.asked(r.URL.RawQuery, false)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	}
 	uid, err := s.g.NextID()
 	if err != nil {
 		writeError(w, http.StatusServiceUnavailable, err.Error())
+		return
+	}
+	if hide {
+		s.writeOpaque(w, uid)
 		return
 	}
 	writeNumber(w, uid)
@@ -215,7 +226,7 @@ func writeNumber(w http.ResponseWriter, n int64) {
 }
 
 func (s *Server) ids(w http.ResponseWriter, r *http.Request) {
-	n, err := idsWanted(r.URL.RawQuery)
+	n, hide, err := s.asked(r.URL.RawQuery, true)
 	if err != nil {
 		writeError(w, http.StatusBadRequest, err.Error())
 		return
@@ -227,40 +238,104 @@ func (s *Server) ids(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusServiceUnavailable, err.Error())
 		return
 	}
-	buf.write(w, r, ids)
+	text := appendDecimal
+	if hide {
+		text = s.appendOpaque
+	}
+	buf.write(w, r, ids, text)
 }
 
-// write answers r with ids, a prefix of b.ids: a JSON array of strings, or
-// one per line where r's Accept header prefers text/plain.
-func (b *idsBuf) write(w http.ResponseWriter, r *http.Request, ids []int64) {
-	out := b.out[:0]
-	if prefersText(r.Header.Get("Accept")) {
-		w.Header()["Content-Type"] = textPlain
-		for _, uid := range ids {
-			out = append(strconv.AppendInt(out, uid, 10), '\n')
-		}
-	} else {
-		w.Header()["Content-Type"] = jsonType
-		out = append(out, '[')
-		for i, uid := range ids {
-			if i > 0 {
-				out = append(out, ',')
-			}
-			out = append(strconv.AppendInt(append(out, '"'), uid, 10), '"')
-		}
-		out = append(out, "]\n"...)
-	}
+// appendID appends the text of an ID, or of a tag's number, to a body.
+type appendID func(dst []byte, id int64) ([]byte, error)
+
+// appendDecimal appends id in decimal.
+func appendDecimal(dst []byte, id int64) ([]byte, error) { return strconv.AppendInt(dst, id, 10), nil }
+
+// write answers r with ids, a prefix of b.ids, each written by text: a
+// JSON array of strings, or one per line where r's Accept header prefers
+// text/plain. Where text fails it answers 500 and why.
+func (b *idsBuf) write(w http.ResponseWriter, r *http.Request, ids []int64, text appendID) {
+	asText := prefersText(r.Header.Get("Accept"))
+	out, err := body(b.out[:0], ids, asText, text)
 	b.out = out
+	switch {
+	case err != nil:
+		writeError(w, http.StatusInternalServerError, err.Error())
+		return
+	case asText:
+		w.Header()["Content-Type"] = textPlain
+	default:
+		w.Header()["Content-Type"] = jsonType
+	}
 	w.Write(out)
 }
 
-// idsWanted returns the n of a /ids query, or an error that says what is
-// wrong with it.
-func idsWanted(rawQuery string) (int, error) {
+// body appends ids, each written by text, to out: one per line where
+// asText, else as a JSON array of strings.
+func body(out []byte, ids []int64, asText bool, text appendID) ([]byte, error) {
+	var err error
+	if asText {
+		for _, uid := range ids {
+			if out, err = text(out, uid); err != nil {
+				return out, err
+			}
+			out = append(out, '\n')
+		}
+		return out, nil
+	}
+	out = append(out, '[')
+	for i, uid := range ids {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		if out, err = text(append(out, '"'), uid); err != nil {
+			return out, err
+		}
+		out = append(out, '"')
+	}
+	return append(out, "]\n"...), nil
+}
+
+// query returns the values of a raw query, nil for none, or an error that
+// says what is wrong with it.
+func query(rawQuery string) (url.Values, error) {
+	if rawQuery == "" {
+		return nil, nil
+	}
 	q, err := url.ParseQuery(rawQuery)
 	if err != nil {
-		return 0, fmt.Errorf("bad query %q: %v", rawQuery, err)
+		return nil, fmt.Errorf("bad query %q: %v", rawQuery, err)
 	}
+	return q, nil
+}
+
+// asked returns what the query of /id, or of /ids where withN, asks:
+// how many IDs (/ids's n) and whether hidden (opaque), or an error that
+// says what is wrong with it.
+func (s *Server) asked(rawQuery string, withN bool) (n int, hide bool, err error) {
+	q, err := query(rawQuery)
+	if err == nil && withN {
+		n, err = countWanted(q)
+	}
+	if err == nil {
+		hide, err = s.hiding(q)
+	}
+	return n, hide, err
+}
+
+// idsWanted returns the n of a query for numbers, as /ids's, or an error
+// that says what is wrong with it.
+func idsWanted(rawQuery string) (int, error) {
+	q, err := query(rawQuery)
+	if err != nil {
+		return 0, err
+	}
+	return countWanted(q)
+}
+
+// countWanted returns the n of a /ids query's values, or an error that
+// says what is wrong with it.
+func countWanted(q url.Values) (int, error) {
 	switch ns := q["n"]; {
 	case len(ns) == 0:
 		return 0, fmt.Errorf("no n: want /ids?n=N with N from 1 to %d", MaxIDs)

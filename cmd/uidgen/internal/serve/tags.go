@@ -348,7 +348,7 @@ func (s *Server) segmentIDs(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusServiceUnavailable, err.Error())
 		return
 	}
-	buf.write(w, r, ids)
+	buf.write(w, r, ids, appendDecimal)
 }
 
 // segments is the monitor page: every tag served, its ring, claims and

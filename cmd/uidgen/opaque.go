@@ -1,0 +1,141 @@
+package main
+
+import (
+	"encoding/hex"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/seed4d941b13/uidgen"
+)
+
+// opaqueFlag is -opaque-key FILE: the key file of the opaque IDs that gen
+// prints, parse reads back and serve hands out (uidgen.Opaque).
+//
+// The file holds one key a line, in hex, as `openssl rand -hex 32` writes
+// one; line N is key number N, the number an opaque ID's text starts with,
+// and the last line's key hides. Rotating the key is appending a line:
+// texts made under the older keys still read back. Blank lines may end
+// the file; anywhere else they would renumber the keys after them.
+type opaqueFlag struct {
+	fs   *flag.FlagSet
+	file string
+}
+
+// register adds -opaque-key to fs; usage says what the command does with
+// the opaque IDs and the keys of `FILE`.
+func (o *opaqueFlag) register(fs *flag.FlagSet, usage string) {
+	o.fs = fs
+	fs.StringVar(&o.file, "opaque-key", "", usage+"\na key a line in hex, as (umask 077; openssl rand -hex 32 >> FILE) adds one; the last line's hides")
+}
+
+// opaque returns the Opaque of l's layout under the file's keys, or nil
+// where the flag is not given. An empty name is a usage error, where it
+// would otherwise read as no flag and show the plain IDs, and so is a
+// layout too narrow to hide; a file it cannot use is an error naming it.
+func (o *opaqueFlag) opaque(l *layoutFlags) (*uidgen.Opaque, error) {
+	if o.file == "" {
+		if setFlag(o.fs, "opaque-key") != "" {
+			return nil, fmt.Errorf("%w: -opaque-key \"\": want the key file", ErrUsage)
+		}
+		return nil, nil
+	}
+	layout, err := l.layout()
+	if err != nil {
+		return nil, err
+	}
+	keys, err := readKeyFile(o.file)
+	if err != nil {
+		return nil, err
+	}
+	op, err := uidgen.NewOpaque(layout, keys...)
+	if err != nil {
+		return nil, callerError{fmt.Errorf("-opaque-key %s: %w", o.file, err)}
+	}
+	return op, nil
+}
+
+// readKeyFile returns the keys of the key file at path, in its lines'
+// order. It refuses a file that group or others may read, as ssh refuses
+// such a private key: its keys reveal every opaque ID. No message shows a
+// key, or any part of one.
+func readKeyFile(path string) ([][]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, openKeyError(path, err)
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("-opaque-key: %w", err)
+	}
+	if info.IsDir() {
+		return nil, fmt.Errorf("-opaque-key %s is a directory: want the file of the keys", path)
+	}
+	// Any file but a directory: a key from a pipe, as <(vault read ...)
+	// hands one over, passes with the pipe's mode, 0600.
+	if perm := info.Mode().Perm(); perm&0o077 != 0 {
+		return nil, fmt.Errorf("-opaque-key %s: mode %04o lets group or others read the keys, which reveal every opaque ID: chmod 600 %[1]s", path, perm)
+	}
+	text, err := io.ReadAll(f)
+	if err != nil {
+		return nil, fmt.Errorf("-opaque-key: %w", err)
+	}
+	return parseKeys(path, string(text))
+}
+
+// openKeyError is the error of opening the key file at path. Its name is
+// left out where it may be a key given in its place, which os.Open's
+// error would print.
+func openKeyError(path string, err error) error {
+	if errors.Is(err, fs.ErrNotExist) && len(path) >= 32 && strings.IndexFunc(path, notHex) < 0 {
+		return fmt.Errorf("-opaque-key: no such file, and its name is hex: -opaque-key takes the file of the keys, not a key")
+	}
+	return fmt.Errorf("-opaque-key: %w", err)
+}
+
+// parseKeys returns the keys of text, the key file at path.
+func parseKeys(path, text string) ([][]byte, error) {
+	text = strings.TrimRight(text, " \t\r\n")
+	if text == "" {
+		return nil, fmt.Errorf("-opaque-key %s holds no key: add one with (umask 077; openssl rand -hex 32 >> %[1]s)", path)
+	}
+	lines := strings.Split(text, "\n")
+	keys := make([][]byte, len(lines))
+	for i, line := range lines {
+		key, err := parseKey(strings.TrimSpace(line))
+		if err != nil {
+			return nil, fmt.Errorf("-opaque-key %s: line %d: %w", path, i+1, err)
+		}
+		keys[i] = key
+	}
+	return keys, nil
+}
+
+// parseKey returns the key a line of the key file holds in hex.
+func parseKey(line string) ([]byte, error) {
+	if line == "" {
+		return nil, errors.New("blank: a key's number is its line's, so blank lines may only end the file")
+	}
+	if i := strings.IndexFunc(line, notHex); i >= 0 {
+		return nil, fmt.Errorf("character %d is not a hex digit: want a key in hex, as openssl rand -hex 32 writes one", utf8.RuneCountInString(line[:i])+1)
+	}
+	key, err := hex.DecodeString(line)
+	if err != nil { // every character is a hex digit: hex.ErrLength
+		return nil, fmt.Errorf("%d hex digits, an odd number: want two a byte", len(line))
+	}
+	switch len(key) {
+	case 16, 24, 32:
+		return key, nil
+	}
+	return nil, fmt.Errorf("a %d-byte key: want 16, 24 or 32 bytes (32, 48 or 64 hex digits), as openssl rand -hex 16, 24 or 32 writes", len(key))
+}
+
+func notHex(r rune) bool {
+	return !('0' <= r && r <= '9' || 'a' <= r && r <= 'f' || 'A' <= r && r <= 'F')
+}
