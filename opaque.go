@@ -105,16 +105,24 @@ func (o *Opaque) Parse(text string, enc Encoding) (int64, error) {
 			ErrIDSyntax, text, enc, strconv.Itoa(len(o.keys))+"_"+enc.Format(1))
 	}
 	if n > len(o.keys) {
-		return 0, fmt.Errorf("%w: opaque ID %q names key %d; this Opaque holds keys 1 to %d", ErrIDSyntax, text, n, len(o.keys))
+		return 0, fmt.Errorf("%w: opaque ID %q names key %d, and there %s", ErrIDSyntax, text, n, o.keysText())
 	}
 	v, err := enc.Parse(rest)
+	if err == nil {
+		err = o.check("its number", v)
+	}
 	if err != nil {
 		return 0, fmt.Errorf("opaque ID %q: %w", text, err)
 	}
-	if err := o.check("opaque ID", v); err != nil {
-		return 0, err
-	}
 	return int64(o.keys[n-1].decrypt(uint64(v))), nil
+}
+
+// keysText says which key numbers o holds.
+func (o *Opaque) keysText() string {
+	if len(o.keys) == 1 {
+		return "is only key 1"
+	}
+	return fmt.Sprintf("are keys 1 to %d", len(o.keys))
 }
 
 // check returns an error wrapping ErrIDRange where v is outside the space.

@@ -387,6 +387,6 @@ func TestOpaqueBadCalls(t *testing.T) {
 		{[]string{"parse", "-opaque-key", path, "2_5"}, `opaque ID "2_5" names key 2`},
 		{[]string{"parse", "-opaque-key", path, "1_x"}, `opaque ID "1_x": bad ID string`},
 		{[]string{"parse", "-opaque-key", path, "-encoding", "base62", "1_abc"}, `opaque ID "1_abc": bad ID string`},
-		{append(append([]string{"parse", "-opaque-key", path}, js...), "1_9007199254740992"), `"1_9007199254740992": ID out of range: opaque ID 9007199254740992 is outside the layout's 53-bit space`},
+		{append(append([]string{"parse", "-opaque-key", path}, js...), "1_9007199254740992"), `opaque ID "1_9007199254740992": ID out of range: its number 9007199254740992 is outside the layout's 53-bit space, 0 to 9007199254740991`},
 	})
 }

@@ -5,8 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/seed4d941b13/uidgen"
@@ -101,18 +99,7 @@ func (p *parseOptions) reader(l uidgen.Layout) (func(string) (int64, error), err
 	if err != nil || o == nil {
 		return p.encoding.Parse, err
 	}
-	return func(text string) (int64, error) { return revealText(o, text, p.encoding.Encoding) }, nil
-}
-
-// revealText returns the ID of an opaque ID's text, as Opaque.Parse does,
-// with an error that names the text: Opaque's names the opaque ID only as
-// a number where the number is outside the layout's space.
-func revealText(o *uidgen.Opaque, text string, enc uidgen.Encoding) (int64, error) {
-	id, err := o.Parse(text, enc)
-	if err != nil && !strings.Contains(err.Error(), strconv.Quote(text)) {
-		return 0, fmt.Errorf("%q: %w", text, err)
-	}
-	return id, err
+	return func(text string) (int64, error) { return o.Parse(text, p.encoding.Encoding) }, nil
 }
 
 // print prints each of uids in layout l, its time in printIn: as JSON
