@@ -15,7 +15,8 @@
 //
 // A ```sh block whose info string says run ("```sh run") is run a line at a
 // time by bash, with the uidgen command built from this tree first on PATH,
-// its SQLite file in a directory of the test's own, and the MySQL and
+// its SQLite file in a directory of the test's own, each block in an empty
+// working directory of its own, and the MySQL and
 // PostgreSQL DSNs the docs show replaced by databases of the test's own on
 // the test's servers (package dbtest). Each line must exit 0. A line that
 // starts with "# " right after a command is that command's output, shown:
@@ -320,6 +321,7 @@ func TestShellBlocks(t *testing.T) {
 		"XDG_STATE_HOME="+t.TempDir(), "UIDGEN_DB=", "UIDGEN_DSN=")
 	for _, b := range runnable {
 		t.Run(b.String(), func(t *testing.T) {
+			dir := t.TempDir() // the block's files, as order.key, go in a directory of its own
 			for i := 0; i < len(b.body); i++ {
 				line := strings.TrimSpace(b.body[i])
 				if line == "" || strings.HasPrefix(line, "#") {
@@ -333,7 +335,7 @@ func TestShellBlocks(t *testing.T) {
 					i++
 					want = append(want, strings.TrimPrefix(b.body[i], "# "))
 				}
-				out := run(t, b, i, line, env)
+				out := run(t, b, i, line, dir, env)
 				if len(want) > 0 && !shaped(strings.Join(want, "\n"), out) {
 					t.Errorf("%s:%d: %s printed\n%s\nwhich is not shaped as the doc shows:\n%s",
 						b.file, b.line+i-len(want), line, out, strings.Join(want, "\n"))
@@ -345,12 +347,12 @@ func TestShellBlocks(t *testing.T) {
 
 // run runs line, the i-th of b, under bash with env, and returns its
 // output without its trailing newline; a failure names the doc's line.
-func run(t *testing.T, b block, i int, line string, env []string) string {
+func run(t *testing.T, b block, i int, line, dir string, env []string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "bash", "-o", "pipefail", "-c", line)
-	cmd.Env = env
+	cmd.Dir, cmd.Env = dir, env
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
