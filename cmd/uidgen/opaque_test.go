@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/bits"
@@ -69,8 +70,9 @@ func TestKeyFileRefused(t *testing.T) {
 		perm os.FileMode
 		want []string
 	}{
-		{name: "missing", path: filepath.Join(dir, "nosuch"), want: []string{"-opaque-key: open " + filepath.Join(dir, "nosuch") + ": no such file or directory"}},
-		{name: "a key in its place", path: key, want: []string{"-opaque-key: no such file, and its name is hex: -opaque-key takes the file of the keys, not a key"}},
+		{name: "missing", path: filepath.Join(dir, "nosuch"), want: []string{"-opaque-key: no such file (its name is not repeated here, in case it is a key)"}},
+		{name: "a key in its place", path: key, want: []string{"-opaque-key: no such file"}},
+		{name: "a base64 key in its place", path: "q83vASNFZ4mrze8B/0VniavN7wEjRWeJq83vASNFZ4k=", want: []string{"-opaque-key: no such file"}},
 		{name: "directory", path: dir, want: []string{"-opaque-key " + dir + " is a directory"}},
 		{name: "empty", perm: 0o600, want: []string{"holds no key: add one with (umask 077; openssl rand -hex 32 >> "}},
 		{name: "blank lines only", text: "\n\n \n", perm: 0o600, want: []string{"holds no key"}},
@@ -101,6 +103,9 @@ func TestKeyFileRefused(t *testing.T) {
 			}
 			if hexRun.MatchString(stderr) {
 				t.Errorf("stderr %q shows a run of hex digits: part of a key?", stderr)
+			}
+			if tt.perm == 0 && tt.path != dir && strings.Contains(stderr, tt.path) {
+				t.Errorf("stderr %q repeats the name of a file that does not exist, which may be a key", stderr)
 			}
 		})
 	}
@@ -389,4 +394,34 @@ func TestOpaqueBadCalls(t *testing.T) {
 		{[]string{"parse", "-opaque-key", path, "-encoding", "base62", "1_abc"}, `opaque ID "1_abc": bad ID string`},
 		{append(append([]string{"parse", "-opaque-key", path}, js...), "1_9007199254740992"), `opaque ID "1_9007199254740992": ID out of range: its number 9007199254740992 is outside the layout's 53-bit space, 0 to 9007199254740991`},
 	})
+}
+
+// TestParseWarnsOfTheWrongKeys: every text reveals to some ID, so parse
+// under the wrong key file prints one and exits 0; where its time lies
+// more than a day past the clock, as a wrong key's mostly does, it warns
+// on stderr. The right keys reveal the ID with no warning. The keys and
+// the ID are fixed, so the wrong reveal is too.
+func TestParseWarnsOfTheWrongKeys(t *testing.T) {
+	right, wrong := strings.Repeat("0123456789abcdef", 4), strings.Repeat("fedcba9876543210", 4)
+	layout := uidgen.DefaultLayout()
+	id := layout.Bits().Allocate(layout.TickOf(time.Date(2026, 11, 22, 8, 30, 0, 0, time.UTC)), 9, 0)
+	text, err := opaqueOf(t, layout, right).Format(id, uidgen.Decimal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	revealed, err := opaqueOf(t, layout, wrong).Parse(text, uidgen.Decimal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if at := layout.Parse(revealed).Time; time.Until(at) < 365*24*time.Hour {
+		t.Fatalf("the wrong key reveals %q as an ID of %v: the test wants one years ahead", text, at)
+	}
+	code, out, stderr := runCLI(t, "parse", "-opaque-key", keyFile(t, wrong), text)
+	if code != 0 || !strings.Contains(out, strconv.FormatInt(revealed, 10)) || !strings.Contains(stderr, "warning: "+strconv.Quote(text)) {
+		t.Errorf("parse under the wrong key: exit %d, stdout %q, stderr %q; want 0, ID %d and a warning naming the text", code, out, stderr, revealed)
+	}
+	code, out, stderr = runCLI(t, "parse", "-opaque-key", keyFile(t, right), text)
+	if code != 0 || !strings.Contains(out, strconv.FormatInt(id, 10)) || stderr != "" {
+		t.Errorf("parse under the right key: exit %d, stdout %q, stderr %q; want 0, ID %d and no warning", code, out, stderr, id)
+	}
 }

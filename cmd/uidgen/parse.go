@@ -58,8 +58,28 @@ func runParse(args []string, stdout, stderr io.Writer, _ leaseStore) error {
 		if uids[i], err = read(arg); err != nil {
 			return callerError{err}
 		}
+		if p.opaque.file != "" {
+			warnFarAhead(stderr, l, arg, uids[i])
+		}
 	}
 	return p.print(stdout, l, printIn, uids)
+}
+
+// farAhead is how far past the clock a revealed ID's time makes parse
+// warn. Load borrows minutes, hours at worst; a text revealed under the
+// wrong keys or layout reveals some number of the space, whose time is
+// years ahead as often as not.
+const farAhead = 24 * time.Hour
+
+// warnFarAhead warns on stderr where the ID that text revealed is dated
+// more than farAhead past the clock: every text reveals to some ID, and
+// only its time hints that the keys or the layout were not the ones that
+// hid it.
+func warnFarAhead(stderr io.Writer, l uidgen.Layout, text string, uid int64) {
+	if at := l.Parse(uid).Time; time.Until(at) > farAhead {
+		fmt.Fprintf(stderr, "uidgen parse: warning: %q reveals an ID dated %s, %d days past the clock: were its key file and layout the ones that hid it?\n",
+			text, at.UTC().Format(time.DateOnly), int(time.Until(at)/(24*time.Hour)))
+	}
 }
 
 func (p *parseOptions) register(fs *flag.FlagSet) {
