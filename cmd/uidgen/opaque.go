@@ -67,7 +67,7 @@ func (o *opaqueFlag) opaque(l *layoutFlags) (*uidgen.Opaque, error) {
 func readKeyFile(path string) ([][]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, openKeyError(path, err)
+		return nil, openKeyError(err)
 	}
 	defer f.Close()
 	info, err := f.Stat()
@@ -89,12 +89,13 @@ func readKeyFile(path string) ([][]byte, error) {
 	return parseKeys(path, string(text))
 }
 
-// openKeyError is the error of opening the key file at path. Its name is
-// left out where it may be a key given in its place, which os.Open's
-// error would print.
-func openKeyError(path string, err error) error {
-	if errors.Is(err, fs.ErrNotExist) && len(path) >= 32 && strings.IndexFunc(path, notHex) < 0 {
-		return fmt.Errorf("-opaque-key: no such file, and its name is hex: -opaque-key takes the file of the keys, not a key")
+// openKeyError is the error of opening the key file at path. Where no
+// such file exists its name is left out: it may be a key given in its
+// place, in hex, base64 or any other form, which os.Open's error would
+// print into a log.
+func openKeyError(err error) error {
+	if errors.Is(err, fs.ErrNotExist) {
+		return errors.New("-opaque-key: no such file (its name is not repeated here, in case it is a key): -opaque-key takes the file of the keys")
 	}
 	return fmt.Errorf("-opaque-key: %w", err)
 }
