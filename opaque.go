@@ -16,7 +16,8 @@ import (
 // the key, and Reveal maps it back. The space is every number below
 // 2^width, where width is the layout's bits below the sign bit (63 for
 // 64-bit layouts, 53 for a JavaScript-safe one), so an opaque ID
-// is a positive int64 as an ID is, and every Encoding and UID carries it.
+// is an int64 of 0 or more as an ID is, and every Encoding and UID
+// carries it.
 //
 // The permutation is FF1 (NIST SP 800-38G Rev. 1) over radix 2 with
 // AES and no tweak: format-preserving encryption, a bijection for each
