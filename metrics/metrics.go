@@ -4,48 +4,29 @@
 //
 // Only a program that imports this package links the Prometheus client: one
 // that imports cached or defaultgen alone links neither it nor any database
-// driver (the module's dependency test checks). A Collector reads the generator's Stats once
-// per scrape and costs the generator nothing between scrapes.
+// driver (the module's dependency test checks). A Collector reads the
+// generator's Stats once per scrape and costs the generator nothing between
+// scrapes.
 //
-// The metrics, all prefixed uidgen_:
+// The metrics are prefixed uidgen_: the common ones (ids_total,
+// takes_waited_total, takes_failed_total, ahead_seconds, worker_id,
+// time_exhausted_timestamp_seconds); for the cached and segment generators,
+// their ring and padder (ring_size, ring_available, padder_fills_total, and
+// for cached stale_ids_total and clock_wait_seconds_total); for segment,
+// its claims (segment_claims_total, segment_claims_failed_total,
+// segment_claim_size, segment_pending,
+// segment_last_claim_timestamp_seconds), without ahead_seconds, worker_id
+// and the time bits, which dense numbers do not have; and with a leased
+// worker ID, lease_remaining_seconds, reservation_remaining_seconds and
+// lease_lost. The repository's docs/operations.md says what each means and
+// which to alert on.
 //
-//	ids_total                          counter  UIDs handed out
-//	takes_waited_total                 counter  takes that waited: for the padder, the clock or a reservation
-//	takes_failed_total                 counter  takes that returned an error
-//	ahead_seconds                      gauge    seconds borrowed ahead of the clock
-//	worker_id                          gauge    the worker ID in every UID
-//	time_exhausted_timestamp_seconds   gauge    when the layout's time bits run out (Unix time)
-//
-// and for the cached generator, its ring and padder:
-//
-//	ring_size                          gauge    the most IDs the ring holds
-//	ring_available                     gauge    UIDs waiting in the ring
-//	padder_fills_total                 counter  padder fills
-//	stale_ids_total                    counter  UIDs thrown away, more than MaxLag behind the clock
-//	clock_wait_seconds_total           counter  time the padder waited for the clock under MaxAhead
-//
-// and for the segment generator (NewSegment), its ring and padder as the
-// cached one's (ring_size, ring_available, padder_fills_total), with the
-// common ones but for ahead_seconds, worker_id and the time bits, which
-// dense numbers do not have, and its claims:
-//
-//	segment_claims_total               counter  ranges claimed from the table
-//	segment_claims_failed_total        counter  claim statements that failed
-//	segment_claim_size                 gauge    numbers the last claim took
-//	segment_pending                    gauge    numbers claimed and not yet in the ring
-//	segment_last_claim_timestamp_seconds gauge  when the last claim was made (Unix time)
-//
-// and with a leased worker ID:
-//
-//	lease_remaining_seconds            gauge    until the lease lapses unless renewed (where the lease says)
-//	reservation_remaining_seconds      gauge    until the reserved seconds run out, by the clock
-//	lease_lost                         gauge    1 once another process took the lease over
-//
-// There is a constructor per generator, NewCached, NewDefault and NewSegment, rather
-// than one over an interface: the generators' Stats differ (only cached
-// has a ring), and each constructor fixes the set of metrics it describes.
-// To tell several generators in one process apart, register each Collector
-// through prometheus.WrapRegistererWith with a label of your own.
+// There is a constructor per generator, NewCached, NewDefault and
+// NewSegment, rather than one over an interface: the generators' Stats
+// differ (only cached and segment have a ring), and each constructor fixes
+// the set of metrics it describes. To tell several generators in one
+// process apart, register each Collector through
+// prometheus.WrapRegistererWith with a label of your own.
 package metrics
 
 import (

@@ -21,30 +21,20 @@
 // restart starts above every second the last run may have used; they keep
 // segment tags there too. Or they take it from -dsn (a server's WORKER_NODE
 // table: a fresh ID per start, or with -lease one that comes back), from
-// -etcd (a lease from an etcd cluster) or from -redis or -redis-sentinel (a
-// lease from Redis). bench, whose IDs go to no one, takes a static -worker
-// (0 by default) and keeps no store: it refuses those flags, and reads
-// -db or -dsn only as the tag table of -segment. workers and segments list
-// the file's tables, -dsn's, the etcd fleet's or the Redis fleet's:
-//
-//	-etcd ENDPOINTS       lease the worker ID from the etcd cluster at these
-//	                      comma-separated client URLs ($UIDGEN_ETCD)
-//	-etcd-prefix PREFIX   the fleet's key prefix (default /uidgen/)
-//	-redis URL            lease the worker ID from the Redis server at this
-//	                      redis:// URL ($UIDGEN_REDIS)
-//	-redis-sentinel ADDRS lease it from the primary these Sentinels watch,
-//	-redis-master NAME    known to them by this name
-//	-redis-prefix PREFIX  the fleet's key prefix (default {uidgen}:)
-//	-redis-replicas N     replicas that must acknowledge each reservation
-//
-// For example:
+// -etcd ENDPOINTS with -etcd-prefix (docs/etcd.md), or from -redis URL,
+// -redis-sentinel ADDRS with -redis-master NAME, or -redis-cluster ADDRS,
+// with -redis-prefix and -redis-replicas (docs/redis.md). bench, whose IDs
+// go to no one, takes a static -worker (0 by default) and keeps no store:
+// it refuses those flags, and reads -db or -dsn only as the tag table of
+// -segment. workers and segments list the file's tables, -dsn's, the etcd
+// fleet's or the Redis fleet's:
 //
 //	uidgen serve -etcd http://10.0.0.1:2379,http://10.0.0.2:2379 -etcd-prefix /uidgen/orders/
-//	uidgen workers -etcd http://10.0.0.1:2379 -etcd-prefix /uidgen/orders/
-//	uidgen serve -redis redis://10.0.0.5:6379/0 -redis-prefix '{orders}:'
-//	uidgen serve -redis-sentinel 10.0.0.6:26379,10.0.0.7:26379 -redis-master ids -redis-replicas 1
+//	uidgen workers -redis redis://10.0.0.5:6379/0 -redis-prefix '{orders}:'
 //
 // Every command takes -h. Bad flags print a message and exit with status 2.
+// Why a fleet's IDs never repeat, and which tests show it, is in the
+// repository's docs/design.md.
 package main
 
 import "os"
