@@ -143,7 +143,7 @@ func (f fleet) Expire(t testing.TB, id int64) {
 	}
 }
 
-// TestKeys: a lease's keys read as the package doc shows: held/ID names
+// TestKeys: a lease's keys read as docs/etcd.md's "The keys" shows: held/ID names
 // the holder, reserved/ID holds its reservation.
 func TestKeys(t *testing.T) {
 	f := newFleet(t)

@@ -10,7 +10,7 @@ import (
 
 // warnDurability reads what the server says of its persistence and its
 // replicas, and logs at level Warn each way it cannot keep what the leases
-// need (the package doc's "What each deployment promises"). It decides
+// need (docs/redis.md's "What each deployment promises"). It decides
 // nothing: a managed Redis may refuse CONFIG GET or hide its replicas, and
 // what it does not say it does not warn of. It asks l.primary: on a
 // Cluster a command without a key would reach any primary.

@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// TestDurabilityWarnings: each deployment the package doc says cannot keep
+// TestDurabilityWarnings: each deployment docs/redis.md says cannot keep
 // the leases' promise is warned of, and one that can, or that does not say,
 // is not.
 func TestDurabilityWarnings(t *testing.T) {

@@ -22,7 +22,7 @@ import (
 // Leased is a uidgen.Leaser that keeps its leases in Redis, under one
 // fleet's key prefix: it lends each process the lowest free worker ID for as
 // long as the process renews it, and takes it back on Release or when the
-// holder's held key expires. The package doc proves that two holders of one
+// holder's held key expires. docs/design.md proves that two holders of one
 // ID never use the same second.
 //
 // A Leased holds nothing of its own but a record of whether it has looked
@@ -71,7 +71,7 @@ func NewLeased(cfg Config) (*Leased, error) {
 var _ uidgen.Leaser = (*Leased)(nil)
 
 // LeaseWorkerID leases the lowest free worker ID of Config.WorkerIDs, by
-// default [1, maxWorkerID] (see the package doc for which comes first), and
+// default [1, maxWorkerID] (see docs/design.md for which comes first), and
 // starts the goroutine that renews it, which runs until Release.
 //
 // When every ID of the range is held it looks again every second until one

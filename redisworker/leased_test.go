@@ -252,7 +252,7 @@ func (f fleet) Store(t testing.TB, l uidgen.Lease) leasing.Store {
 	return f.storeOf(t, f.leased(t, Config{}), l.(*lease))
 }
 
-// TestKeys: a fleet's keys read as the package doc shows: held:ID names
+// TestKeys: a fleet's keys read as docs/redis.md's "The keys" shows: held:ID names
 // the holder and its random token and expires within the TTL,
 // reserved:ID holds the lease's reservation; Release deletes held:ID.
 func TestKeys(t *testing.T) {

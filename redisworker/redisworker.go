@@ -86,7 +86,7 @@ type Config struct {
 	// replicas a failover may promote from, so that a promoted replica
 	// holds every reservation the old primary acknowledged. Zero waits
 	// for none, which is safe only on a single server that syncs every
-	// write to disk (appendfsync always). See the package doc. Only
+	// write to disk (appendfsync always). See docs/redis.md. Only
 	// NewLeased reads it.
 	Replicas int
 

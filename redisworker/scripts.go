@@ -3,7 +3,7 @@ package redisworker
 import "github.com/redis/go-redis/v9"
 
 // The Lua scripts: Redis runs each as one atomic step, which no other
-// command interleaves and which key expiry does not split. The package doc's
+// command interleaves and which key expiry does not split. docs/design.md's
 // proof names each by its step.
 
 // takeScript takes worker ID ARGV[5] if it is free: no held key

@@ -376,7 +376,7 @@ func (r *ranges) sizeNext() (now time.Time, cursor, size int64) {
 // judge returns the error a claim of s counts as: err, said as the
 // generator says it, or ErrTagGone for a range below what this generator
 // took before (the row was deleted or moved back: max_id never falls below
-// a range a process holds, given back or not, see the package doc). Only
+// a range a process holds, given back or not, see docs/design.md). Only
 // the claimer writes high once start has returned, so it reads it without
 // mu.
 func (r *ranges) judge(s span, err error) error {

@@ -318,7 +318,7 @@ func (g *Generator) NextIDs(dst []int64) (int, error) {
 // Close stops the padding and claiming goroutines and gives back what the
 // generator took and did not hand out: through max_id when no other process
 // has claimed since its last claim, and otherwise to the returned table,
-// for later claims (see the package doc); so a clean restart loses no
+// for later claims (see docs/design.md); so a clean restart loses no
 // number. NextID then fails with uidgen.ErrClosed. With the database down,
 // Close returns within about 3 seconds (a second for a claim on its way,
 // two for the give-back) and the numbers it held are lost. Close is

@@ -11,7 +11,7 @@ import (
 // can take back a reservation whose seconds were used, and a new holder
 // could use them again. It decides nothing: the program chose the DSN.
 // Only a table in a local file (SQLite) is asked; a server keeps its own
-// durability (the package doc's "Failover").
+// durability (docs/leases.md's "Failover: what the database must keep").
 func (l *Leased) warnDurability(ctx context.Context) {
 	var sync int
 	var mode string

@@ -24,7 +24,7 @@ const freePoll = time.Second
 // Leased is a uidgen.Leaser: it lends each process a worker ID from the
 // worker table for as long as the process renews it, and takes it back on
 // Release or when the lease expires, so that the next process to lease may
-// use it again. The package doc proves that two holders of one ID never use
+// use it again. docs/design.md proves that two holders of one ID never use
 // the same second.
 //
 // A lease takes the lowest free ID: the lowest leased row whose lease has
@@ -312,7 +312,7 @@ func (l *Leased) holders(ctx context.Context, lo, hi int64) (string, error) {
 // TTL. The update names the holder's token as read, so a lease taken since
 // is left alone. Expiring a lease early never gives a second twice: a
 // takeover still starts above the row's reservation, and a holder whose
-// lease was taken extends nothing (the package doc's proof holds for any
+// lease was taken extends nothing (docs/design.md's proof holds for any
 // expiry time); a holder wrongly judged gone would lose its lease, never
 // share a second.
 func (l *Leased) reclaimGone(ctx context.Context, n node, lo, hi int64) (bool, error) {

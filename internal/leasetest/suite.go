@@ -120,7 +120,7 @@ type lease interface {
 }
 
 // Run tests the lease contract every store keeps, as the package doc of
-// internal/leasing states it and each store's proves it, on fleets of s:
+// internal/leasing states it and docs/design.md proves it, on fleets of s:
 // one subtest a behaviour, each on a fleet of its own.
 func Run(t *testing.T, s Store) {
 	for _, tt := range []struct {
