@@ -250,27 +250,9 @@ func cacheDay(days int64) uint64 {
 // epoch or past the layout's last tick, or a worker or sequence past the
 // layout's largest. It never panics, whatever the text.
 func (s *Snowflake) Parse(str string) (int64, error) {
-	if len(str) != len(s.tmpl) {
-		return 0, s.parseError(uidgen.ErrIDSyntax, str, "%d bytes, want %d", len(str), len(s.tmpl))
-	}
-	var vals [seq + 1]int64
-	for _, f := range s.p.fields {
-		part := str[f.pos : f.pos+f.width]
-		if f.k == literal {
-			if part != f.text {
-				return 0, s.parseError(uidgen.ErrIDSyntax, str, "%q at byte %d, want %q", part, f.pos, f.text)
-			}
-			continue
-		}
-		var v int64
-		for i := range len(part) {
-			c := part[i]
-			if c < '0' || c > '9' {
-				return 0, s.parseError(uidgen.ErrIDSyntax, str, "%s is %q, not %d digits", f.name, part, f.width)
-			}
-			v = v*10 + int64(c-'0')
-		}
-		vals[f.k] = v
+	vals, err := s.readFields(str)
+	if err != nil {
+		return 0, err
 	}
 	y, m, d := vals[year4], vals[month], vals[day]
 	if m < 1 || m > 12 || d < 1 || d > daysIn(y, m) || vals[hour] > 23 || vals[minute] > 59 || vals[second] > 59 {
@@ -293,6 +275,34 @@ func (s *Snowflake) Parse(str string) (int64, error) {
 	default:
 		return s.bits.Allocate(ms/s.tickMs, w, q), nil
 	}
+}
+
+// readFields returns the numbers of str's fields, by kind, after checking
+// its width and literals: Parse's checks of the text, before those of the
+// time and numbers it names.
+func (s *Snowflake) readFields(str string) (vals [seq + 1]int64, err error) {
+	if len(str) != len(s.tmpl) {
+		return vals, s.parseError(uidgen.ErrIDSyntax, str, "%d bytes, want %d", len(str), len(s.tmpl))
+	}
+	for _, f := range s.p.fields {
+		part := str[f.pos : f.pos+f.width]
+		if f.k == literal {
+			if part != f.text {
+				return vals, s.parseError(uidgen.ErrIDSyntax, str, "%q at byte %d, want %q", part, f.pos, f.text)
+			}
+			continue
+		}
+		var v int64
+		for i := range len(part) {
+			c := part[i]
+			if c < '0' || c > '9' {
+				return vals, s.parseError(uidgen.ErrIDSyntax, str, "%s is %q, not %d digits", f.name, part, f.width)
+			}
+			v = v*10 + int64(c-'0')
+		}
+		vals[f.k] = v
+	}
+	return vals, nil
 }
 
 // parseError returns Parse's error: sentinel, str (cut to 64 bytes), the
