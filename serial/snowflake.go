@@ -75,87 +75,21 @@ func NewSnowflake(pattern string, l uidgen.Layout, loc *time.Location) (*Snowfla
 	if loc == nil {
 		loc = time.UTC
 	}
-	a := l.Bits()
-	fit := func(format string, args ...any) error {
-		return fmt.Errorf("serial: %w: pattern %q does not fit layout %v: %s", uidgen.ErrConfig, pattern, l, fmt.Sprintf(format, args...))
-	}
-	if g := a.Spec().GeneBits; g > 0 {
-		return nil, fit("its %d gene bits have no field", g)
-	}
-	s := &Snowflake{p: p, tmpl: p.template(), bits: a, tickMs: l.Tick().Milliseconds()}
-	for _, n := range []struct {
-		k   kind
-		max int64
-	}{{worker, a.MaxWorkerID()}, {seq, a.MaxSequence()}} {
-		want := len(fmt.Sprint(n.max))
-		label := map[kind]string{worker: "worker", seq: "seq"}[n.k]
-		f, ok := p.field(n.k)
-		if !ok {
-			return nil, fit("no {%s:N}: its %s field goes to %d, which needs {%s:%d}", label, label, n.max, label, want)
-		}
-		if f.width < want {
-			return nil, fit("%s has too few digits: its %s field goes to %d, which needs {%s:%d}", f.name, label, n.max, label, want)
+	f := &fit{p: p, l: l, loc: loc}
+	for _, check := range f.checks() {
+		if err := check(); err != nil {
+			return nil, err
 		}
 	}
+	s := &Snowflake{p: p, tmpl: p.template(), bits: l.Bits(), tickMs: l.Tick().Milliseconds(), times: f.times}
 	s.worker, _ = p.field(worker)
 	s.seq, _ = p.field(seq)
-	if _, ok := p.field(year2); ok {
-		return nil, fit("{yy} cannot read back to a year: use {yyyy}")
-	}
-	finest, unit := second, time.Second
-	if l.Tick()%time.Second != 0 || l.Epoch().Nanosecond() != 0 {
-		finest, unit = milli, time.Millisecond
-	}
-	if _, ok := p.field(milli); ok {
-		finest, unit = milli, time.Millisecond
-	}
-	for k := year4; k <= finest; k++ {
-		f, ok := p.field(k)
-		if k == year2 {
-			continue
-		}
-		if !ok {
-			return nil, fit("no %s: its times need %s", fieldName(k), timeChain(finest))
-		}
-		s.times = append(s.times, f)
-	}
-	if l.Tick()%unit != 0 {
-		return nil, fit("its tick, %v, is not a whole number of %s's unit, %v", l.Tick(), fieldName(finest), unit)
-	}
-	order := append([]field(nil), s.times...)
-	if a.Spec().SeqAboveWorker {
-		order = append(order, s.seq, s.worker)
-	} else {
-		order = append(order, s.worker, s.seq)
-	}
-	got := make([]string, 0, len(order))
-	for _, f := range p.fields {
-		if f.k != literal {
-			got = append(got, f.name)
-		}
-	}
-	want := make([]string, len(order))
-	for i, f := range order {
-		want[i] = f.name
-	}
-	if strings.Join(got, "") != strings.Join(want, "") {
-		return nil, fit("its fields are in the order %s: want %s, the order of the ID's bits, so that the strings sort as the IDs", strings.Join(got, ""), strings.Join(want, ""))
-	}
-	offset, err := fixedOffset(loc, l.Epoch(), l.RunsOut())
-	if err != nil {
-		return nil, fmt.Errorf("serial: %w: pattern %q, layout %v: zone %v changes its offset: %v", uidgen.ErrConfig, pattern, l, loc, err)
-	}
-	for _, f := range order {
-		s.numbers = append(s.numbers, slot{f.k, int32(f.pos), int32(f.width)})
+	for _, nf := range f.numbers {
+		s.numbers = append(s.numbers, slot{nf.k, int32(nf.pos), int32(nf.width)})
 	}
 	s.lastDay.Store(cacheDay(0))
-	s.offsetMs = int64(offset) * 1000
+	s.offsetMs = int64(f.offset) * 1000
 	s.epochMs = l.Epoch().UnixMilli() + s.offsetMs
-	for _, t := range []time.Time{l.Epoch(), l.RunsOut()} {
-		if y := t.In(loc).Year(); y < 0 || y > 9999 {
-			return nil, fit("its IDs reach the year %d, which {yyyy} cannot hold", y)
-		}
-	}
 	return s, nil
 }
 
