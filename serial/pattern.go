@@ -68,13 +68,6 @@ func parsePattern(src string) (*pattern, error) {
 		p.has[i] = -1
 	}
 	var lit strings.Builder
-	flush := func() {
-		if lit.Len() > 0 {
-			p.fields = append(p.fields, field{k: literal, text: lit.String(), pos: p.width, width: lit.Len()})
-			p.width += lit.Len()
-			lit.Reset()
-		}
-	}
 	for i := 0; i < len(src); i++ {
 		switch c := src[i]; {
 		case c == '{' && strings.HasPrefix(src[i:], "{{"), c == '}' && strings.HasPrefix(src[i:], "}}"):
@@ -87,25 +80,44 @@ func parsePattern(src string) (*pattern, error) {
 			if end < 0 {
 				return nil, p.errorf("{ at byte %d is not closed: write {{ for a brace", i)
 			}
-			f, err := p.parseField(src[i : i+end+1])
-			if err != nil {
+			if err := p.addField(src[i:i+end+1], &lit); err != nil {
 				return nil, err
 			}
-			if p.has[f.k] >= 0 || (f.k == year4 && p.has[year2] >= 0) || (f.k == year2 && p.has[year4] >= 0) {
-				return nil, p.errorf("%s: the pattern has a field for it already", f.name)
-			}
-			flush()
-			f.pos = p.width
-			p.width += f.width
-			p.has[f.k] = len(p.fields)
-			p.fields = append(p.fields, f)
 			i += end
 		default:
 			lit.WriteByte(c)
 		}
 	}
-	flush()
+	p.addLiteral(&lit)
 	return p, nil
+}
+
+// addLiteral appends the literal text in lit, if any, and empties lit.
+func (p *pattern) addLiteral(lit *strings.Builder) {
+	if lit.Len() > 0 {
+		p.fields = append(p.fields, field{k: literal, text: lit.String(), pos: p.width, width: lit.Len()})
+		p.width += lit.Len()
+		lit.Reset()
+	}
+}
+
+// addField parses the field name, braces included, and appends it after
+// lit, the literal text before it. It refuses a field the pattern has
+// already, counting {yyyy} and {yy} as one.
+func (p *pattern) addField(name string, lit *strings.Builder) error {
+	f, err := p.parseField(name)
+	if err != nil {
+		return err
+	}
+	if p.has[f.k] >= 0 || (f.k == year4 && p.has[year2] >= 0) || (f.k == year2 && p.has[year4] >= 0) {
+		return p.errorf("%s: the pattern has a field for it already", f.name)
+	}
+	p.addLiteral(lit)
+	f.pos = p.width
+	p.width += f.width
+	p.has[f.k] = len(p.fields)
+	p.fields = append(p.fields, f)
+	return nil
 }
 
 // parseField parses one field, braces included.

@@ -87,7 +87,7 @@ func NewSegment(ctx context.Context, cfg SegmentConfig) (*Segment, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := &Segment{cfg: cfg, loc: cfg.Location, now: cfg.Now, p: p, period: literal}
+	g := &Segment{cfg: cfg, loc: cfg.Location, now: cfg.Now, p: p}
 	if g.loc == nil {
 		g.loc = time.UTC
 	}
@@ -98,29 +98,13 @@ func NewSegment(ctx context.Context, cfg SegmentConfig) (*Segment, error) {
 	if g.seq, ok = p.field(seq); !ok {
 		return nil, p.errorf("no {seq:N}: a serial number needs its sequence")
 	}
-	if f, ok := p.field(worker); ok {
-		return nil, p.errorf("%s: a segment serial has no worker; its numbers are the tag's", f.name)
-	}
-	for k := minute; k <= milli; k++ {
-		if f, ok := p.field(k); ok {
-			return nil, p.errorf("%s would start a period each %s; the finest is an hour ({HH}), for each period is a row of the tag table",
-				f.name, map[kind]string{minute: "minute", second: "second", milli: "millisecond"}[k])
+	for _, r := range segmentRefuses {
+		if f, ok := p.field(r.k); ok {
+			return nil, p.errorf("%s%s", f.name, r.why)
 		}
 	}
-	chain := []kind{year4, month, day, hour}
-	for i, k := range chain {
-		_, has := p.field(k)
-		if k == year4 {
-			_, yy := p.field(year2)
-			has = has || yy
-		}
-		if !has {
-			continue
-		}
-		if i > 0 && g.period != chain[i-1] {
-			return nil, p.errorf("%s needs %s: a period is a date from its year down", fieldName(k), fieldName(chain[i-1]))
-		}
-		g.period = k
+	if g.period, err = periodOf(p); err != nil {
+		return nil, err
 	}
 	g.keyWidth = map[kind]int{literal: 0, year4: 4, month: 6, day: 8, hour: 10}[g.period]
 	g.max = pow10(g.seq.width) - 1
@@ -134,6 +118,43 @@ func NewSegment(ctx context.Context, cfg SegmentConfig) (*Segment, error) {
 		return nil, err
 	}
 	return g, nil
+}
+
+// segmentRefuses are the fields a Segment's pattern may not have, each
+// with why, which follows the field in NewSegment's error.
+var segmentRefuses = []struct {
+	k   kind
+	why string
+}{
+	{worker, ": a segment serial has no worker; its numbers are the tag's"},
+	{minute, " would start a period each minute" + finestPeriod},
+	{second, " would start a period each second" + finestPeriod},
+	{milli, " would start a period each millisecond" + finestPeriod},
+}
+
+const finestPeriod = "; the finest is an hour ({HH}), for each period is a row of the tag table"
+
+// periodOf returns p's finest date field, which names its period, or
+// literal for a pattern of none. It refuses a date field without the
+// coarser ones: a period is a date from its year down.
+func periodOf(p *pattern) (kind, error) {
+	period := literal
+	chain := []kind{year4, month, day, hour}
+	for i, k := range chain {
+		_, has := p.field(k)
+		if k == year4 {
+			_, yy := p.field(year2)
+			has = has || yy
+		}
+		if !has {
+			continue
+		}
+		if i > 0 && period != chain[i-1] {
+			return literal, p.errorf("%s needs %s: a period is a date from its year down", fieldName(k), fieldName(chain[i-1]))
+		}
+		period = k
+	}
+	return period, nil
 }
 
 // Next returns the next serial number, the pattern with its period's date

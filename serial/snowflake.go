@@ -75,87 +75,21 @@ func NewSnowflake(pattern string, l uidgen.Layout, loc *time.Location) (*Snowfla
 	if loc == nil {
 		loc = time.UTC
 	}
-	a := l.Bits()
-	fit := func(format string, args ...any) error {
-		return fmt.Errorf("serial: %w: pattern %q does not fit layout %v: %s", uidgen.ErrConfig, pattern, l, fmt.Sprintf(format, args...))
-	}
-	if g := a.Spec().GeneBits; g > 0 {
-		return nil, fit("its %d gene bits have no field", g)
-	}
-	s := &Snowflake{p: p, tmpl: p.template(), bits: a, tickMs: l.Tick().Milliseconds()}
-	for _, n := range []struct {
-		k   kind
-		max int64
-	}{{worker, a.MaxWorkerID()}, {seq, a.MaxSequence()}} {
-		want := len(fmt.Sprint(n.max))
-		label := map[kind]string{worker: "worker", seq: "seq"}[n.k]
-		f, ok := p.field(n.k)
-		if !ok {
-			return nil, fit("no {%s:N}: its %s field goes to %d, which needs {%s:%d}", label, label, n.max, label, want)
-		}
-		if f.width < want {
-			return nil, fit("%s has too few digits: its %s field goes to %d, which needs {%s:%d}", f.name, label, n.max, label, want)
+	f := &fit{p: p, l: l, loc: loc}
+	for _, check := range f.checks() {
+		if err := check(); err != nil {
+			return nil, err
 		}
 	}
+	s := &Snowflake{p: p, tmpl: p.template(), bits: l.Bits(), tickMs: l.Tick().Milliseconds(), times: f.times}
 	s.worker, _ = p.field(worker)
 	s.seq, _ = p.field(seq)
-	if _, ok := p.field(year2); ok {
-		return nil, fit("{yy} cannot read back to a year: use {yyyy}")
-	}
-	finest, unit := second, time.Second
-	if l.Tick()%time.Second != 0 || l.Epoch().Nanosecond() != 0 {
-		finest, unit = milli, time.Millisecond
-	}
-	if _, ok := p.field(milli); ok {
-		finest, unit = milli, time.Millisecond
-	}
-	for k := year4; k <= finest; k++ {
-		f, ok := p.field(k)
-		if k == year2 {
-			continue
-		}
-		if !ok {
-			return nil, fit("no %s: its times need %s", fieldName(k), timeChain(finest))
-		}
-		s.times = append(s.times, f)
-	}
-	if l.Tick()%unit != 0 {
-		return nil, fit("its tick, %v, is not a whole number of %s's unit, %v", l.Tick(), fieldName(finest), unit)
-	}
-	order := append([]field(nil), s.times...)
-	if a.Spec().SeqAboveWorker {
-		order = append(order, s.seq, s.worker)
-	} else {
-		order = append(order, s.worker, s.seq)
-	}
-	got := make([]string, 0, len(order))
-	for _, f := range p.fields {
-		if f.k != literal {
-			got = append(got, f.name)
-		}
-	}
-	want := make([]string, len(order))
-	for i, f := range order {
-		want[i] = f.name
-	}
-	if strings.Join(got, "") != strings.Join(want, "") {
-		return nil, fit("its fields are in the order %s: want %s, the order of the ID's bits, so that the strings sort as the IDs", strings.Join(got, ""), strings.Join(want, ""))
-	}
-	offset, err := fixedOffset(loc, l.Epoch(), l.RunsOut())
-	if err != nil {
-		return nil, fmt.Errorf("serial: %w: pattern %q, layout %v: zone %v changes its offset: %v", uidgen.ErrConfig, pattern, l, loc, err)
-	}
-	for _, f := range order {
-		s.numbers = append(s.numbers, slot{f.k, int32(f.pos), int32(f.width)})
+	for _, nf := range f.numbers {
+		s.numbers = append(s.numbers, slot{nf.k, int32(nf.pos), int32(nf.width)})
 	}
 	s.lastDay.Store(cacheDay(0))
-	s.offsetMs = int64(offset) * 1000
+	s.offsetMs = int64(f.offset) * 1000
 	s.epochMs = l.Epoch().UnixMilli() + s.offsetMs
-	for _, t := range []time.Time{l.Epoch(), l.RunsOut()} {
-		if y := t.In(loc).Year(); y < 0 || y > 9999 {
-			return nil, fit("its IDs reach the year %d, which {yyyy} cannot hold", y)
-		}
-	}
 	return s, nil
 }
 
@@ -250,27 +184,9 @@ func cacheDay(days int64) uint64 {
 // epoch or past the layout's last tick, or a worker or sequence past the
 // layout's largest. It never panics, whatever the text.
 func (s *Snowflake) Parse(str string) (int64, error) {
-	if len(str) != len(s.tmpl) {
-		return 0, s.parseError(uidgen.ErrIDSyntax, str, "%d bytes, want %d", len(str), len(s.tmpl))
-	}
-	var vals [seq + 1]int64
-	for _, f := range s.p.fields {
-		part := str[f.pos : f.pos+f.width]
-		if f.k == literal {
-			if part != f.text {
-				return 0, s.parseError(uidgen.ErrIDSyntax, str, "%q at byte %d, want %q", part, f.pos, f.text)
-			}
-			continue
-		}
-		var v int64
-		for i := range len(part) {
-			c := part[i]
-			if c < '0' || c > '9' {
-				return 0, s.parseError(uidgen.ErrIDSyntax, str, "%s is %q, not %d digits", f.name, part, f.width)
-			}
-			v = v*10 + int64(c-'0')
-		}
-		vals[f.k] = v
+	vals, err := s.readFields(str)
+	if err != nil {
+		return 0, err
 	}
 	y, m, d := vals[year4], vals[month], vals[day]
 	if m < 1 || m > 12 || d < 1 || d > daysIn(y, m) || vals[hour] > 23 || vals[minute] > 59 || vals[second] > 59 {
@@ -293,6 +209,34 @@ func (s *Snowflake) Parse(str string) (int64, error) {
 	default:
 		return s.bits.Allocate(ms/s.tickMs, w, q), nil
 	}
+}
+
+// readFields returns the numbers of str's fields, by kind, after checking
+// its width and literals: Parse's checks of the text, before those of the
+// time and numbers it names.
+func (s *Snowflake) readFields(str string) (vals [seq + 1]int64, err error) {
+	if len(str) != len(s.tmpl) {
+		return vals, s.parseError(uidgen.ErrIDSyntax, str, "%d bytes, want %d", len(str), len(s.tmpl))
+	}
+	for _, f := range s.p.fields {
+		part := str[f.pos : f.pos+f.width]
+		if f.k == literal {
+			if part != f.text {
+				return vals, s.parseError(uidgen.ErrIDSyntax, str, "%q at byte %d, want %q", part, f.pos, f.text)
+			}
+			continue
+		}
+		var v int64
+		for i := range len(part) {
+			c := part[i]
+			if c < '0' || c > '9' {
+				return vals, s.parseError(uidgen.ErrIDSyntax, str, "%s is %q, not %d digits", f.name, part, f.width)
+			}
+			v = v*10 + int64(c-'0')
+		}
+		vals[f.k] = v
+	}
+	return vals, nil
 }
 
 // parseError returns Parse's error: sentinel, str (cut to 64 bytes), the
