@@ -105,99 +105,139 @@ var _ uidgen.Leaser = (*Leased)(nil)
 // neither a crash loop nor a loop of short runs pushes its IDs further
 // ahead each time.
 func (l *Leased) LeaseWorkerID(ctx context.Context, maxWorkerID int64) (uidgen.Lease, error) {
-	op := "lease a worker ID from " + l.table
-	if err := leasing.CheckMaxWorkerID(maxWorkerID); err != nil {
-		return nil, fmt.Errorf("worker: %s: %w", op, err)
-	}
-	lo, hi, err := l.ids.Bounds(maxWorkerID)
+	t, err := l.newTry(ctx, maxWorkerID)
 	if err != nil {
-		return nil, fmt.Errorf("worker: %s: %w", op, err)
-	}
-	n, err := l.host.describe(l.now())
-	if err != nil {
-		return nil, fmt.Errorf("worker: describe this process: %w", err)
-	}
-	if l.logger != nil && l.host.local {
-		l.inspect.Do(func() { l.warnDurability(ctx) })
-	}
-	var held *heldIDs       // once every ID was found held
-	var fullSince time.Time // since when, without a free ID between
-	var busy error          // the last pass found a SQLite file locked by another process
-	failed := func(err error) error {
-		if busy != nil && ctx.Err() != nil {
-			return fmt.Errorf("worker: %s: %w: another process held the SQLite file's write lock until the context ended (%w): %v",
-				op, uidgen.ErrUnreachable, ctx.Err(), busy)
-		}
-		if held != nil && ctx.Err() != nil {
-			return fmt.Errorf("worker: %s: %w: all %d IDs from %d to %d are held (%d leased, %d disposable%s) and none came free: %w",
-				op, uidgen.ErrNoFreeID, hi-lo+1, lo, hi, hi-lo+1-held.disposable, held.disposable, held.holders, ctx.Err())
-		}
-		return fail(ctx, l.d, op, err)
+		return nil, err
 	}
 	for {
 		now := l.now()       // a lease waited for starts from the time it is taken
 		readAt := time.Now() // the read below sees every lease that had expired by then
-		s, again, wait, full, err := l.leaseOnce(ctx, n, now, lo, hi)
+		s, again, wait, full, err := l.leaseOnce(ctx, t.n, now, t.lo, t.hi)
 		if err == nil {
-			busy = nil
+			t.busy = nil
 		}
 		switch {
 		case err != nil && ctx.Err() == nil && l.d.Kind(err) == dialect.Busy:
 			// A process stopped while it writes the file (SIGSTOP, a
 			// frozen VM) keeps its lock until it runs again or dies: look
 			// again until ctx ends, as for a full range.
-			busy = err
-			select {
-			case <-ctx.Done():
-				return nil, failed(ctx.Err())
-			case <-time.After(l.poll):
-			}
-			continue
+			t.busy, wait = err, l.poll
 		case err != nil:
-			return nil, failed(err)
+			return nil, t.failed(err)
 		case s != nil:
-			return l.started(ctx, *s, n), nil
+			return l.started(ctx, *s, t.n), nil
 		case wait > 0:
 			if l.logger != nil {
 				l.logger.InfoContext(ctx, "worker: waiting for the clock to come within a second of a free ID's first second",
 					"table", l.table, "wait", wait)
 			}
-			select {
-			case <-ctx.Done():
-				return nil, failed(ctx.Err())
-			case <-time.After(wait):
-			}
-			continue
 		case again:
-			held, fullSince = nil, time.Time{} // this pass found an ID free, which another process took first
-			continue
-		}
-		if held != nil {
-			full.holders = held.holders // until this pass names them again
-		}
-		held = &full
-		if fullSince.IsZero() {
-			fullSince = readAt
-		}
-		if reclaimed, err := l.reclaimGone(ctx, n, lo, hi); err != nil {
-			return nil, failed(err)
-		} else if reclaimed {
-			continue
-		}
-		if hi-lo < namedHolders {
-			if held.holders, err = l.holders(ctx, lo, hi); err != nil {
-				return nil, failed(err)
+			t.held, t.fullSince = nil, time.Time{} // this pass found an ID free, which another process took first
+		default:
+			if wait, err = t.full(full, readAt); err != nil {
+				return nil, err
 			}
 		}
-		what := fmt.Sprintf(" (%d leased, %d disposable%s)", hi-lo+1-held.disposable, held.disposable, held.holders)
-		if err := leasing.FullUntil(ctx, uidgen.ErrNoFreeID, fullSince, readAt, l.timing.TTL, lo, hi, what); err != nil {
-			return nil, fmt.Errorf("worker: %s: %w", op, err)
+		if err := t.sleep(wait); err != nil {
+			return nil, err
 		}
-		select {
-		case <-ctx.Done():
-			return nil, failed(ctx.Err())
-		case <-time.After(l.poll):
+	}
+}
+
+// leaseTry is one LeaseWorkerID call: the range it leases from, and what
+// its passes found, which its errors report.
+type leaseTry struct {
+	l         *Leased
+	ctx       context.Context
+	op        string
+	n         node
+	lo, hi    int64
+	held      *heldIDs  // once every ID was found held
+	fullSince time.Time // since when, without a free ID between
+	busy      error     // the last pass found a SQLite file locked by another process
+}
+
+// newTry checks maxWorkerID and the range, and describes this process.
+func (l *Leased) newTry(ctx context.Context, maxWorkerID int64) (*leaseTry, error) {
+	t := &leaseTry{l: l, ctx: ctx, op: "lease a worker ID from " + l.table}
+	if err := leasing.CheckMaxWorkerID(maxWorkerID); err != nil {
+		return nil, fmt.Errorf("worker: %s: %w", t.op, err)
+	}
+	var err error
+	if t.lo, t.hi, err = l.ids.Bounds(maxWorkerID); err != nil {
+		return nil, fmt.Errorf("worker: %s: %w", t.op, err)
+	}
+	if t.n, err = l.host.describe(l.now()); err != nil {
+		return nil, fmt.Errorf("worker: describe this process: %w", err)
+	}
+	if l.logger != nil && l.host.local {
+		l.inspect.Do(func() { l.warnDurability(ctx) })
+	}
+	return t, nil
+}
+
+// failed returns the error LeaseWorkerID fails with for err: where ctx
+// ended, what the passes found, a locked file or a full range.
+func (t *leaseTry) failed(err error) error {
+	ctx, held := t.ctx, t.held
+	if t.busy != nil && ctx.Err() != nil {
+		return fmt.Errorf("worker: %s: %w: another process held the SQLite file's write lock until the context ended (%w): %v",
+			t.op, uidgen.ErrUnreachable, ctx.Err(), t.busy)
+	}
+	if held != nil && ctx.Err() != nil {
+		return fmt.Errorf("worker: %s: %w: all %d IDs from %d to %d are held (%d leased, %d disposable%s) and none came free: %w",
+			t.op, uidgen.ErrNoFreeID, t.hi-t.lo+1, t.lo, t.hi, t.hi-t.lo+1-held.disposable, held.disposable, held.holders, ctx.Err())
+	}
+	return fail(ctx, t.l.d, t.op, err)
+}
+
+// full notes a pass that found every ID of the range held, expires the
+// leases of holders that are gone, and returns how long to wait before
+// the next pass: none where it expired one, the poll otherwise, and an
+// error once the range has been full for a TTL.
+func (t *leaseTry) full(full heldIDs, readAt time.Time) (time.Duration, error) {
+	l, ctx := t.l, t.ctx
+	if t.held != nil {
+		full.holders = t.held.holders // until this pass names them again
+	}
+	t.held = &full
+	if t.fullSince.IsZero() {
+		t.fullSince = readAt
+	}
+	if reclaimed, err := l.reclaimGone(ctx, t.n, t.lo, t.hi); err != nil || reclaimed {
+		return 0, t.errOf(err)
+	}
+	if t.hi-t.lo < namedHolders {
+		var err error
+		if t.held.holders, err = l.holders(ctx, t.lo, t.hi); err != nil {
+			return 0, t.failed(err)
 		}
+	}
+	what := fmt.Sprintf(" (%d leased, %d disposable%s)", t.hi-t.lo+1-full.disposable, full.disposable, t.held.holders)
+	if err := leasing.FullUntil(ctx, uidgen.ErrNoFreeID, t.fullSince, readAt, l.timing.TTL, t.lo, t.hi, what); err != nil {
+		return 0, fmt.Errorf("worker: %s: %w", t.op, err)
+	}
+	return l.poll, nil
+}
+
+// errOf returns failed(err), or nil for no error.
+func (t *leaseTry) errOf(err error) error {
+	if err == nil {
+		return nil
+	}
+	return t.failed(err)
+}
+
+// sleep waits d, or fails where ctx ends first.
+func (t *leaseTry) sleep(d time.Duration) error {
+	if d <= 0 {
+		return nil
+	}
+	select {
+	case <-t.ctx.Done():
+		return t.failed(t.ctx.Err())
+	case <-time.After(d):
+		return nil
 	}
 }
 
