@@ -226,28 +226,14 @@ func (cfg Config) check() (checked, error) {
 		return checked{}, err
 	}
 	c := checked{s: s, maxAhead: cfg.MaxAhead, maxLag: cmp.Or(cfg.MaxLag, defaultMaxLag)}
-	boost, seqBits := cmp.Or(cfg.BoostPower, defaultBoostPower), s.Bits().Spec().SeqBits
-	if cfg.BoostPower == 0 && s.Tick() < time.Second {
-		boost = max(boost, minTickRingBits-seqBits)
-	}
-	if maxBits := bits.Len(defaults.RingMaxSize) - 1; boost < 1 || seqBits+boost > maxBits {
-		given := strconv.Itoa(cfg.BoostPower)
-		if cfg.BoostPower == 0 {
-			given = fmt.Sprintf("0 (%d by default)", boost)
-		}
-		want := fmt.Sprintf("want BoostPower 1 to %d, a ring of at most 2^%d", maxBits-seqBits, maxBits)
-		if maxBits-seqBits < 1 {
-			want = fmt.Sprintf("want a layout of at most %d sequence bits: a ring holds at most 2^%d IDs", maxBits-1, maxBits)
-		}
-		return checked{}, fmt.Errorf("%w: BoostPower %s with %d sequence bits makes a ring of 2^%d IDs: %s",
-			uidgen.ErrConfig, given, seqBits, seqBits+boost, want)
+	if c.ringSize, err = cfg.ringSize(s); err != nil {
+		return checked{}, err
 	}
 	// Checked here too, as the ring checks it, so that the error is
 	// cached's field's and not ringbuffer's.
 	if _, err := defaults.PaddingFactor(cfg.PaddingFactor); err != nil {
 		return checked{}, err
 	}
-	c.ringSize = 1 << (seqBits + boost)
 	if c.maxAhead < 0 {
 		return checked{}, fmt.Errorf("%w: MaxAhead %v, want 0 (unbounded) or more", uidgen.ErrConfig, c.maxAhead)
 	}
@@ -261,6 +247,29 @@ func (cfg Config) check() (checked, error) {
 		c.interval = time.Second // the stale bound moves once a second
 	}
 	return c, nil
+}
+
+// ringSize returns the ring's size for the layout of s: 2^(sequence bits
+// + BoostPower), a zero BoostPower's default raised for a tick under a
+// second to a ring of at least 2^minTickRingBits IDs.
+func (cfg Config) ringSize(s *scheme.Scheme) (int, error) {
+	boost, seqBits := cmp.Or(cfg.BoostPower, defaultBoostPower), s.Bits().Spec().SeqBits
+	if cfg.BoostPower == 0 && s.Tick() < time.Second {
+		boost = max(boost, minTickRingBits-seqBits)
+	}
+	if maxBits := bits.Len(defaults.RingMaxSize) - 1; boost < 1 || seqBits+boost > maxBits {
+		given := strconv.Itoa(cfg.BoostPower)
+		if cfg.BoostPower == 0 {
+			given = fmt.Sprintf("0 (%d by default)", boost)
+		}
+		want := fmt.Sprintf("want BoostPower 1 to %d, a ring of at most 2^%d", maxBits-seqBits, maxBits)
+		if maxBits-seqBits < 1 {
+			want = fmt.Sprintf("want a layout of at most %d sequence bits: a ring holds at most 2^%d IDs", maxBits-1, maxBits)
+		}
+		return 0, fmt.Errorf("%w: BoostPower %s with %d sequence bits makes a ring of 2^%d IDs: %s",
+			uidgen.ErrConfig, given, seqBits, seqBits+boost, want)
+	}
+	return 1 << (seqBits + boost), nil
 }
 
 // start fills ring with whole ticks and starts the padder that keeps it
