@@ -2,6 +2,7 @@ package worker
 
 import (
 	"context"
+	"database/sql"
 	"time"
 )
 
@@ -87,19 +88,9 @@ func List(ctx context.Context, cfg Config) ([]Row, error) {
 	defer rows.Close()
 	var list []Row
 	for rows.Next() {
-		var r Row
-		var leftMillis, aheadSeconds int64
-		if err := rows.Scan(&r.ID, &r.Leased, &r.Type, &r.Host, &r.Port, &leftMillis, &r.LastReserved, &aheadSeconds); err != nil {
+		r, err := scanRow(rows)
+		if err != nil {
 			return nil, fail(ctx, d, op, err)
-		}
-		if r.Leased {
-			r.Held = leftMillis > 0
-			if r.Held {
-				r.LeaseLeft = time.Duration(leftMillis) * time.Millisecond
-			}
-			r.ReservedAhead = time.Duration(max(aheadSeconds, 0)) * time.Second
-		} else {
-			r.LastReserved = 0
 		}
 		list = append(list, r)
 	}
@@ -107,4 +98,24 @@ func List(ctx context.Context, cfg Config) ([]Row, error) {
 		return nil, fail(ctx, d, op, err)
 	}
 	return list, nil
+}
+
+// scanRow reads List's row: a disposable one holds no lease and no
+// reservation, whatever its columns say.
+func scanRow(rows *sql.Rows) (Row, error) {
+	var r Row
+	var leftMillis, aheadSeconds int64
+	if err := rows.Scan(&r.ID, &r.Leased, &r.Type, &r.Host, &r.Port, &leftMillis, &r.LastReserved, &aheadSeconds); err != nil {
+		return Row{}, err
+	}
+	if !r.Leased {
+		r.LastReserved = 0
+		return r, nil
+	}
+	r.Held = leftMillis > 0
+	if r.Held {
+		r.LeaseLeft = time.Duration(leftMillis) * time.Millisecond
+	}
+	r.ReservedAhead = time.Duration(max(aheadSeconds, 0)) * time.Second
+	return r, nil
 }
