@@ -140,19 +140,7 @@ func (h host) describe(now time.Time) (node, error) {
 	}
 
 	if h.env(envK8sServiceHost) != "" {
-		name := h.env(envHostname)
-		if name == "" {
-			return node{}, fmt.Errorf("%w: %s is set (a Kubernetes pod) but %s, the pod's name, is not",
-				ErrContainerEnv, envK8sServiceHost, envHostname)
-		}
-		addr := h.env(envPodIP)
-		if addr == "" {
-			var err error
-			if addr, err = h.address(); err != nil {
-				return node{}, err
-			}
-		}
-		return container(addr, name)
+		return h.pod()
 	}
 
 	addr, err := h.address()
@@ -161,6 +149,24 @@ func (h host) describe(now time.Time) (node, error) {
 	}
 	millis := strconv.FormatInt(now.UnixMilli(), 10)
 	return node{typ: Actual, host: addr, port: millis + "-" + strconv.Itoa(rand.IntN(portRandom))}, nil
+}
+
+// pod describes a Kubernetes pod: its name, and its IP where the pod's
+// spec passes it (POD_IP), else the host's address.
+func (h host) pod() (node, error) {
+	name := h.env(envHostname)
+	if name == "" {
+		return node{}, fmt.Errorf("%w: %s is set (a Kubernetes pod) but %s, the pod's name, is not",
+			ErrContainerEnv, envK8sServiceHost, envHostname)
+	}
+	addr := h.env(envPodIP)
+	if addr == "" {
+		var err error
+		if addr, err = h.address(); err != nil {
+			return node{}, err
+		}
+	}
+	return container(addr, name)
 }
 
 // container returns a CONTAINER node, refusing values that the VARCHAR(64)
