@@ -244,15 +244,9 @@ func check(cfg Config) (config, error) {
 	if err := checkTag(c.Tag); err != nil {
 		return c, err
 	}
-	if c.Step == 0 {
-		c.Step = defaults.SegmentStep
-	}
-	if c.MaxStep == 0 {
-		c.MaxStep = defaults.SegmentMaxStep
-	}
-	if c.ClaimEvery == 0 {
-		c.ClaimEvery = defaults.SegmentClaimEvery
-	}
+	c.Step = cmp.Or(c.Step, defaults.SegmentStep)
+	c.MaxStep = cmp.Or(c.MaxStep, defaults.SegmentMaxStep)
+	c.ClaimEvery = cmp.Or(c.ClaimEvery, defaults.SegmentClaimEvery)
 	switch {
 	case c.Step < 1 || c.Step > 1<<31-1:
 		return c, fmt.Errorf("%w: Step %d: want 1 to %d (the step column is an INT)", uidgen.ErrConfig, c.Step, 1<<31-1)
@@ -266,10 +260,7 @@ func check(cfg Config) (config, error) {
 	case c.Start < 0 || c.Start > maxStart:
 		return c, fmt.Errorf("%w: Start %d: want 0 (meaning 1) to 2^62", uidgen.ErrConfig, c.Start)
 	}
-	c.ringSize = c.RingSize
-	if c.ringSize == 0 {
-		c.ringSize = defaults.SegmentRingSize
-	}
+	c.ringSize = cmp.Or(c.RingSize, defaults.SegmentRingSize)
 	if c.ringSize < 2 || c.ringSize > defaults.RingMaxSize || bits.OnesCount(uint(c.ringSize)) != 1 {
 		return c, fmt.Errorf("%w: RingSize %d: want a power of two from 2 to %d", uidgen.ErrConfig, c.RingSize, defaults.RingMaxSize)
 	}
