@@ -359,31 +359,8 @@ func (l *Leased) reclaimGone(ctx context.Context, n node, lo, hi int64) (bool, e
 	if !l.host.local {
 		return false, nil
 	}
-	rows, err := l.db.QueryContext(ctx, "SELECT ID, OWNER, PORT FROM "+l.table+
-		" WHERE LEASED = 1 AND ID BETWEEN ? AND ? AND HOST_NAME = ? AND OWNER IS NOT NULL AND LEASE_UNTIL > "+l.d.NowMillis(), lo, hi, n.host)
+	list, err := l.goneHolders(ctx, n, lo, hi)
 	if err != nil {
-		return false, err
-	}
-	type gone struct {
-		id    int64
-		owner string
-		pid   int
-	}
-	var list []gone
-	for rows.Next() {
-		var g gone
-		var port string
-		if err := rows.Scan(&g.id, &g.owner, &port); err != nil {
-			rows.Close()
-			return false, err
-		}
-		if pid, ok := portProcess(port); ok && l.gone(pid) {
-			g.pid = pid
-			list = append(list, g)
-		}
-	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
 		return false, err
 	}
 	reclaimed := false
@@ -400,6 +377,38 @@ func (l *Leased) reclaimGone(ctx context.Context, n node, lo, hi int64) (bool, e
 		}
 	}
 	return reclaimed, nil
+}
+
+// goneHolder is a held row of [lo, hi] whose holder, on this machine, is
+// gone.
+type goneHolder struct {
+	id    int64
+	owner string
+	pid   int
+}
+
+// goneHolders returns the held rows of [lo, hi] that name a process of
+// this host, n's, that is gone.
+func (l *Leased) goneHolders(ctx context.Context, n node, lo, hi int64) ([]goneHolder, error) {
+	rows, err := l.db.QueryContext(ctx, "SELECT ID, OWNER, PORT FROM "+l.table+
+		" WHERE LEASED = 1 AND ID BETWEEN ? AND ? AND HOST_NAME = ? AND OWNER IS NOT NULL AND LEASE_UNTIL > "+l.d.NowMillis(), lo, hi, n.host)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var list []goneHolder
+	for rows.Next() {
+		var g goneHolder
+		var port string
+		if err := rows.Scan(&g.id, &g.owner, &port); err != nil {
+			return nil, err
+		}
+		if pid, ok := portProcess(port); ok && l.gone(pid) {
+			g.pid = pid
+			list = append(list, g)
+		}
+	}
+	return list, rows.Err()
 }
 
 // insert leases a new row with the lowest ID from lo the table does not
