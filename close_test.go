@@ -10,7 +10,7 @@ import (
 	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/cached"
 	"github.com/seed4d941b13/uidgen/defaultgen"
-	"github.com/seed4d941b13/uidgen/internal/memlease"
+	"github.com/seed4d941b13/uidgen/internal/memleasetest"
 )
 
 // TestCloseTwice: every generator's Close behaves alike. The first call
@@ -37,7 +37,7 @@ func TestCloseTwice(t *testing.T) {
 	for _, tt := range tests {
 		for _, releaseErr := range []error{nil, errRelease} {
 			t.Run(tt.name, func(t *testing.T) {
-				leaser := &memlease.Leaser{ID: 3, First: now, Reserved: now + 3600, ReleaseErr: releaseErr}
+				leaser := &memleasetest.Leaser{ID: 3, First: now, Reserved: now + 3600, ReleaseErr: releaseErr}
 				g, err := tt.open(t.Context(), leaser)
 				if err != nil {
 					t.Fatal(err)

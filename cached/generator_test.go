@@ -18,7 +18,7 @@ import (
 	"github.com/seed4d941b13/uidgen/internal/clocktest"
 	"github.com/seed4d941b13/uidgen/internal/idtest"
 	"github.com/seed4d941b13/uidgen/internal/leaktest"
-	"github.com/seed4d941b13/uidgen/internal/memlease"
+	"github.com/seed4d941b13/uidgen/internal/memleasetest"
 	"github.com/seed4d941b13/uidgen/internal/scheme/schemetest"
 	"github.com/seed4d941b13/uidgen/internal/sizetest"
 	"github.com/seed4d941b13/uidgen/ringbuffer"
@@ -62,8 +62,8 @@ func TestNewRejects(t *testing.T) {
 		text string
 	}{
 		{"no assigner or leaser", Config{}, uidgen.ErrConfig, "Assigner and Leaser are both nil: want exactly one, Assigner (uidgen.Static(id) for one process, a worker.NewDisposable for a fleet) or Leaser (a worker.NewLeased)"},
-		{"assigner and leaser", Config{Leaser: &memlease.Leaser{ID: 1}}, uidgen.ErrConfig,
-			"Assigner *cached.countingAssigner and Leaser *memlease.Leaser are both set: want exactly one"},
+		{"assigner and leaser", Config{Leaser: &memleasetest.Leaser{ID: 1}}, uidgen.ErrConfig,
+			"Assigner *cached.countingAssigner and Leaser *memleasetest.Leaser are both set: want exactly one"},
 		{"epoch in the future", Config{Layout: idtest.LayoutFrom(t, uidgen.DefaultLayout().Bits().Spec(), time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)), Clock: now},
 			bits.ErrLayout, "epoch 2027-01-01 00:00:00 UTC is in the future"},
 		{"epoch spent", Config{Layout: baidu, Clock: now}, uidgen.ErrTimeExhausted, "ran out at 2024-11-20 21:24:16 UTC"},
@@ -95,7 +95,7 @@ func TestNewRejects(t *testing.T) {
 			if got := a.n.Load(); got != 0 {
 				t.Fatalf("%d worker IDs assigned, want none", got)
 			}
-			if l, ok := tt.cfg.Leaser.(*memlease.Leaser); ok {
+			if l, ok := tt.cfg.Leaser.(*memleasetest.Leaser); ok {
 				if lease, _ := l.Lease(); lease != nil {
 					t.Fatal("a worker ID leased, want none")
 				}

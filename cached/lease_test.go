@@ -14,7 +14,7 @@ import (
 	"github.com/seed4d941b13/uidgen/bits"
 	"github.com/seed4d941b13/uidgen/internal/clocktest"
 	"github.com/seed4d941b13/uidgen/internal/idtest"
-	"github.com/seed4d941b13/uidgen/internal/memlease"
+	"github.com/seed4d941b13/uidgen/internal/memleasetest"
 	"github.com/seed4d941b13/uidgen/internal/scheme/schemetest"
 	"github.com/seed4d941b13/uidgen/internal/sizetest"
 )
@@ -34,7 +34,7 @@ func TestLeasedWorkerID(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		now := leaseStart.Unix()
 		// An earlier holder may have used seconds up to now+99.
-		leaser := &memlease.Leaser{ID: 3, First: now + 100, Reserved: now + 101}
+		leaser := &memleasetest.Leaser{ID: 3, First: now + 100, Reserved: now + 101}
 		g := newGenerator(t, Config{
 			Layout: idtest.Layout(t, bits.Spec{TimeBits: 30, WorkerBits: 29, SeqBits: 4}), BoostPower: 3, Leaser: leaser,
 			Clock: clocktest.New(leaseStart), RejectedTake: failAfter(time.Second),
@@ -105,7 +105,7 @@ func TestLeaseLost(t *testing.T) {
 	schemetest.WholeSeconds(t)
 	synctest.Test(t, func(t *testing.T) {
 		now := leaseStart.Unix()
-		leaser := &memlease.Leaser{ID: 3, First: now, Reserved: now + 1}
+		leaser := &memleasetest.Leaser{ID: 3, First: now, Reserved: now + 1}
 		g := newGenerator(t, Config{
 			Layout: idtest.Layout(t, bits.Spec{TimeBits: 30, WorkerBits: 29, SeqBits: 4}), BoostPower: 3, Leaser: leaser,
 			Clock: clocktest.New(leaseStart), RejectedTake: failAfter(time.Second),
@@ -128,7 +128,7 @@ func TestLeaseLost(t *testing.T) {
 // and the lease given back unused.
 func TestLeaseOutOfRange(t *testing.T) {
 	now := leaseStart.Unix()
-	leaser := &memlease.Leaser{ID: 1 << 20, First: now, Reserved: now + 10}
+	leaser := &memleasetest.Leaser{ID: 1 << 20, First: now, Reserved: now + 10}
 	g, err := New(t.Context(), Config{Leaser: leaser, Clock: clocktest.New(leaseStart)})
 	if !errors.Is(err, uidgen.ErrWorkerIDRange) || g != nil {
 		t.Fatalf("New = %v, %v; want ErrWorkerIDRange", g, err)
@@ -190,7 +190,7 @@ func TestLeaseStartBeyondMaxAhead(t *testing.T) {
 		now := leaseStart.Unix()
 		cfg := Config{Layout: idtest.Layout(t, bits.Spec{TimeBits: 30, WorkerBits: 29, SeqBits: 4}), MaxAhead: 2 * time.Second, Clock: clocktest.New(leaseStart)}
 
-		leaser := &memlease.Leaser{ID: 3, First: now + 100, Reserved: now + 200}
+		leaser := &memleasetest.Leaser{ID: 3, First: now + 100, Reserved: now + 200}
 		cfg.Leaser = leaser
 		ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 		defer cancel()
@@ -204,7 +204,7 @@ func TestLeaseStartBeyondMaxAhead(t *testing.T) {
 		}
 
 		clock := clocktest.New(leaseStart)
-		cfg.Clock, cfg.Leaser = clock, &memlease.Leaser{ID: 3, First: now + 100, Reserved: now + 200}
+		cfg.Clock, cfg.Leaser = clock, &memleasetest.Leaser{ID: 3, First: now + 100, Reserved: now + 200}
 		go func() {
 			time.Sleep(3 * time.Second) // New waits meanwhile
 			clock.Advance(98 * time.Second)
@@ -215,7 +215,7 @@ func TestLeaseStartBeyondMaxAhead(t *testing.T) {
 			t.Fatalf("first ID of second %d, %v, at the clock's %d; want second %d, within 2 s of the clock", unix(g, id), err, clock.Now().Unix(), now+100)
 		}
 
-		cfg.MaxAhead, cfg.Clock, cfg.Leaser = 0, clocktest.New(leaseStart), &memlease.Leaser{ID: 3, First: now + 100, Reserved: now + 200}
+		cfg.MaxAhead, cfg.Clock, cfg.Leaser = 0, clocktest.New(leaseStart), &memleasetest.Leaser{ID: 3, First: now + 100, Reserved: now + 200}
 		if g := newGenerator(t, cfg); int64(g.Stats().Ahead/time.Second) < 100 {
 			t.Fatalf("without MaxAhead: %+v, want the generator started at once, 100 s ahead", g.Stats())
 		}
@@ -236,7 +236,7 @@ func TestLeasedTicks(t *testing.T) {
 			t.Fatal(err)
 		}
 		now := leaseStart.Unix()
-		leaser := &memlease.Leaser{ID: 3, First: now + 100, Reserved: now + 101}
+		leaser := &memleasetest.Leaser{ID: 3, First: now + 100, Reserved: now + 101}
 		g := newGenerator(t, Config{Layout: layout, BoostPower: 3, Leaser: leaser,
 			Clock: clocktest.New(leaseStart), RejectedTake: failAfter(time.Second)})
 		lease, _ := leaser.Lease()
@@ -274,7 +274,7 @@ func TestLeasedTicks(t *testing.T) {
 func TestCloseRacesTakes(t *testing.T) {
 	for round := range sizetest.Pick(20, 5) {
 		now := time.Now().Unix()
-		leaser := &memlease.Leaser{ID: 3, First: now, Reserved: now + 3600}
+		leaser := &memleasetest.Leaser{ID: 3, First: now, Reserved: now + 3600}
 		g, err := New(context.Background(), Config{
 			Layout: idtest.Layout(t, bits.Spec{TimeBits: 30, WorkerBits: 20, SeqBits: 5 + round%4}),
 			Leaser: leaser,

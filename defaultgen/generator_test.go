@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/seed4d941b13/uidgen/internal/memlease"
+	"github.com/seed4d941b13/uidgen/internal/memleasetest"
 	"github.com/seed4d941b13/uidgen/internal/scheme/schemetest"
 
 	"github.com/seed4d941b13/uidgen"
@@ -209,8 +209,8 @@ func TestNewRejectsBadConfig(t *testing.T) {
 	}{
 		{"no assigner", nil, defaultgen.Config{},
 			uidgen.ErrConfig, []string{"Assigner and Leaser are both nil: want exactly one", "Assigner (uidgen.Static(id)", "or Leaser (a worker.NewLeased)"}},
-		{"assigner and leaser", nil, defaultgen.Config{Assigner: uidgen.Static(1), Leaser: &memlease.Leaser{ID: 1}},
-			uidgen.ErrConfig, []string{"defaultgen: ", "Assigner uidgen.static and Leaser *memlease.Leaser are both set: want exactly one"}},
+		{"assigner and leaser", nil, defaultgen.Config{Assigner: uidgen.Static(1), Leaser: &memleasetest.Leaser{ID: 1}},
+			uidgen.ErrConfig, []string{"defaultgen: ", "Assigner uidgen.static and Leaser *memleasetest.Leaser are both set: want exactly one"}},
 		{"epoch in the future", nil, defaultgen.Config{Layout: idtest.LayoutFrom(t, uidgen.DefaultLayout().Bits().Spec(), time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)),
 			Assigner: uidgen.Static(1), Clock: now},
 			bits.ErrLayout, []string{"epoch 2027-01-01 00:00:00 UTC is in the future", "now 2026-11-22 12:00:00 UTC"}},

@@ -8,7 +8,7 @@ import (
 	"testing/synctest"
 	"time"
 
-	"github.com/seed4d941b13/uidgen/internal/memlease"
+	"github.com/seed4d941b13/uidgen/internal/memleasetest"
 	"github.com/seed4d941b13/uidgen/internal/scheme/schemetest"
 
 	"github.com/seed4d941b13/uidgen"
@@ -29,7 +29,7 @@ func TestLeasedWorkerID(t *testing.T) {
 		now := start.Unix()
 		// An earlier holder may have used seconds up to now+2; this clock is
 		// behind that.
-		leaser := &memlease.Leaser{ID: 9, First: now + 3, Reserved: now + 3}
+		leaser := &memleasetest.Leaser{ID: 9, First: now + 3, Reserved: now + 3}
 		g := newGen(t, defaultgen.Config{Layout: idtest.Layout(t, bits.Spec{TimeBits: 40, WorkerBits: 15, SeqBits: 8}), Leaser: leaser, Clock: clock})
 		lease, max := leaser.Lease()
 		if g.WorkerID() != 9 || max != 1<<15-1 {
@@ -80,7 +80,7 @@ func TestLeasedWorkerID(t *testing.T) {
 func TestLeaseStartBeyondClockWait(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		now := start.Unix()
-		leaser := &memlease.Leaser{ID: 9, First: now + 100, Reserved: now + 200}
+		leaser := &memleasetest.Leaser{ID: 9, First: now + 100, Reserved: now + 200}
 		ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 		defer cancel()
 		g, err := defaultgen.New(ctx, defaultgen.Config{Layout: idtest.Layout(t, bits.Spec{TimeBits: 40, WorkerBits: 15, SeqBits: 8}), Leaser: leaser, Clock: clocktest.New(start)})

@@ -17,7 +17,7 @@ import (
 	"github.com/seed4d941b13/uidgen/defaultgen"
 	"github.com/seed4d941b13/uidgen/internal/clocktest"
 	"github.com/seed4d941b13/uidgen/internal/idtest"
-	"github.com/seed4d941b13/uidgen/internal/memlease"
+	"github.com/seed4d941b13/uidgen/internal/memleasetest"
 	"github.com/seed4d941b13/uidgen/internal/scheme/schemetest"
 )
 
@@ -184,7 +184,7 @@ func TestLease(t *testing.T) {
 	} {
 		t.Run(gen.name, func(t *testing.T) {
 			now := time.Now()
-			leaser := &memlease.Leaser{ID: 5, First: now.Unix(), Reserved: now.Unix() + 100}
+			leaser := &memleasetest.Leaser{ID: 5, First: now.Unix(), Reserved: now.Unix() + 100}
 			c, closeGen, err := gen.open(leaser)
 			if err != nil {
 				t.Fatal(err)

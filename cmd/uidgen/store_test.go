@@ -12,13 +12,13 @@ import (
 	"time"
 
 	"github.com/seed4d941b13/uidgen"
-	"github.com/seed4d941b13/uidgen/internal/memlease"
+	"github.com/seed4d941b13/uidgen/internal/memleasetest"
 )
 
 // fakeStore is a leaseStore in memory, chosen by -fake: it lends
 // leasetest's worker ID and records what the CLI asked of it.
 type fakeStore struct {
-	leaser  memlease.Leaser
+	leaser  memleasetest.Leaser
 	fail    error // what Leaser returns, if not nil
 	chosen  bool  // -fake
 	setting string
@@ -32,7 +32,7 @@ type fakeStore struct {
 
 func newFakeStore() *fakeStore {
 	now := time.Now().Unix()
-	return &fakeStore{leaser: memlease.Leaser{ID: 7, First: now - 10, Reserved: now + 3600}}
+	return &fakeStore{leaser: memleasetest.Leaser{ID: 7, First: now - 10, Reserved: now + 3600}}
 }
 
 func (s *fakeStore) Register(fs *flag.FlagSet) {

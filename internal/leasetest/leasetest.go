@@ -3,7 +3,7 @@
 // etcdworker and redisworker call Run with a Store of their own, and keep
 // beside it only what is their store's own (its faults, its rows or keys).
 // Run runs the generators on each store's leases too, so the generators'
-// own tests take their fake Leaser from package memlease.
+// own tests take their fake Leaser from package memleasetest.
 package leasetest
 
 import (

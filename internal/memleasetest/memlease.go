@@ -1,11 +1,11 @@
-// Package memlease is a uidgen.Leaser in memory, moved by hand: tests of
+// Package memleasetest is a uidgen.Leaser in memory, moved by hand: tests of
 // the generators reserve seconds, lose the lease and watch it released
 // without a store. It keeps only the part of the lease contract those
 // tests need: its Wait does not refuse a released lease, as a store's
 // does with uidgen.ErrReleased. It is not package leasetest, the
 // stores' conformance suite, because that suite runs the generators on
 // each store and so imports them, and their tests import this.
-package memlease
+package memleasetest
 
 import (
 	"context"
