@@ -324,41 +324,22 @@ func benchHelp(fs *flag.FlagSet, stores []string, stderr io.Writer) {
 	fs.Usage = shown.Usage
 }
 
-// benchOne builds c and hammers it for d, with progress on stderr: a line
-// redrawn five times a second on a terminal, and elsewhere (a pipe, a log
-// file) a line a second with no carriage return, so that a log reads line
-// by line.
+// benchOne builds c and hammers it for d, with progress on stderr.
 func benchOne(c contender, cfg cached.Config, goroutines int, d time.Duration, stderr io.Writer) (benchRow, error) {
 	b, err := c.build(cfg)
 	if err != nil {
 		return benchRow{}, err
 	}
 	defer b.close()
-	tty := isTerminal(stderr)
-	every := 200 * time.Millisecond
-	if !tty {
-		every = time.Second
-	}
-	progress := func(ids int64, elapsed time.Duration) {
-		line := fmt.Sprintf("%-8s %5.1fs of %v  %15s IDs  %12s IDs/s", c.name,
-			elapsed.Seconds(), d, human.Group(ids), human.Group(int64(float64(ids)/elapsed.Seconds())))
-		if tty {
-			fmt.Fprintf(stderr, "\r%s ", line)
-		} else {
-			fmt.Fprintln(stderr, line)
-		}
-	}
+	p := progressLine{w: stderr, tty: isTerminal(stderr), name: c.name, d: d}
 	r := loadtest.Run(loadtest.Config{
 		Goroutines:    goroutines,
 		Duration:      d,
 		SampleEvery:   benchSampleEvery,
-		Progress:      progress,
-		ProgressEvery: every,
+		Progress:      p.show,
+		ProgressEvery: p.every(),
 	}, b.next)
-	progress(r.IDs, r.Elapsed)
-	if tty {
-		fmt.Fprintln(stderr)
-	}
+	p.end(r)
 	if r.Err != nil {
 		return benchRow{}, fmt.Errorf("%s: %w", c.name, r.Err)
 	}
@@ -370,6 +351,44 @@ func benchOne(c contender, cfg cached.Config, goroutines int, d time.Duration, s
 		row.ring = b.ring()
 	}
 	return row, nil
+}
+
+// progressLine is bench's progress on stderr (w) while it runs the
+// contender called name for d: a line redrawn five times a second on a
+// terminal (tty), and elsewhere (a pipe, a log file) a line a second with
+// no carriage return, so that a log reads line by line.
+type progressLine struct {
+	w    io.Writer
+	tty  bool
+	name string
+	d    time.Duration
+}
+
+// every is how often show is called.
+func (p progressLine) every() time.Duration {
+	if p.tty {
+		return 200 * time.Millisecond
+	}
+	return time.Second
+}
+
+// show writes the line for ids made in elapsed.
+func (p progressLine) show(ids int64, elapsed time.Duration) {
+	line := fmt.Sprintf("%-8s %5.1fs of %v  %15s IDs  %12s IDs/s", p.name,
+		elapsed.Seconds(), p.d, human.Group(ids), human.Group(int64(float64(ids)/elapsed.Seconds())))
+	if p.tty {
+		fmt.Fprintf(p.w, "\r%s ", line)
+	} else {
+		fmt.Fprintln(p.w, line)
+	}
+}
+
+// end writes the line of r, the run's result, and on a terminal ends it.
+func (p progressLine) end(r loadtest.Result) {
+	p.show(r.IDs, r.Elapsed)
+	if p.tty {
+		fmt.Fprintln(p.w)
+	}
 }
 
 // printBench writes the table a person reads, aligned, and what it means.
