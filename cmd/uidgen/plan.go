@@ -249,17 +249,13 @@ func fitLayout(peak int64, years float64, geneBits, maxBits int) (timeBits, work
 // makePlan does the arithmetic for layout, counting from the instant from,
 // at qps IDs/s and restarts process starts a day.
 func makePlan(layout uidgen.Layout, from time.Time, qps, restarts float64) layoutPlan {
-	alloc, epoch, perSecond := layout.Bits(), layout.Epoch(), int64(time.Second/layout.Tick())
+	alloc, perSecond := layout.Bits(), int64(time.Second/layout.Tick())
 	span := (float64(alloc.MaxDelta()) + 1) / float64(perSecond) // seconds
-	desc := alloc.String()
-	if layout.Tick() != time.Second {
-		desc += fmt.Sprintf(" in %v ticks", layout.Tick())
-	}
 	spec := alloc.Spec()
 	p := layoutPlan{
 		GeneBits: spec.GeneBits, UsedBits: spec.TimeBits + spec.WorkerBits + spec.SeqBits + spec.GeneBits,
 		TimeBits: spec.TimeBits, WorkerBits: spec.WorkerBits, SeqBits: spec.SeqBits,
-		Layout: desc, Epoch: epoch.UTC(), From: from.UTC(),
+		Layout: describe(layout), Epoch: layout.Epoch().UTC(), From: from.UTC(),
 		tick: layout.Tick(), spanBits: mathbits.Len64(uint64(alloc.MaxDelta())),
 		IDsPerSecond:   (alloc.MaxSequence() + 1) * perSecond,
 		TimeSpanYears:  round2(span / secondsPerYear),
@@ -267,6 +263,29 @@ func makePlan(layout uidgen.Layout, from time.Time, qps, restarts float64) layou
 		WorkerIDs:      alloc.MaxWorkerID(),
 		RestartsPerDay: restarts,
 	}
+	p.planTime(layout, from, span)
+	if restarts > 0 {
+		years := round2(float64(p.WorkerIDs) / restarts / 365.25)
+		p.RestartYears = &years
+	}
+	return p
+}
+
+// describe returns layout's widths in their order from the top bit, and
+// its tick where it is not a second.
+func describe(layout uidgen.Layout) string {
+	desc := layout.Bits().String()
+	if layout.Tick() != time.Second {
+		desc += fmt.Sprintf(" in %v ticks", layout.Tick())
+	}
+	return desc
+}
+
+// planTime sets when layout's time bits, which hold span seconds, run out
+// counting from the instant from: at the clock's pace, and at p.QPS
+// through the cached generator.
+func (p *layoutPlan) planTime(layout uidgen.Layout, from time.Time, span float64) {
+	epoch := layout.Epoch()
 	// Seconds of ID time already spent at from; none before the epoch.
 	used := max(from.Sub(epoch).Seconds(), 0)
 	left := span - used
@@ -278,19 +297,13 @@ func makePlan(layout uidgen.Layout, from time.Time, qps, restarts float64) layou
 	// The cached generator's padder takes max(last+1, now) as its next
 	// second, so under a load above IDsPerSecond its seconds run ahead of
 	// the clock at QPS/IDsPerSecond; below it they follow the clock.
-	p.BorrowRate = round2(max(1, qps/float64(p.IDsPerSecond)))
-	cachedLeft := left / max(1, qps/float64(p.IDsPerSecond))
+	p.BorrowRate = round2(max(1, p.QPS/float64(p.IDsPerSecond)))
+	cachedLeft := left / max(1, p.QPS/float64(p.IDsPerSecond))
 	if left <= 0 {
 		cachedLeft = left
 	}
 	p.CachedRunsOut = instant(maxTime(from, epoch), cachedLeft)
 	p.CachedYearsLeft = round2(cachedLeft / secondsPerYear)
-
-	if restarts > 0 {
-		years := round2(float64(p.WorkerIDs) / restarts / 365.25)
-		p.RestartYears = &years
-	}
-	return p
 }
 
 // print writes p for a person: aligned, with the reasoning in words.
