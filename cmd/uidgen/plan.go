@@ -309,8 +309,15 @@ func (p *layoutPlan) planTime(layout uidgen.Layout, from time.Time, span float64
 // print writes p for a person: aligned, with the reasoning in words.
 func (p *layoutPlan) print(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	day := p.From.Format(time.DateOnly)
-	perSecond := human.Group(p.IDsPerSecond)
+	p.printBits(tw)
+	p.printTimeLeft(tw)
+	p.printWorkerIDs(tw)
+	return tw.Flush()
+}
+
+// printBits writes the layout, what its bits hold and how long its time
+// bits last.
+func (p *layoutPlan) printBits(tw io.Writer) {
 	fmt.Fprintf(tw, "layout\t%s from %s\n", p.Layout, p.Epoch.Format("2006-01-02 15:04:05.999 MST"))
 	switch {
 	case p.UsedBits <= 53:
@@ -325,26 +332,38 @@ func (p *layoutPlan) print(w io.Writer) error {
 	if p.tick != time.Second {
 		tick, unit = fmt.Sprintf("2^%d a tick of %v", p.SeqBits, p.tick), "ticks of "+p.tick.String()
 	}
-	fmt.Fprintf(tw, "IDs per second\t%s per worker in each second of ID time (%s)\n", perSecond, tick)
+	fmt.Fprintf(tw, "IDs per second\t%s per worker in each second of ID time (%s)\n", human.Group(p.IDsPerSecond), tick)
 	fmt.Fprintf(tw, "time bits\t2^%d %s = %s years, run out %s\n", p.spanBits, unit, years(p.TimeSpanYears), date(p.RunsOut))
+}
+
+// printTimeLeft writes the years left after From, at the clock's pace and
+// under load.
+func (p *layoutPlan) printTimeLeft(tw io.Writer) {
+	day := p.From.Format(time.DateOnly)
+	perSecond := human.Group(p.IDsPerSecond)
 	if p.YearsLeft <= 0 {
 		fmt.Fprintf(tw, "  at %s\talready run out: no IDs can be made with this layout and epoch\n", day)
-	} else {
-		fmt.Fprintf(tw, "  at the clock's pace\t%s years left after %s\n", years(p.YearsLeft), day)
-		load := human.Group(int64(p.QPS))
-		switch {
-		case p.QPS == 0:
-			fmt.Fprintf(tw, "  under load\tgive -qps: past %s IDs/s the cached generator borrows future seconds\n", perSecond)
-		case p.BorrowRate <= 1:
-			fmt.Fprintf(tw, "  at %s IDs/s\tno borrowing: the load fits in %s IDs a second\n", load, perSecond)
-		default:
-			fmt.Fprintf(tw, "  at %s IDs/s\tthe cached generator uses %v s of ID time a second: run out %s, %s years after %s\n",
-				load, p.BorrowRate, date(p.CachedRunsOut), years(p.CachedYearsLeft), day)
-			fmt.Fprintf(tw, "\tthat holds across restarts on a leased worker ID, which start above the last second used:"+
-				" only a fresh ID, or a run that waits for the clock, starts at the clock again\n")
-			fmt.Fprintf(tw, "\tdefaultgen makes at most %s IDs/s per process; its callers wait for the next tick\n", perSecond)
-		}
+		return
 	}
+	fmt.Fprintf(tw, "  at the clock's pace\t%s years left after %s\n", years(p.YearsLeft), day)
+	load := human.Group(int64(p.QPS))
+	switch {
+	case p.QPS == 0:
+		fmt.Fprintf(tw, "  under load\tgive -qps: past %s IDs/s the cached generator borrows future seconds\n", perSecond)
+	case p.BorrowRate <= 1:
+		fmt.Fprintf(tw, "  at %s IDs/s\tno borrowing: the load fits in %s IDs a second\n", load, perSecond)
+	default:
+		fmt.Fprintf(tw, "  at %s IDs/s\tthe cached generator uses %v s of ID time a second: run out %s, %s years after %s\n",
+			load, p.BorrowRate, date(p.CachedRunsOut), years(p.CachedYearsLeft), day)
+		fmt.Fprintf(tw, "\tthat holds across restarts on a leased worker ID, which start above the last second used:"+
+			" only a fresh ID, or a run that waits for the clock, starts at the clock again\n")
+		fmt.Fprintf(tw, "\tdefaultgen makes at most %s IDs/s per process; its callers wait for the next tick\n", perSecond)
+	}
+}
+
+// printWorkerIDs writes how long the worker IDs last as fresh IDs, and
+// whether they hold the processes alive at once as leased ones.
+func (p *layoutPlan) printWorkerIDs(tw io.Writer) {
 	fmt.Fprintf(tw, "worker IDs\t%s process starts (2^%d-1), each taking a fresh ID\n", human.Group(p.WorkerIDs), p.WorkerBits)
 	if p.RestartYears == nil {
 		fmt.Fprintf(tw, "  restarts\tgive -restarts-per-day for how many years they last\n")
@@ -365,7 +384,6 @@ func (p *layoutPlan) print(w io.Writer) error {
 	default:
 		fmt.Fprintf(tw, "  leased IDs\t%s need %d worker bits (-lease)\n", alive, mathbits.Len64(uint64(need)))
 	}
-	return tw.Flush()
 }
 
 // instant returns t plus seconds, or nil past year 9999. It counts in
