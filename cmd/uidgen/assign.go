@@ -198,23 +198,42 @@ func (w *workerFlags) source() (idSource, func(), error) {
 	if err != nil {
 		return idSource{}, nil, err
 	}
-	lease, ids := w.lease || embedded, w.ids.WorkerIDRange
+	lease := w.lease || embedded
+	ids, err := w.leaseRange(lease, embedded)
+	if err != nil {
+		return idSource{}, nil, err
+	}
+	return w.tableSource(dsn, lease, ids)
+}
+
+// leaseRange refuses the lease flags where the worker ID is not leased
+// (lease), and -worker but from the -db file (embedded), and returns the
+// range a lease takes its ID from: -worker's one ID where given, else
+// -worker-ids'.
+func (w *workerFlags) leaseRange(lease, embedded bool) (uidgen.WorkerIDRange, error) {
 	for _, name := range []string{"lease-ttl", "lease-horizon", "worker-ids"} {
 		if w.set(name) && !lease {
-			return idSource{}, nil, fmt.Errorf("%w: -%s needs -lease%s: only a leased worker ID expires, reserves ahead and comes from a range", ErrUsage, name, w.store.orStore())
+			return uidgen.WorkerIDRange{}, fmt.Errorf("%w: -%s needs -lease%s: only a leased worker ID expires, reserves ahead and comes from a range", ErrUsage, name, w.store.orStore())
 		}
 	}
-	if w.set("worker") {
-		switch {
-		case !embedded:
-			return idSource{}, nil, fmt.Errorf("%w: -worker and -dsn both given: the worker ID comes from one or the other", ErrUsage)
-		case w.set("worker-ids"):
-			return idSource{}, nil, fmt.Errorf("%w: -worker and -worker-ids both given: the worker ID is -worker's", ErrUsage)
-		case w.id < 1:
-			return idSource{}, nil, fmt.Errorf("%w: -worker %d: a leased worker ID is 1 or more", ErrUsage, w.id)
-		}
-		ids = uidgen.WorkerIDRange{Min: w.id, Max: w.id}
+	if !w.set("worker") {
+		return w.ids.WorkerIDRange, nil
 	}
+	switch {
+	case !embedded:
+		return uidgen.WorkerIDRange{}, fmt.Errorf("%w: -worker and -dsn both given: the worker ID comes from one or the other", ErrUsage)
+	case w.set("worker-ids"):
+		return uidgen.WorkerIDRange{}, fmt.Errorf("%w: -worker and -worker-ids both given: the worker ID is -worker's", ErrUsage)
+	case w.id < 1:
+		return uidgen.WorkerIDRange{}, fmt.Errorf("%w: -worker %d: a leased worker ID is 1 or more", ErrUsage, w.id)
+	}
+	return uidgen.WorkerIDRange{Min: w.id, Max: w.id}, nil
+}
+
+// tableSource opens dsn's database and returns a Leaser of its worker
+// table's IDs in ids where lease, else an Assigner of fresh ones, and a
+// func that closes the database.
+func (w *workerFlags) tableSource(dsn string, lease bool, ids uidgen.WorkerIDRange) (idSource, func(), error) {
 	db, err := openDB(dsn)
 	if err != nil {
 		return idSource{}, nil, err

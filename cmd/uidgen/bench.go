@@ -194,83 +194,116 @@ const (
 	benchExample = "uidgen bench -d 3s -goroutines 4\n  uidgen bench -segment bench -dsn 'root@tcp(127.0.0.1:3306)/test'"
 )
 
-func runBench(args []string, stdout, stderr io.Writer, store leaseStore) error {
-	fs := newFlagSet("bench", benchSynopsis, benchExample, stderr)
-	d := fs.Duration("d", 3*time.Second, "how long to run each generator")
-	goroutines := fs.Int("goroutines", runtime.GOMAXPROCS(0), "goroutines calling NextID at once")
-	var mf makerFlags
-	mf.register(fs, store)
-	var sf segmentFlags
-	sf.register(fs)
-	stores := mf.worker.storeFlagNames()
-	benchHelp(fs, stores, stderr)
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	switch {
-	case fs.NArg() > 0:
-		return fmt.Errorf("%w: unexpected argument %q", ErrUsage, fs.Arg(0))
-	case *d <= 0:
-		return fmt.Errorf("%w: -d %v: must be more than 0", ErrUsage, *d)
-	case *goroutines < 1:
-		return fmt.Errorf("%w: -goroutines %d: must be 1 or more", ErrUsage, *goroutines)
-	}
-	if err := sf.checkTag(fs); err != nil {
-		return err
-	}
-	list := contenders
-	var cfg cached.Config
-	if sf.tag == "" {
-		if name := setFlag(fs, "segment-table", "start", "step", "claim-every", "max-step"); name != "" {
-			return fmt.Errorf("%w: -%s needs -segment", ErrUsage, name)
-		}
-		if name := setFlag(fs, stores...); name != "" {
-			segment := ""
-			if name == "db" || name == "dsn" {
-				segment = "; -db and -dsn go with -segment, naming its tag table"
-			}
-			return fmt.Errorf("%w: -%s: bench takes a static worker ID (-worker, 0 by default) and keeps no store: "+
-				"its IDs go to no one, so it leases and reserves nothing%s", ErrUsage, name, segment)
-		}
-		var err error
-		if cfg, err = mf.static(); err != nil {
-			return err
-		}
-	} else {
-		// The segment generator beside the cached one, whose worker ID is
-		// static: -dsn is the tag table's database.
-		if err := segmentConflicts(fs, "segment", "segment-table", "start", "step", "claim-every", "max-step", "dsn", "db", "d", "goroutines", "worker"); err != nil {
-			return err
-		}
-		dsn, err := mf.worker.tagDSN()
-		if err != nil {
-			return err
-		}
-		if cfg, err = mf.static(); err != nil {
-			return err
-		}
-		list = []contender{contenders[0], segmentContender(&sf, dsn)}
-	}
+// benchFlags are bench's flags.
+type benchFlags struct {
+	fs         *flag.FlagSet
+	d          time.Duration
+	goroutines int
+	maker      makerFlags
+	segment    segmentFlags
+	stores     []string // the flags of a worker ID's store, which bench refuses
+}
 
+func runBench(args []string, stdout, stderr io.Writer, store leaseStore) error {
+	var f benchFlags
+	f.register(newFlagSet("bench", benchSynopsis, benchExample, stderr), store, stderr)
+	if err := parseFlags(f.fs, args); err != nil {
+		return err
+	}
+	if err := f.check(); err != nil {
+		return err
+	}
+	list, cfg, err := f.contenders()
+	if err != nil {
+		return err
+	}
 	// A static worker ID the layout cannot hold fails every generator:
 	// say so before the baseline, not after it has run for -d.
-	if err := scheme.CheckWorkerID(cfg.Layout.Bits(), mf.worker.id); err != nil {
+	if err := scheme.CheckWorkerID(cfg.Layout.Bits(), f.maker.worker.id); err != nil {
 		return usageIf(fmt.Errorf("-worker: %w", err))
 	}
-	list = append([]contender{atomicContender}, list...)
+	rows, err := f.measure(append([]contender{atomicContender}, list...), cfg, stderr)
+	if err != nil {
+		return err
+	}
+	if err := printBench(stdout, rows, f.goroutines, cfg); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintf(stdout, "worker ID %d is static and remembered nowhere: bench hands its IDs to no one. gen and serve lease theirs from -db.\n", f.maker.worker.id)
+	return err
+}
+
+func (f *benchFlags) register(fs *flag.FlagSet, store leaseStore, stderr io.Writer) {
+	f.fs = fs
+	fs.DurationVar(&f.d, "d", 3*time.Second, "how long to run each generator")
+	fs.IntVar(&f.goroutines, "goroutines", runtime.GOMAXPROCS(0), "goroutines calling NextID at once")
+	f.maker.register(fs, store)
+	f.segment.register(fs)
+	f.stores = f.maker.worker.storeFlagNames()
+	benchHelp(fs, f.stores, stderr)
+}
+
+// check refuses arguments, bad flags, and the flags bench has no use
+// for: a store's, which a static worker ID does without, and with
+// -segment any but its own.
+func (f *benchFlags) check() error {
+	switch {
+	case f.fs.NArg() > 0:
+		return fmt.Errorf("%w: unexpected argument %q", ErrUsage, f.fs.Arg(0))
+	case f.d <= 0:
+		return fmt.Errorf("%w: -d %v: must be more than 0", ErrUsage, f.d)
+	case f.goroutines < 1:
+		return fmt.Errorf("%w: -goroutines %d: must be 1 or more", ErrUsage, f.goroutines)
+	}
+	if err := f.segment.checkTag(f.fs); err != nil {
+		return err
+	}
+	if f.segment.tag != "" {
+		// The segment generator beside the cached one, whose worker ID is
+		// static: -dsn is the tag table's database.
+		return segmentConflicts(f.fs, "segment", "segment-table", "start", "step", "claim-every", "max-step", "dsn", "db", "d", "goroutines", "worker")
+	}
+	if name := setFlag(f.fs, "segment-table", "start", "step", "claim-every", "max-step"); name != "" {
+		return fmt.Errorf("%w: -%s needs -segment", ErrUsage, name)
+	}
+	if name := setFlag(f.fs, f.stores...); name != "" {
+		segment := ""
+		if name == "db" || name == "dsn" {
+			segment = "; -db and -dsn go with -segment, naming its tag table"
+		}
+		return fmt.Errorf("%w: -%s: bench takes a static worker ID (-worker, 0 by default) and keeps no store: "+
+			"its IDs go to no one, so it leases and reserves nothing%s", ErrUsage, name, segment)
+	}
+	return nil
+}
+
+// contenders returns the generators bench measures after the baseline,
+// and the config they are built from: the cached and default ones, or
+// with -segment the cached one and the segment one of -segment's tag.
+func (f *benchFlags) contenders() ([]contender, cached.Config, error) {
+	list := contenders
+	if f.segment.tag != "" {
+		dsn, err := f.maker.worker.tagDSN()
+		if err != nil {
+			return nil, cached.Config{}, err
+		}
+		list = []contender{contenders[0], segmentContender(&f.segment, dsn)}
+	}
+	cfg, err := f.maker.static()
+	return list, cfg, err
+}
+
+// measure runs each of list in turn, and returns a row for each.
+func (f *benchFlags) measure(list []contender, cfg cached.Config, stderr io.Writer) ([]benchRow, error) {
 	rows := make([]benchRow, 0, len(list))
 	for _, c := range list {
-		row, err := benchOne(c, cfg, *goroutines, *d, stderr)
+		row, err := benchOne(c, cfg, f.goroutines, f.d, stderr)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		rows = append(rows, row)
 	}
-	if err := printBench(stdout, rows, *goroutines, cfg); err != nil {
-		return err
-	}
-	_, err := fmt.Fprintf(stdout, "worker ID %d is static and remembered nowhere: bench hands its IDs to no one. gen and serve lease theirs from -db.\n", mf.worker.id)
-	return err
+	return rows, nil
 }
 
 // benchHelp says on fs's flags what they mean to bench, and makes its -h
@@ -291,41 +324,22 @@ func benchHelp(fs *flag.FlagSet, stores []string, stderr io.Writer) {
 	fs.Usage = shown.Usage
 }
 
-// benchOne builds c and hammers it for d, with progress on stderr: a line
-// redrawn five times a second on a terminal, and elsewhere (a pipe, a log
-// file) a line a second with no carriage return, so that a log reads line
-// by line.
+// benchOne builds c and hammers it for d, with progress on stderr.
 func benchOne(c contender, cfg cached.Config, goroutines int, d time.Duration, stderr io.Writer) (benchRow, error) {
 	b, err := c.build(cfg)
 	if err != nil {
 		return benchRow{}, err
 	}
 	defer b.close()
-	tty := isTerminal(stderr)
-	every := 200 * time.Millisecond
-	if !tty {
-		every = time.Second
-	}
-	progress := func(ids int64, elapsed time.Duration) {
-		line := fmt.Sprintf("%-8s %5.1fs of %v  %15s IDs  %12s IDs/s", c.name,
-			elapsed.Seconds(), d, human.Group(ids), human.Group(int64(float64(ids)/elapsed.Seconds())))
-		if tty {
-			fmt.Fprintf(stderr, "\r%s ", line)
-		} else {
-			fmt.Fprintln(stderr, line)
-		}
-	}
+	p := progressLine{w: stderr, tty: isTerminal(stderr), name: c.name, d: d}
 	r := loadtest.Run(loadtest.Config{
 		Goroutines:    goroutines,
 		Duration:      d,
 		SampleEvery:   benchSampleEvery,
-		Progress:      progress,
-		ProgressEvery: every,
+		Progress:      p.show,
+		ProgressEvery: p.every(),
 	}, b.next)
-	progress(r.IDs, r.Elapsed)
-	if tty {
-		fmt.Fprintln(stderr)
-	}
+	p.end(r)
 	if r.Err != nil {
 		return benchRow{}, fmt.Errorf("%s: %w", c.name, r.Err)
 	}
@@ -337,6 +351,44 @@ func benchOne(c contender, cfg cached.Config, goroutines int, d time.Duration, s
 		row.ring = b.ring()
 	}
 	return row, nil
+}
+
+// progressLine is bench's progress on stderr (w) while it runs the
+// contender called name for d: a line redrawn five times a second on a
+// terminal (tty), and elsewhere (a pipe, a log file) a line a second with
+// no carriage return, so that a log reads line by line.
+type progressLine struct {
+	w    io.Writer
+	tty  bool
+	name string
+	d    time.Duration
+}
+
+// every is how often show is called.
+func (p progressLine) every() time.Duration {
+	if p.tty {
+		return 200 * time.Millisecond
+	}
+	return time.Second
+}
+
+// show writes the line for ids made in elapsed.
+func (p progressLine) show(ids int64, elapsed time.Duration) {
+	line := fmt.Sprintf("%-8s %5.1fs of %v  %15s IDs  %12s IDs/s", p.name,
+		elapsed.Seconds(), p.d, human.Group(ids), human.Group(int64(float64(ids)/elapsed.Seconds())))
+	if p.tty {
+		fmt.Fprintf(p.w, "\r%s ", line)
+	} else {
+		fmt.Fprintln(p.w, line)
+	}
+}
+
+// end writes the line of r, the run's result, and on a terminal ends it.
+func (p progressLine) end(r loadtest.Result) {
+	p.show(r.IDs, r.Elapsed)
+	if p.tty {
+		fmt.Fprintln(p.w)
+	}
 }
 
 // printBench writes the table a person reads, aligned, and what it means.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -103,78 +104,126 @@ type layoutPlan struct {
 	ReservedByCrashes   int64   `json:"reservedByCrashes"`
 }
 
+// planFlags are plan's flags.
+type planFlags struct {
+	fs       *flag.FlagSet
+	layout   layoutFlags
+	qps      float64
+	restarts float64
+	peak     int64
+	crashes  float64
+	horizon  time.Duration
+	fit      bool
+	lifetime float64 // -years'
+	maxBits  int
+	from     string
+	asJSON   bool
+}
+
 func runPlan(args []string, stdout, stderr io.Writer, _ leaseStore) error {
-	fs := newFlagSet("plan",
+	var f planFlags
+	f.register(newFlagSet("plan",
 		"plan [-layout NAME | -time-bits T -worker-bits W -seq-bits S | -fit -years Y [-max-bits B]] [-gene-bits G] [-epoch DATE] [-qps Q] [-restarts-per-day R] [-peak-workers N [-crashes-per-hour C] [-lease-horizon D]] [-from DATE] [-json]",
 		"uidgen plan -time-bits 29 -worker-bits 21 -seq-bits 13 -epoch 2026-01-01 -qps 100000 -restarts-per-day 500",
-		stderr)
-	var layout layoutFlags
-	layout.register(fs)
-	qps := fs.Float64("qps", 0, "IDs per second through one cached generator to plan for")
-	restarts := fs.Float64("restarts-per-day", 0, "process starts a day across the whole fleet (each takes a worker ID)")
-	peak := fs.Int64("peak-workers", 0, "most processes alive at once, with leased worker IDs (-lease), which come back")
-	crashes := fs.Float64("crashes-per-hour", 0, "with -peak-workers: processes that die an hour without releasing their leased ID,\nwhich stays reserved up to -lease-horizon ahead while others take new IDs")
-	horizon := fs.Duration("lease-horizon", leasing.DefaultHorizon, "with -crashes-per-hour: the fleet's lease horizon (-lease-horizon of gen and serve)")
-	fit := fs.Bool("fit", false, "plan the layout with the most sequence bits whose worker bits hold -peak-workers\nand whose time bits last -years from the epoch")
-	lifetime := fs.Float64("years", 0, "with -fit: how many years from the epoch the layout must last")
-	maxBits := fs.Int("max-bits", 63, "with -fit: bits the IDs may use below the sign; 53 keeps every ID exact as a JavaScript number")
-	from := fs.String("from", "", "date to count years left from, as YYYY-MM-DD or RFC 3339 (default now)")
-	asJSON := fs.Bool("json", false, "print the plan as one JSON object")
-	if err := parseFlags(fs, args); err != nil {
+		stderr))
+	if err := parseFlags(f.fs, args); err != nil {
 		return err
 	}
-	if fs.NArg() > 0 {
-		return fmt.Errorf("%w: unexpected argument %q", ErrUsage, fs.Arg(0))
+	if err := f.check(); err != nil {
+		return err
 	}
-	for _, f := range []struct {
-		name string
-		v    float64
-	}{{"qps", *qps}, {"restarts-per-day", *restarts}, {"crashes-per-hour", *crashes}} {
-		if f.v < 0 || math.IsInf(f.v, 0) || math.IsNaN(f.v) {
-			return fmt.Errorf("%w: -%s %v: must be 0 or more", ErrUsage, f.name, f.v)
-		}
-	}
-	if *peak < 0 {
-		return fmt.Errorf("%w: -peak-workers %d: must be 0 or more", ErrUsage, *peak)
-	}
-	if *horizon < leasing.MinHorizon || *horizon > leasing.MaxHorizon {
-		return fmt.Errorf("%w: -lease-horizon %s: want %s to %s", ErrUsage,
-			defaults.Duration(*horizon), defaults.Duration(leasing.MinHorizon), defaults.Duration(leasing.MaxHorizon))
-	}
-	if *fit && layout.name != "" {
-		return fmt.Errorf("%w: -fit chooses the bits, -layout %s has its own: give one or the other", ErrUsage, layout.name)
-	}
-	if *fit && setFlag(fs, "time-bits", "worker-bits", "seq-bits") != "" {
-		return fmt.Errorf("%w: -fit chooses the bits: give -peak-workers and -years, not -time-bits, -worker-bits or -seq-bits", ErrUsage)
-	}
-	var err error
-	start := time.Now().Truncate(time.Second)
-	if *from != "" {
-		if start, err = parseEpoch(*from); err != nil {
-			return fmt.Errorf("%w: -from %q is neither YYYY-MM-DD nor RFC 3339", ErrUsage, *from)
-		}
-	}
-
-	// Crashes at a steady rate keep rate × horizon IDs reserved at once.
-	reserved := int64(math.Ceil(*crashes * horizon.Hours()))
-	if *fit {
-		if layout.timeBits, layout.workerBits, layout.seqBits, err = fitLayout(*peak+reserved, *lifetime, layout.geneBits, *maxBits); err != nil {
-			return err
-		}
-	}
-	l, err := layout.layout()
+	start, err := f.start()
 	if err != nil {
 		return err
 	}
-	p := makePlan(l, start, *qps, *restarts)
-	p.PeakWorkers, p.CrashesPerHour, p.LeaseHorizonSeconds, p.ReservedByCrashes = *peak, *crashes, horizon.Seconds(), reserved
-
-	if *asJSON {
+	p, err := f.plan(start)
+	if err != nil {
+		return err
+	}
+	if f.asJSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(p)
 	}
 	return p.print(stdout)
+}
+
+func (f *planFlags) register(fs *flag.FlagSet) {
+	f.fs = fs
+	f.layout.register(fs)
+	fs.Float64Var(&f.qps, "qps", 0, "IDs per second through one cached generator to plan for")
+	fs.Float64Var(&f.restarts, "restarts-per-day", 0, "process starts a day across the whole fleet (each takes a worker ID)")
+	fs.Int64Var(&f.peak, "peak-workers", 0, "most processes alive at once, with leased worker IDs (-lease), which come back")
+	fs.Float64Var(&f.crashes, "crashes-per-hour", 0, "with -peak-workers: processes that die an hour without releasing their leased ID,\nwhich stays reserved up to -lease-horizon ahead while others take new IDs")
+	fs.DurationVar(&f.horizon, "lease-horizon", leasing.DefaultHorizon, "with -crashes-per-hour: the fleet's lease horizon (-lease-horizon of gen and serve)")
+	fs.BoolVar(&f.fit, "fit", false, "plan the layout with the most sequence bits whose worker bits hold -peak-workers\nand whose time bits last -years from the epoch")
+	fs.Float64Var(&f.lifetime, "years", 0, "with -fit: how many years from the epoch the layout must last")
+	fs.IntVar(&f.maxBits, "max-bits", 63, "with -fit: bits the IDs may use below the sign; 53 keeps every ID exact as a JavaScript number")
+	fs.StringVar(&f.from, "from", "", "date to count years left from, as YYYY-MM-DD or RFC 3339 (default now)")
+	fs.BoolVar(&f.asJSON, "json", false, "print the plan as one JSON object")
+}
+
+// check refuses arguments, rates that are not numbers of 0 or more, a
+// lease horizon out of range, and -fit with the bits it would choose.
+func (f *planFlags) check() error {
+	if f.fs.NArg() > 0 {
+		return fmt.Errorf("%w: unexpected argument %q", ErrUsage, f.fs.Arg(0))
+	}
+	for _, r := range []struct {
+		name string
+		v    float64
+	}{{"qps", f.qps}, {"restarts-per-day", f.restarts}, {"crashes-per-hour", f.crashes}} {
+		if r.v < 0 || math.IsInf(r.v, 0) || math.IsNaN(r.v) {
+			return fmt.Errorf("%w: -%s %v: must be 0 or more", ErrUsage, r.name, r.v)
+		}
+	}
+	if f.peak < 0 {
+		return fmt.Errorf("%w: -peak-workers %d: must be 0 or more", ErrUsage, f.peak)
+	}
+	if f.horizon < leasing.MinHorizon || f.horizon > leasing.MaxHorizon {
+		return fmt.Errorf("%w: -lease-horizon %s: want %s to %s", ErrUsage,
+			defaults.Duration(f.horizon), defaults.Duration(leasing.MinHorizon), defaults.Duration(leasing.MaxHorizon))
+	}
+	if f.fit && f.layout.name != "" {
+		return fmt.Errorf("%w: -fit chooses the bits, -layout %s has its own: give one or the other", ErrUsage, f.layout.name)
+	}
+	if f.fit && setFlag(f.fs, "time-bits", "worker-bits", "seq-bits") != "" {
+		return fmt.Errorf("%w: -fit chooses the bits: give -peak-workers and -years, not -time-bits, -worker-bits or -seq-bits", ErrUsage)
+	}
+	return nil
+}
+
+// start returns the instant the years left count from: -from's, else
+// now, in whole seconds.
+func (f *planFlags) start() (time.Time, error) {
+	if f.from == "" {
+		return time.Now().Truncate(time.Second), nil
+	}
+	start, err := parseEpoch(f.from)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("%w: -from %q is neither YYYY-MM-DD nor RFC 3339", ErrUsage, f.from)
+	}
+	return start, nil
+}
+
+// plan returns the plan of the layout the flags give, or with -fit
+// choose, counting from start.
+func (f *planFlags) plan(start time.Time) (layoutPlan, error) {
+	// Crashes at a steady rate keep rate × horizon IDs reserved at once.
+	reserved := int64(math.Ceil(f.crashes * f.horizon.Hours()))
+	if f.fit {
+		var err error
+		if f.layout.timeBits, f.layout.workerBits, f.layout.seqBits, err = fitLayout(f.peak+reserved, f.lifetime, f.layout.geneBits, f.maxBits); err != nil {
+			return layoutPlan{}, err
+		}
+	}
+	l, err := f.layout.layout()
+	if err != nil {
+		return layoutPlan{}, err
+	}
+	p := makePlan(l, start, f.qps, f.restarts)
+	p.PeakWorkers, p.CrashesPerHour, p.LeaseHorizonSeconds, p.ReservedByCrashes = f.peak, f.crashes, f.horizon.Seconds(), reserved
+	return p, nil
 }
 
 // fitLayout returns the widths with the most sequence bits whose worker bits
@@ -200,17 +249,13 @@ func fitLayout(peak int64, years float64, geneBits, maxBits int) (timeBits, work
 // makePlan does the arithmetic for layout, counting from the instant from,
 // at qps IDs/s and restarts process starts a day.
 func makePlan(layout uidgen.Layout, from time.Time, qps, restarts float64) layoutPlan {
-	alloc, epoch, perSecond := layout.Bits(), layout.Epoch(), int64(time.Second/layout.Tick())
+	alloc, perSecond := layout.Bits(), int64(time.Second/layout.Tick())
 	span := (float64(alloc.MaxDelta()) + 1) / float64(perSecond) // seconds
-	desc := alloc.String()
-	if layout.Tick() != time.Second {
-		desc += fmt.Sprintf(" in %v ticks", layout.Tick())
-	}
 	spec := alloc.Spec()
 	p := layoutPlan{
 		GeneBits: spec.GeneBits, UsedBits: spec.TimeBits + spec.WorkerBits + spec.SeqBits + spec.GeneBits,
 		TimeBits: spec.TimeBits, WorkerBits: spec.WorkerBits, SeqBits: spec.SeqBits,
-		Layout: desc, Epoch: epoch.UTC(), From: from.UTC(),
+		Layout: describe(layout), Epoch: layout.Epoch().UTC(), From: from.UTC(),
 		tick: layout.Tick(), spanBits: mathbits.Len64(uint64(alloc.MaxDelta())),
 		IDsPerSecond:   (alloc.MaxSequence() + 1) * perSecond,
 		TimeSpanYears:  round2(span / secondsPerYear),
@@ -218,6 +263,29 @@ func makePlan(layout uidgen.Layout, from time.Time, qps, restarts float64) layou
 		WorkerIDs:      alloc.MaxWorkerID(),
 		RestartsPerDay: restarts,
 	}
+	p.planTime(layout, from, span)
+	if restarts > 0 {
+		years := round2(float64(p.WorkerIDs) / restarts / 365.25)
+		p.RestartYears = &years
+	}
+	return p
+}
+
+// describe returns layout's widths in their order from the top bit, and
+// its tick where it is not a second.
+func describe(layout uidgen.Layout) string {
+	desc := layout.Bits().String()
+	if layout.Tick() != time.Second {
+		desc += fmt.Sprintf(" in %v ticks", layout.Tick())
+	}
+	return desc
+}
+
+// planTime sets when layout's time bits, which hold span seconds, run out
+// counting from the instant from: at the clock's pace, and at p.QPS
+// through the cached generator.
+func (p *layoutPlan) planTime(layout uidgen.Layout, from time.Time, span float64) {
+	epoch := layout.Epoch()
 	// Seconds of ID time already spent at from; none before the epoch.
 	used := max(from.Sub(epoch).Seconds(), 0)
 	left := span - used
@@ -229,26 +297,27 @@ func makePlan(layout uidgen.Layout, from time.Time, qps, restarts float64) layou
 	// The cached generator's padder takes max(last+1, now) as its next
 	// second, so under a load above IDsPerSecond its seconds run ahead of
 	// the clock at QPS/IDsPerSecond; below it they follow the clock.
-	p.BorrowRate = round2(max(1, qps/float64(p.IDsPerSecond)))
-	cachedLeft := left / max(1, qps/float64(p.IDsPerSecond))
+	p.BorrowRate = round2(max(1, p.QPS/float64(p.IDsPerSecond)))
+	cachedLeft := left / max(1, p.QPS/float64(p.IDsPerSecond))
 	if left <= 0 {
 		cachedLeft = left
 	}
 	p.CachedRunsOut = instant(maxTime(from, epoch), cachedLeft)
 	p.CachedYearsLeft = round2(cachedLeft / secondsPerYear)
-
-	if restarts > 0 {
-		years := round2(float64(p.WorkerIDs) / restarts / 365.25)
-		p.RestartYears = &years
-	}
-	return p
 }
 
 // print writes p for a person: aligned, with the reasoning in words.
 func (p *layoutPlan) print(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	day := p.From.Format(time.DateOnly)
-	perSecond := human.Group(p.IDsPerSecond)
+	p.printBits(tw)
+	p.printTimeLeft(tw)
+	p.printWorkerIDs(tw)
+	return tw.Flush()
+}
+
+// printBits writes the layout, what its bits hold and how long its time
+// bits last.
+func (p *layoutPlan) printBits(tw io.Writer) {
 	fmt.Fprintf(tw, "layout\t%s from %s\n", p.Layout, p.Epoch.Format("2006-01-02 15:04:05.999 MST"))
 	switch {
 	case p.UsedBits <= 53:
@@ -263,26 +332,38 @@ func (p *layoutPlan) print(w io.Writer) error {
 	if p.tick != time.Second {
 		tick, unit = fmt.Sprintf("2^%d a tick of %v", p.SeqBits, p.tick), "ticks of "+p.tick.String()
 	}
-	fmt.Fprintf(tw, "IDs per second\t%s per worker in each second of ID time (%s)\n", perSecond, tick)
+	fmt.Fprintf(tw, "IDs per second\t%s per worker in each second of ID time (%s)\n", human.Group(p.IDsPerSecond), tick)
 	fmt.Fprintf(tw, "time bits\t2^%d %s = %s years, run out %s\n", p.spanBits, unit, years(p.TimeSpanYears), date(p.RunsOut))
+}
+
+// printTimeLeft writes the years left after From, at the clock's pace and
+// under load.
+func (p *layoutPlan) printTimeLeft(tw io.Writer) {
+	day := p.From.Format(time.DateOnly)
+	perSecond := human.Group(p.IDsPerSecond)
 	if p.YearsLeft <= 0 {
 		fmt.Fprintf(tw, "  at %s\talready run out: no IDs can be made with this layout and epoch\n", day)
-	} else {
-		fmt.Fprintf(tw, "  at the clock's pace\t%s years left after %s\n", years(p.YearsLeft), day)
-		load := human.Group(int64(p.QPS))
-		switch {
-		case p.QPS == 0:
-			fmt.Fprintf(tw, "  under load\tgive -qps: past %s IDs/s the cached generator borrows future seconds\n", perSecond)
-		case p.BorrowRate <= 1:
-			fmt.Fprintf(tw, "  at %s IDs/s\tno borrowing: the load fits in %s IDs a second\n", load, perSecond)
-		default:
-			fmt.Fprintf(tw, "  at %s IDs/s\tthe cached generator uses %v s of ID time a second: run out %s, %s years after %s\n",
-				load, p.BorrowRate, date(p.CachedRunsOut), years(p.CachedYearsLeft), day)
-			fmt.Fprintf(tw, "\tthat holds across restarts on a leased worker ID, which start above the last second used:"+
-				" only a fresh ID, or a run that waits for the clock, starts at the clock again\n")
-			fmt.Fprintf(tw, "\tdefaultgen makes at most %s IDs/s per process; its callers wait for the next tick\n", perSecond)
-		}
+		return
 	}
+	fmt.Fprintf(tw, "  at the clock's pace\t%s years left after %s\n", years(p.YearsLeft), day)
+	load := human.Group(int64(p.QPS))
+	switch {
+	case p.QPS == 0:
+		fmt.Fprintf(tw, "  under load\tgive -qps: past %s IDs/s the cached generator borrows future seconds\n", perSecond)
+	case p.BorrowRate <= 1:
+		fmt.Fprintf(tw, "  at %s IDs/s\tno borrowing: the load fits in %s IDs a second\n", load, perSecond)
+	default:
+		fmt.Fprintf(tw, "  at %s IDs/s\tthe cached generator uses %v s of ID time a second: run out %s, %s years after %s\n",
+			load, p.BorrowRate, date(p.CachedRunsOut), years(p.CachedYearsLeft), day)
+		fmt.Fprintf(tw, "\tthat holds across restarts on a leased worker ID, which start above the last second used:"+
+			" only a fresh ID, or a run that waits for the clock, starts at the clock again\n")
+		fmt.Fprintf(tw, "\tdefaultgen makes at most %s IDs/s per process; its callers wait for the next tick\n", perSecond)
+	}
+}
+
+// printWorkerIDs writes how long the worker IDs last as fresh IDs, and
+// whether they hold the processes alive at once as leased ones.
+func (p *layoutPlan) printWorkerIDs(tw io.Writer) {
 	fmt.Fprintf(tw, "worker IDs\t%s process starts (2^%d-1), each taking a fresh ID\n", human.Group(p.WorkerIDs), p.WorkerBits)
 	if p.RestartYears == nil {
 		fmt.Fprintf(tw, "  restarts\tgive -restarts-per-day for how many years they last\n")
@@ -303,7 +384,6 @@ func (p *layoutPlan) print(w io.Writer) error {
 	default:
 		fmt.Fprintf(tw, "  leased IDs\t%s need %d worker bits (-lease)\n", alive, mathbits.Len64(uint64(need)))
 	}
-	return tw.Flush()
 }
 
 // instant returns t plus seconds, or nil past year 9999. It counts in

@@ -104,14 +104,8 @@ func runServe(args []string, _, stderr io.Writer, store leaseStore) error {
 	if err != nil {
 		return err
 	}
-
-	// Signals that arrive while the worker ID is assigned wait for the
-	// server to start, then stop it: a leased ID is given back either way.
-	// Once one has come, stop makes a second end the process at once, as
-	// by default.
-	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	ctx, stop := stopContext() // before the worker ID is assigned, which a signal must not leak
 	defer stop()
-	context.AfterFunc(ctx, stop)
 	g, tags, closeAll, err := openServed(&f.maker, &f.tags, f.generator, tagDSN)
 	if err != nil {
 		return err
@@ -129,6 +123,17 @@ func runServe(args []string, _, stderr io.Writer, store leaseStore) error {
 	}
 	fmt.Fprintln(stderr, "uidgen serve: stopped")
 	return nil
+}
+
+// stopContext returns a context that SIGTERM or SIGINT cancels, and the
+// func that stops its relaying signals. Signals that arrive while the
+// worker ID is assigned wait for the server to start, then stop it: a
+// leased ID is given back either way. Once one has come, stop makes a
+// second end the process at once, as by default.
+func stopContext() (context.Context, context.CancelFunc) {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, os.Interrupt)
+	context.AfterFunc(ctx, stop)
+	return ctx, stop
 }
 
 func (f *serveFlags) register(fs *flag.FlagSet, store leaseStore) {
