@@ -200,10 +200,10 @@ func TestList(t *testing.T) {
 	}
 	held, free := rows[0], rows[1]
 	if held.ID != 1 || !held.Leased || !held.Held || held.PID == 0 || held.LeaseLeft <= 0 || held.LeaseLeft > 30*time.Second ||
-		held.LastReserved != a.Reserved() || held.ReservedAhead <= 0 {
+		held.Reserved != a.Reserved() || held.ReservedAhead <= 0 {
 		t.Errorf("held row %+v; want ID 1, leased, held, with its holder, lease left and reservation %d", held, a.Reserved())
 	}
-	if free.ID != 2 || !free.Leased || free.Held || free.PID != 0 || free.LeaseLeft != 0 || free.LastReserved != b.First() {
+	if free.ID != 2 || !free.Leased || free.Held || free.PID != 0 || free.LeaseLeft != 0 || free.Reserved != b.First() {
 		t.Errorf("free row %+v; want ID 2, leased, free, reserved to %d", free, b.First())
 	}
 	f.put(t, f.prefix+"held/x", "{}")

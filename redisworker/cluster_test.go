@@ -65,7 +65,7 @@ func TestCluster(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(rows) != 3 || !rows[0].Held || rows[1].Held || !rows[2].Held || rows[0].LastReserved != a.Reserved() {
+		if len(rows) != 3 || !rows[0].Held || rows[1].Held || !rows[2].Held || rows[0].Reserved != a.Reserved() {
 			t.Errorf("List: %+v, want IDs 1 and 3 held, 2 free", rows)
 		}
 		want := []string{"{orders:}held:1", "{orders:}held:3", "{orders:}ids",

@@ -89,7 +89,7 @@ func List(ctx context.Context, cfg Config) ([]worker.Row, error) {
 	now := time.Now()
 	rows := make([]worker.Row, 0, len(states))
 	for _, s := range states {
-		r := worker.Row{ID: s.id, Leased: true, Held: s.held, LastReserved: s.reserved,
+		r := worker.Row{ID: s.id, Leased: true, Held: s.held, Reserved: s.reserved,
 			ReservedAhead: time.Duration(max(s.reserved-now.Unix(), 0)) * time.Second}
 		if s.held {
 			r.Host, r.PID, r.Since, r.LeaseLeft = s.holder.Host, s.holder.PID, s.holder.Since, s.left

@@ -446,7 +446,7 @@ func TestReplicas(t *testing.T) {
 		// The take the replicas never acknowledged gives its ID back and
 		// keeps its reservation, which no later holder may start below.
 		rows, err := List(testContext(t), Config{Client: f.c, Prefix: f.prefix})
-		if err != nil || len(rows) != 1 || rows[0].ID != 1 || rows[0].Held || rows[0].LastReserved == 0 {
+		if err != nil || len(rows) != 1 || rows[0].ID != 1 || rows[0].Held || rows[0].Reserved == 0 {
 			t.Errorf("List after the failed take: %+v, %v; want ID 1 free, its reservation kept", rows, err)
 		}
 	})

@@ -324,7 +324,7 @@ func TestList(t *testing.T) {
 		}
 		var got []string
 		for _, r := range rows {
-			got = append(got, fmt.Sprint(r.ID, r.Leased, r.Type, r.Host, r.Held, r.LastReserved))
+			got = append(got, fmt.Sprint(r.ID, r.Leased, r.Type, r.Host, r.Held, r.Reserved))
 			if r.Held != (r.LeaseLeft > 0) || r.LeaseLeft < 0 || r.LeaseLeft > leasing.DefaultTTL {
 				t.Errorf("row %d: held %v with %v left, want held just when time is left, at most %v, and none otherwise", r.ID, r.Held, r.LeaseLeft, leasing.DefaultTTL)
 			}

@@ -22,10 +22,10 @@ type Row struct {
 	// LeaseLeft is how long the lease has left by the store's clock, while
 	// Held; 0 otherwise.
 	LeaseLeft time.Duration
-	// LastReserved is the last Unix second reserved for the ID's holders,
+	// Reserved is the last Unix second reserved for the ID's holders,
 	// which they may still use; 0 for a disposable row.
-	LastReserved int64
-	// ReservedAhead is how far LastReserved runs ahead of the clock (the
+	Reserved int64
+	// ReservedAhead is how far Reserved runs ahead of the clock (the
 	// database's for the worker table, this process's for etcd and Redis),
 	// never below 0. For a held ID it is how long its holder goes on
 	// without the store while it uses one second a second (less while it
@@ -105,11 +105,11 @@ func List(ctx context.Context, cfg Config) ([]Row, error) {
 func scanRow(rows *sql.Rows) (Row, error) {
 	var r Row
 	var leftMillis, aheadSeconds int64
-	if err := rows.Scan(&r.ID, &r.Leased, &r.Type, &r.Host, &r.Port, &leftMillis, &r.LastReserved, &aheadSeconds); err != nil {
+	if err := rows.Scan(&r.ID, &r.Leased, &r.Type, &r.Host, &r.Port, &leftMillis, &r.Reserved, &aheadSeconds); err != nil {
 		return Row{}, err
 	}
 	if !r.Leased {
-		r.LastReserved = 0
+		r.Reserved = 0
 		return r, nil
 	}
 	r.Held = leftMillis > 0

@@ -48,7 +48,7 @@ func (s *fleetStore) Args() []string {
 	return []string{"-etcd", strings.Join(s.endpoints, ","), "-etcd-prefix", s.prefix}
 }
 
-func (s *fleetStore) One(ctx context.Context) (held bool, reservedUntil int64, err error) {
+func (s *fleetStore) One(ctx context.Context) (held bool, reserved int64, err error) {
 	rows, err := etcdworker.List(ctx, s.cfg)
 	if err != nil {
 		return false, 0, err
@@ -56,7 +56,7 @@ func (s *fleetStore) One(ctx context.Context) (held bool, reservedUntil int64, e
 	if len(rows) != 1 || rows[0].ID != 1 {
 		return false, 0, fmt.Errorf("the fleet under %s holds %+v, want worker ID 1 alone", s.prefix, rows)
 	}
-	return rows[0].Held, rows[0].LastReserved, nil
+	return rows[0].Held, rows[0].Reserved, nil
 }
 
 // TestEtcdLeaseReuse: fleettest.Reuse on an etcd fleet.

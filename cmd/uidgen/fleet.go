@@ -15,7 +15,7 @@ import (
 // machine's clock.
 func printFleet(w io.Writer, rows []worker.Row, prefix string) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tSTATE\tHOST\tPID\tSINCE (UTC)\tLEASE LEFT\tLAST RESERVED (UTC)\tAHEAD")
+	fmt.Fprintln(tw, "ID\tSTATE\tHOST\tPID\tSINCE (UTC)\tLEASE LEFT\tRESERVED (UTC)\tAHEAD")
 	held := 0
 	for _, r := range rows {
 		state, host, pid, since, left, ahead := "free", "-", "-", "-", "-", "-"
@@ -28,7 +28,7 @@ func printFleet(w io.Writer, rows []worker.Row, prefix string) error {
 			ahead = r.ReservedAhead.String()
 		}
 		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.ID, state, host, pid, since, left,
-			time.Unix(r.LastReserved, 0).UTC().Format(time.DateTime), ahead)
+			time.Unix(r.Reserved, 0).UTC().Format(time.DateTime), ahead)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

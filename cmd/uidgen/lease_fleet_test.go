@@ -57,7 +57,7 @@ func (s sqlStore) Quiet(t testing.TB) (release func()) {
 	}
 }
 
-func (s sqlStore) One(ctx context.Context) (held bool, reservedUntil int64, err error) {
+func (s sqlStore) One(ctx context.Context) (held bool, reserved int64, err error) {
 	rows, err := worker.List(ctx, worker.Config{DB: s.db, Table: s.table})
 	if err != nil {
 		return false, 0, err
@@ -65,7 +65,7 @@ func (s sqlStore) One(ctx context.Context) (held bool, reservedUntil int64, err 
 	if len(rows) != 1 || rows[0].ID != 1 {
 		return false, 0, fmt.Errorf("the worker table %s holds %+v, want worker ID 1 alone", s.table, rows)
 	}
-	return rows[0].Held, rows[0].LastReserved, nil
+	return rows[0].Held, rows[0].Reserved, nil
 }
 
 // eachFleet runs f on every database, as dbtest.Each does, but under

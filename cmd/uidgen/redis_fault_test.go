@@ -186,7 +186,7 @@ func (f *sentinelFleet) Args() []string {
 		"-redis-replicas", "1", "-redis-prefix", f.prefix}
 }
 
-func (f *sentinelFleet) One(ctx context.Context) (held bool, reservedUntil int64, err error) {
+func (f *sentinelFleet) One(ctx context.Context) (held bool, reserved int64, err error) {
 	rows, err := redisworker.List(ctx, f.cfg)
 	if err != nil {
 		return false, 0, err
@@ -194,7 +194,7 @@ func (f *sentinelFleet) One(ctx context.Context) (held bool, reservedUntil int64
 	if len(rows) != 1 || rows[0].ID != 1 {
 		return false, 0, fmt.Errorf("the fleet under %s holds %+v, want worker ID 1 alone", f.prefix, rows)
 	}
-	return rows[0].Held, rows[0].LastReserved, nil
+	return rows[0].Held, rows[0].Reserved, nil
 }
 
 // The failover test's lease, and its bounds, each by what it waits for.

@@ -51,7 +51,7 @@ func (f *redisFleet) Args() []string {
 	return append(slices.Clip(f.args), "-redis-prefix", f.prefix)
 }
 
-func (f *redisFleet) One(ctx context.Context) (held bool, reservedUntil int64, err error) {
+func (f *redisFleet) One(ctx context.Context) (held bool, reserved int64, err error) {
 	rows, err := redisworker.List(ctx, f.cfg)
 	if err != nil {
 		return false, 0, err
@@ -59,7 +59,7 @@ func (f *redisFleet) One(ctx context.Context) (held bool, reservedUntil int64, e
 	if len(rows) != 1 || rows[0].ID != 1 {
 		return false, 0, fmt.Errorf("the fleet under %s holds %+v, want worker ID 1 alone", f.prefix, rows)
 	}
-	return rows[0].Held, rows[0].LastReserved, nil
+	return rows[0].Held, rows[0].Reserved, nil
 }
 
 // TestRedisLeaseReuse: fleettest.Reuse on a Redis fleet.

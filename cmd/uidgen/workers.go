@@ -53,7 +53,7 @@ func runWorkers(args []string, stdout, stderr io.Writer, store leaseStore) error
 // one, how long the ID stays hot.
 func printWorkers(w io.Writer, table string, rows []worker.Row) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tKIND\tTYPE\tHOST\tPORT\tSTATE\tLEASE LEFT\tLAST RESERVED (UTC)\tAHEAD")
+	fmt.Fprintln(tw, "ID\tKIND\tTYPE\tHOST\tPORT\tSTATE\tLEASE LEFT\tRESERVED (UTC)\tAHEAD")
 	var leased, held int
 	for _, r := range rows {
 		kind, state, left, reserved, ahead := "disposable", "spent", "-", "-", "-"
@@ -64,8 +64,8 @@ func printWorkers(w io.Writer, table string, rows []worker.Row) error {
 				held++
 				state, left = "held", r.LeaseLeft.Round(100*time.Millisecond).String()
 			}
-			if r.LastReserved > 0 {
-				reserved = time.Unix(r.LastReserved, 0).UTC().Format(time.DateTime)
+			if r.Reserved > 0 {
+				reserved = time.Unix(r.Reserved, 0).UTC().Format(time.DateTime)
 			}
 			if r.ReservedAhead > 0 {
 				ahead = r.ReservedAhead.String()

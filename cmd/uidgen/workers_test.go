@@ -19,15 +19,15 @@ import (
 func TestPrintWorkers(t *testing.T) {
 	rows := []worker.Row{
 		{ID: 1, Leased: true, Type: worker.Container, Host: "10.0.0.5", Port: "orders-7d9f-x2", Held: true,
-			LeaseLeft: 28140 * time.Millisecond, LastReserved: 1795400045, ReservedAhead: 609 * time.Second},
-		{ID: 2, Leased: true, Type: worker.Container, Host: "10.0.0.6", Port: "orders-7d9f-k8", LastReserved: 1795396402},
+			LeaseLeft: 28140 * time.Millisecond, Reserved: 1795400045, ReservedAhead: 609 * time.Second},
+		{ID: 2, Leased: true, Type: worker.Container, Host: "10.0.0.6", Port: "orders-7d9f-k8", Reserved: 1795396402},
 		{ID: 3, Type: worker.Actual, Host: "10.1.2.3", Port: "1700000000000-4242"},
 	}
 	var out bytes.Buffer
 	if err := printWorkers(&out, "WORKER_NODE", rows); err != nil {
 		t.Fatal(err)
 	}
-	want := `ID  KIND        TYPE       HOST      PORT                STATE  LEASE LEFT  LAST RESERVED (UTC)  AHEAD
+	want := `ID  KIND        TYPE       HOST      PORT                STATE  LEASE LEFT  RESERVED (UTC)       AHEAD
 1   leased      CONTAINER  10.0.0.5  orders-7d9f-x2      held   28.1s       2026-11-23 02:14:05  10m9s
 2   leased      CONTAINER  10.0.0.6  orders-7d9f-k8      free   -           2026-11-23 01:13:22  -
 3   disposable  ACTUAL     10.1.2.3  1700000000000-4242  spent  -           -                    -

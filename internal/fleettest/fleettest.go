@@ -60,7 +60,7 @@ type Store interface {
 	// One reports, for a fleet of the OneWorker layout, whether worker ID 1
 	// is held and the last second reserved for it. It fails where the fleet
 	// has another worker ID, or none.
-	One(ctx context.Context) (held bool, reservedUntil int64, err error)
+	One(ctx context.Context) (held bool, reserved int64, err error)
 }
 
 // Quieter is a Store whose holders take a lock of the store itself while
