@@ -89,8 +89,8 @@ type LeaseStats struct {
 	// clock (Lease.Expires); zero where the Lease does not say.
 	Expires time.Time
 
-	// ReservedUntil is the instant the reservation ends, the end of the
-	// last second reserved (Lease.Reserved()+1 as a Unix time): the generator
-	// uses no second from it on until a renewal moves it.
-	ReservedUntil time.Time
+	// Reserved is the last second reserved, inclusive (Lease.Reserved() as
+	// a Unix time): the generator uses no second after it until a renewal
+	// moves it.
+	Reserved time.Time
 }

@@ -50,7 +50,7 @@ func TestLeasedWorkerID(t *testing.T) {
 		if first, last := unix(g, ids[0]), unix(g, ids[len(ids)-1]); first != now+100 || last != now+101 {
 			t.Fatalf("IDs from %d to %d, want the reserved seconds %d and %d", first, last, now+100, now+101)
 		}
-		if s := g.Stats(); s.Taken != 2*perSecond || !s.Lease.Leased || s.Lease.Lost || s.Lease.ReservedUntil.Unix() != now+102 {
+		if s := g.Stats(); s.Taken != 2*perSecond || !s.Lease.Leased || s.Lease.Lost || s.Lease.Reserved.Unix() != now+101 {
 			t.Fatalf("Stats %+v, want %d taken, the lease held and reserved to the end of second %d", s, 2*perSecond, now+101)
 		}
 		if lease.Needed() < now+102 {
@@ -64,7 +64,7 @@ func TestLeasedWorkerID(t *testing.T) {
 		lease.Reserve(now + 110)
 		expires := leaseStart.Add(42 * time.Second)
 		lease.SetExpires(expires)
-		if s := g.Stats().Lease; !s.Expires.Equal(expires) || s.ReservedUntil.Unix() != now+111 {
+		if s := g.Stats().Lease; !s.Expires.Equal(expires) || s.Reserved.Unix() != now+110 {
 			t.Fatalf("Stats().Lease = %+v, want the lease's Expires, %v, and reserved to the end of second %d", s, expires, now+110)
 		}
 		synctest.Wait() // the padder's retry

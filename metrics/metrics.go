@@ -122,7 +122,9 @@ var (
 
 	leaseMetrics = []metric{
 		newMetric("reservation_remaining_seconds", "Time until the seconds reserved for the leased worker ID run out, by the clock; negative once they have.",
-			prometheus.GaugeValue, func(s *snapshot, now time.Time) float64 { return s.lease.ReservedUntil.Sub(now).Seconds() }),
+			prometheus.GaugeValue, func(s *snapshot, now time.Time) float64 {
+				return s.lease.Reserved.Add(time.Second).Sub(now).Seconds() // Reserved is the last second: they run out at its end
+			}),
 		newMetric("lease_lost", "1 once another process took the worker ID's lease over, else 0.",
 			prometheus.GaugeValue, func(s *snapshot, _ time.Time) float64 {
 				if s.lease.Lost {

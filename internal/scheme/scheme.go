@@ -314,7 +314,7 @@ func (s *Scheme) LeaseStats() uidgen.LeaseStats {
 		return uidgen.LeaseStats{}
 	}
 	return uidgen.LeaseStats{Leased: true, Lost: s.LeaseLost(), Expires: s.lease.Expires(),
-		ReservedUntil: time.Unix(s.lease.Reserved()+1, 0)}
+		Reserved: time.Unix(s.lease.Reserved(), 0)}
 }
 
 // ReleaseTimeout bounds the statement that gives a leased worker ID back

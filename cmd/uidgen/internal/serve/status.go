@@ -79,7 +79,7 @@ type statusPage struct {
 	Now         time.Time
 	WorkerID    int64
 	Stats                     // the generator's; Ahead below shadows its Ahead
-	HorizonLeft time.Duration // from Now to Lease.ReservedUntil; 0 once past
+	HorizonLeft time.Duration // from Now to the end of Lease.Reserved, its last second; 0 once past
 	Layout      string        // the widths, as "1+30+20+13 bits (sign+time+worker+sequence)"
 	Epoch       time.Time
 	RunsOut     time.Time
@@ -164,7 +164,7 @@ func (s *Server) status(ctx context.Context) statusPage {
 		TickRate:  (layout.Bits().MaxSequence() + 1) * int64(time.Second/layout.Tick()),
 	}
 	if st.Lease.Leased {
-		p.HorizonLeft = max(0, st.Lease.ReservedUntil.Sub(now))
+		p.HorizonLeft = max(0, st.Lease.Reserved.Add(time.Second).Sub(now))
 	}
 	if s.tags != nil {
 		p.Tags = s.tags.status(ctx)
