@@ -157,3 +157,33 @@ func TestStatusMaxAhead(t *testing.T) {
 		})
 	}
 }
+
+// TestStatusReserved: the page shows Lease.Reserved, the last second
+// reserved, and the horizon left runs to the end of that second, 1s past
+// it; none once the clock has passed it.
+func TestStatusReserved(t *testing.T) {
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	for _, tt := range []struct {
+		name     string
+		reserved time.Time
+		want     string
+	}{
+		{"ahead", now.Add(10 * time.Second), `<td>11s: how long IDs can still be made`},
+		{"this second", now, `<td>1s: how long IDs can still be made`},
+		{"spent", now.Add(-time.Second), `<span class="bad">none</span>: the reservation is spent`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := New(Config{Generator: &fixed{stats: Stats{Lease: uidgen.LeaseStats{Leased: true, Reserved: tt.reserved}}}})
+			s.now = func() time.Time { return now }
+			req := httptest.NewRequest("GET", "/", nil)
+			req.Header.Set("Accept", "text/html")
+			w := httptest.NewRecorder()
+			s.ServeHTTP(w, req)
+			body := w.Body.String()
+			reserved := "<td>up to and including the second " + tt.reserved.Format("2006-01-02 15:04:05 UTC") + "</td>"
+			if w.Code != 200 || !strings.Contains(body, reserved) || !strings.Contains(body, tt.want) {
+				t.Errorf("GET /: %d, want %q and %q in\n%s", w.Code, reserved, tt.want, body)
+			}
+		})
+	}
+}
