@@ -204,8 +204,10 @@ func (t *leaseTry) full(full heldIDs, readAt time.Time) (time.Duration, error) {
 	if t.fullSince.IsZero() {
 		t.fullSince = readAt
 	}
-	if reclaimed, err := l.reclaimGone(ctx, t.n, t.lo, t.hi); err != nil || reclaimed {
-		return 0, t.errOf(err)
+	if reclaimed, err := l.reclaimGone(ctx, t.n, t.lo, t.hi); err != nil {
+		return 0, t.failed(err)
+	} else if reclaimed {
+		return 0, nil // look again at once
 	}
 	if t.hi-t.lo < namedHolders {
 		var err error
@@ -218,14 +220,6 @@ func (t *leaseTry) full(full heldIDs, readAt time.Time) (time.Duration, error) {
 		return 0, fmt.Errorf("worker: %s: %w", t.op, err)
 	}
 	return l.poll, nil
-}
-
-// errOf returns failed(err), or nil for no error.
-func (t *leaseTry) errOf(err error) error {
-	if err == nil {
-		return nil
-	}
-	return t.failed(err)
 }
 
 // sleep waits d, or fails where ctx ends first.
