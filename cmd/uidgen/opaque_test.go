@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -275,11 +276,13 @@ func processLines(t *testing.T, args ...string) []string {
 }
 
 // checkTextOrder fails t unless every text starts with prefix, then the
-// opaque ID in decimal, and the texts are unique and in no order: between
-// 40% and 60% of the opaque IDs are below the one before, where the IDs
-// all increase. In a random order the share is a half, give or take
-// 0.3% for 10,000 texts, so a bound 10% off fails only a text order the
-// IDs' leak into.
+// opaque ID in decimal, and the texts are unique and in no order: about
+// half of the opaque IDs are below the one before, where the IDs all
+// increase. In a random order of n texts the count of descents has mean
+// (n-1)/2 and standard deviation sqrt((n+1)/12) (Eulerian numbers); the
+// bound is six of those, which a random order passes but once in hundreds
+// of millions, and which a sorted order (no descent) fails from 15 texts
+// on.
 func checkTextOrder(t *testing.T, texts []string, prefix string) {
 	t.Helper()
 	seen := make(map[string]bool, len(texts))
@@ -296,8 +299,9 @@ func checkTextOrder(t *testing.T, texts []string, prefix string) {
 		}
 		prev = v
 	}
-	if share := float64(descents) / float64(len(texts)-1); share < 0.4 || share > 0.6 {
-		t.Errorf("%d of %d opaque IDs are below the one before, %.1f%%: want about half, as in no order", descents, len(texts)-1, 100*share)
+	n := float64(len(texts))
+	if mean, sd := (n-1)/2, math.Sqrt((n+1)/12); math.Abs(float64(descents)-mean) > 6*sd {
+		t.Errorf("%d of %d opaque IDs are below the one before: want %.1f ± %.1f, as in no order", descents, len(texts)-1, mean, 6*sd)
 	}
 }
 
