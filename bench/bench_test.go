@@ -9,7 +9,7 @@ import (
 
 	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/defaultgen"
-	"github.com/seed4d941b13/uidgen/internal/benchtest"
+	"github.com/seed4d941b13/uidgen/internal/baseline"
 )
 
 // Every benchmark here measures one thing the same way: ns/op is the wall
@@ -98,13 +98,13 @@ func reportRate(b *testing.B) {
 // BenchmarkAtomic is the baseline: a bare atomic.Int64.Add, unique but
 // neither time-ordered nor unique across processes.
 func BenchmarkAtomic(b *testing.B) {
-	benchLevels(b, func(*testing.B) func() nextFunc { return shared(benchtest.Atomic()) })
+	benchLevels(b, func(*testing.B) func() nextFunc { return shared(baseline.Atomic()) })
 }
 
 // BenchmarkMutex is a counter under a sync.Mutex: what any lock-based
 // generator pays at least.
 func BenchmarkMutex(b *testing.B) {
-	benchLevels(b, func(*testing.B) func() nextFunc { return shared(benchtest.Mutex()) })
+	benchLevels(b, func(*testing.B) func() nextFunc { return shared(baseline.Mutex()) })
 }
 
 // BenchmarkDefaultgen is uidgen's baseline, Baidu's DefaultUidGenerator:

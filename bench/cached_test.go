@@ -10,7 +10,7 @@ import (
 
 	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/cached"
-	"github.com/seed4d941b13/uidgen/internal/loadtest"
+	"github.com/seed4d941b13/uidgen/internal/load"
 )
 
 // batch is how many IDs BenchmarkCachedBatch takes per NextIDs call.
@@ -88,7 +88,7 @@ func BenchmarkCachedLatency(b *testing.B) {
 	var wg sync.WaitGroup
 	b.ResetTimer()
 	for i := range consumers {
-		hists[i] = loadtest.NewHistogram()
+		hists[i] = load.NewHistogram()
 		wg.Go(func() {
 			last := time.Now()
 			for range b.N / consumers {
@@ -97,7 +97,7 @@ func BenchmarkCachedLatency(b *testing.B) {
 					return
 				}
 				now := time.Now()
-				loadtest.Record(hists[i], now.Sub(last))
+				load.Record(hists[i], now.Sub(last))
 				last = now
 			}
 		})
@@ -111,6 +111,6 @@ func BenchmarkCachedLatency(b *testing.B) {
 		q    float64
 		unit string
 	}{{0.5, "p50-ns"}, {0.99, "p99-ns"}, {0.999, "p99.9-ns"}, {0.9999, "p99.99-ns"}} {
-		b.ReportMetric(float64(loadtest.Quantile(hists[0], p.q)), p.unit)
+		b.ReportMetric(float64(load.Quantile(hists[0], p.q)), p.unit)
 	}
 }

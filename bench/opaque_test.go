@@ -12,7 +12,7 @@ import (
 	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/bits"
 	"github.com/seed4d941b13/uidgen/defaultgen"
-	"github.com/seed4d941b13/uidgen/internal/benchtest"
+	"github.com/seed4d941b13/uidgen/internal/baseline"
 )
 
 // opaqueKey is a fixed AES-128 key: a key's value does not change the cost.
@@ -63,7 +63,7 @@ func openOpaque(b *testing.B, layout uidgen.Layout) (*uidgen.Opaque, int64) {
 // Hide gains less than they do from a second goroutine, the pool of
 // scratch blocks contends.
 func BenchmarkOpaque(b *testing.B) {
-	b.Run("atomic", func(b *testing.B) { serial(b, benchtest.Atomic()) })
+	b.Run("atomic", func(b *testing.B) { serial(b, baseline.Atomic()) })
 	b.Run("defaultgen.NextID", func(b *testing.B) {
 		g, err := defaultgen.New(context.Background(), defaultgen.Config{Assigner: uidgen.Static(1)})
 		if err != nil {

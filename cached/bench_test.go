@@ -11,21 +11,21 @@ import (
 	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/bits"
 	"github.com/seed4d941b13/uidgen/defaultgen"
-	"github.com/seed4d941b13/uidgen/internal/benchtest"
+	"github.com/seed4d941b13/uidgen/internal/baseline"
 	"github.com/seed4d941b13/uidgen/internal/clocktest"
 	"github.com/seed4d941b13/uidgen/internal/idtest"
 )
 
-// The baselines, from internal/benchtest, called through a func value as the
+// The baselines, from internal/baseline, called through a func value as the
 // bench module calls every implementation.
 
-func BenchmarkAtomicCounter(b *testing.B) { benchSerial(b, benchtest.Atomic()) }
+func BenchmarkAtomicCounter(b *testing.B) { benchSerial(b, baseline.Atomic()) }
 
-func BenchmarkAtomicCounterParallel(b *testing.B) { benchParallel(b, benchtest.Atomic()) }
+func BenchmarkAtomicCounterParallel(b *testing.B) { benchParallel(b, baseline.Atomic()) }
 
-func BenchmarkMutexCounter(b *testing.B) { benchSerial(b, benchtest.Mutex()) }
+func BenchmarkMutexCounter(b *testing.B) { benchSerial(b, baseline.Mutex()) }
 
-func BenchmarkMutexCounterParallel(b *testing.B) { benchParallel(b, benchtest.Mutex()) }
+func BenchmarkMutexCounterParallel(b *testing.B) { benchParallel(b, baseline.Mutex()) }
 
 // benchSerial loops over b.N, not b.Loop: b.Loop ramps up before the
 // testing package sets GOMAXPROCS for the first -cpu value, so a -cpu 1,2

@@ -20,8 +20,8 @@ import (
 	"github.com/seed4d941b13/uidgen/cmd/uidgen/internal/human"
 	"github.com/seed4d941b13/uidgen/cmd/uidgen/internal/serve"
 	"github.com/seed4d941b13/uidgen/defaultgen"
-	"github.com/seed4d941b13/uidgen/internal/benchtest"
-	"github.com/seed4d941b13/uidgen/internal/loadtest"
+	"github.com/seed4d941b13/uidgen/internal/baseline"
+	"github.com/seed4d941b13/uidgen/internal/load"
 	"github.com/seed4d941b13/uidgen/internal/scheme"
 	"github.com/seed4d941b13/uidgen/metrics"
 )
@@ -133,7 +133,7 @@ func (g servedDefault) Stats() serve.Stats {
 // cheapest unique number there is. Each generator's ns/ID divided by its
 // ns/ID is a ratio that means the same on any machine, where IDs/s do not.
 var atomicContender = contender{"atomic", func(context.Context, cached.Config) (maker, error) {
-	return maker{next: benchtest.Atomic(), close: func() error { return nil }}, nil
+	return maker{next: baseline.Atomic(), close: func() error { return nil }}, nil
 }}
 
 // openContender builds the generator called name from cfg, bounding the
@@ -182,7 +182,7 @@ func segmentContender(sf *segmentFlags, dsn string) contender {
 // benchRow is what one contender measured.
 type benchRow struct {
 	name  string
-	r     loadtest.Result
+	r     load.Result
 	ahead string // human.Ahead of the ID time borrowed beyond the clock, or "-"
 	ring  string // the ring's statistics, or "-"
 }
@@ -332,7 +332,7 @@ func benchOne(c contender, cfg cached.Config, goroutines int, d time.Duration, s
 	}
 	defer b.close()
 	p := progressLine{w: stderr, tty: isTerminal(stderr), name: c.name, d: d}
-	r := loadtest.Run(loadtest.Config{
+	r := load.Run(load.Config{
 		Goroutines:    goroutines,
 		Duration:      d,
 		SampleEvery:   benchSampleEvery,
@@ -384,7 +384,7 @@ func (p progressLine) show(ids int64, elapsed time.Duration) {
 }
 
 // end writes the line of r, the run's result, and on a terminal ends it.
-func (p progressLine) end(r loadtest.Result) {
+func (p progressLine) end(r load.Result) {
 	p.show(r.IDs, r.Elapsed)
 	if p.tty {
 		fmt.Fprintln(p.w)
@@ -400,7 +400,7 @@ func printBench(w io.Writer, rows []benchRow, goroutines int, cfg cached.Config)
 		h := r.r.Latency
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%v\t%v\t%v\t%s\t%s\n", r.name, ratio(r.r.NsPerID()/rows[0].r.NsPerID()),
 			human.Group(int64(r.r.PerSecond())), nsPerID(r.r.NsPerID()),
-			loadtest.Round(loadtest.Quantile(h, 0.5)), loadtest.Round(loadtest.Quantile(h, 0.99)), loadtest.Round(loadtest.Max(h)), r.ahead, r.ring)
+			load.Round(load.Quantile(h, 0.5)), load.Round(load.Quantile(h, 0.99)), load.Round(load.Max(h)), r.ahead, r.ring)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -35,7 +35,7 @@ import (
 	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/cached"
 	"github.com/seed4d941b13/uidgen/defaultgen"
-	"github.com/seed4d941b13/uidgen/internal/benchtest"
+	"github.com/seed4d941b13/uidgen/internal/baseline"
 
 	"github.com/seed4d941b13/uidgen/bench/internal/resultsmd"
 )
@@ -62,7 +62,7 @@ type impl struct {
 var impls = []impl{
 	{name: "atomic", open: func() (func() (int64, error), func(), error) {
 		// The baseline: what the pacing costs when a take costs nothing.
-		return benchtest.Atomic(), func() {}, nil
+		return baseline.Atomic(), func() {}, nil
 	}},
 	{name: "cached", open: func() (func() (int64, error), func(), error) {
 		g, err := cached.New(context.Background(), cached.Config{Assigner: uidgen.Static(1)})

@@ -27,8 +27,8 @@ import (
 	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/cached"
 	"github.com/seed4d941b13/uidgen/defaultgen"
-	"github.com/seed4d941b13/uidgen/internal/benchtest"
-	"github.com/seed4d941b13/uidgen/internal/loadtest"
+	"github.com/seed4d941b13/uidgen/internal/baseline"
+	"github.com/seed4d941b13/uidgen/internal/load"
 )
 
 // contender is one implementation under load: open builds a fresh one and
@@ -43,7 +43,7 @@ type contender struct {
 var contenders = []contender{
 	{name: "atomic", open: func() (func() (int64, error), func() string, func(), error) {
 		// The baseline: what timing a call costs when the call costs nothing.
-		return benchtest.Atomic(), nil, func() {}, nil
+		return baseline.Atomic(), nil, func() {}, nil
 	}},
 	{name: "cached", histogram: true, open: func() (func() (int64, error), func() string, func(), error) {
 		g, err := cached.New(context.Background(), cached.Config{Assigner: uidgen.Static(1)})
@@ -90,7 +90,7 @@ func measure(w io.Writer, d time.Duration, levels []int) error {
 	type row struct {
 		c     contender
 		g     int
-		r     loadtest.Result
+		r     load.Result
 		stats string
 	}
 	var rows []row
@@ -100,7 +100,7 @@ func measure(w io.Writer, d time.Duration, levels []int) error {
 			if err != nil {
 				return fmt.Errorf("%s: %w", c.name, err)
 			}
-			r := loadtest.Run(loadtest.Config{Goroutines: g, Duration: d}, next)
+			r := load.Run(load.Config{Goroutines: g, Duration: d}, next)
 			rw := row{c: c, g: g, r: r}
 			if stats != nil {
 				rw.stats = stats()
@@ -119,8 +119,8 @@ func measure(w io.Writer, d time.Duration, levels []int) error {
 	for _, rw := range rows {
 		h := rw.r.Latency
 		fmt.Fprintf(tw, "%s\t%d\t%.0f\t%v\t%v\t%v\t%v\t\n", rw.c.name, rw.g, rw.r.PerSecond(),
-			loadtest.Round(loadtest.Quantile(h, 0.5)), loadtest.Round(loadtest.Quantile(h, 0.99)),
-			loadtest.Round(loadtest.Quantile(h, 0.999)), loadtest.Round(loadtest.Max(h)))
+			load.Round(load.Quantile(h, 0.5)), load.Round(load.Quantile(h, 0.99)),
+			load.Round(load.Quantile(h, 0.999)), load.Round(load.Max(h)))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -181,7 +181,7 @@ func printHistogram(w io.Writer, h *hdrhistogram.Histogram) {
 		if b.count > 0 {
 			width = 1 + int(49*logRatio(b.count, most))
 		}
-		fmt.Fprintf(tw, "  [%v,\t%v)\t%d\t %s\n", loadtest.Round(b.from), loadtest.Round(b.to), b.count, strings.Repeat("#", width))
+		fmt.Fprintf(tw, "  [%v,\t%v)\t%d\t %s\n", load.Round(b.from), load.Round(b.to), b.count, strings.Repeat("#", width))
 	}
 	tw.Flush()
 }

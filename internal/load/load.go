@@ -1,7 +1,7 @@
-// Package loadtest drives an ID generator from many goroutines for a fixed
+// Package load drives an ID generator from many goroutines for a fixed
 // time and records how long its calls took, for `uidgen bench` and the runs
 // in bench/. It measures; it asserts nothing about time.
-package loadtest
+package load
 
 import (
 	"sync"

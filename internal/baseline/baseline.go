@@ -1,10 +1,10 @@
-// Package benchtest holds the baselines every uidgen benchmark runs beside
+// Package baseline holds the baselines every uidgen benchmark runs beside
 // the generators: the cheapest shared counters there are. A UID generator
 // cannot beat a bare atomic add, and a lock-based one pays at least a
 // mutex; the targets are ratios to these, measured in the same run. It
 // imports nothing but the standard library, so that the generators' own
 // benchmarks add nothing to their importers' go.sum.
-package benchtest
+package baseline
 
 import (
 	"sync"
