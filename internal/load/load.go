@@ -69,77 +69,23 @@ const flushEvery = 1024
 // goroutine whose next fails stops; the others go on.
 func Run(cfg Config, next func() (int64, error)) Result {
 	goroutines := max(cfg.Goroutines, 1)
-	every := max(cfg.SampleEvery, 1)
-	progressEvery := cfg.ProgressEvery
-	if progressEvery <= 0 {
-		progressEvery = 200 * time.Millisecond
-	}
-
 	var (
-		total atomic.Int64 // IDs so far, added in chunks of flushEvery
-		stop  atomic.Bool  // set once by Run when Duration is up
-		gate  = make(chan struct{})
+		c     = caller{next: next, every: int64(max(cfg.SampleEvery, 1)), gate: make(chan struct{})}
 		wg    sync.WaitGroup
 		hists = make([]*hdrhistogram.Histogram, goroutines)
 		errs  = make([]error, goroutines)
 	)
 	for i := range goroutines {
 		hists[i] = NewHistogram()
-		wg.Go(func() {
-			h := hists[i]
-			var n int64
-			defer func() { total.Add(n % flushEvery) }()
-			<-gate
-			for {
-				var err error
-				if n%int64(every) == 0 {
-					t := time.Now()
-					_, err = next()
-					Record(h, time.Since(t))
-				} else {
-					_, err = next()
-				}
-				if err != nil {
-					errs[i] = err
-					return
-				}
-				n++
-				if n%flushEvery == 0 {
-					total.Add(flushEvery)
-				}
-				// Looked at on every call, since a rate-limited generator
-				// may take seconds for flushEvery IDs. Written once, the
-				// flag's line stays shared in every core's cache.
-				if stop.Load() {
-					return
-				}
-			}
-		})
+		wg.Go(func() { errs[i] = c.call(hists[i]) })
 	}
-
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()
 	start := time.Now()
-	close(gate)
-	deadline := time.NewTimer(cfg.Duration)
-	defer deadline.Stop()
-	tick := time.NewTicker(progressEvery)
-	defer tick.Stop()
-loop:
-	for {
-		select {
-		case <-tick.C:
-			if cfg.Progress != nil {
-				cfg.Progress(total.Load(), time.Since(start))
-			}
-		case <-deadline.C:
-			stop.Store(true)
-		case <-done:
-			break loop
-		}
-	}
+	close(c.gate)
+	c.watch(cfg, start, done)
 
-	r := Result{IDs: total.Load(), Elapsed: time.Since(start), Latency: NewHistogram()}
+	r := Result{IDs: c.total.Load(), Elapsed: time.Since(start), Latency: NewHistogram()}
 	for i := range hists {
 		r.Latency.Merge(hists[i])
 		if r.Err == nil {
@@ -147,4 +93,69 @@ loop:
 		}
 	}
 	return r
+}
+
+// caller is what Run's goroutines share.
+type caller struct {
+	next  func() (int64, error)
+	every int64         // time one call in every
+	gate  chan struct{} // closed when the goroutines start calling
+	total atomic.Int64  // IDs so far, added in chunks of flushEvery
+	stop  atomic.Bool   // set once by watch when Duration is up
+}
+
+// call calls next, timing one call in every into h, until the stop flag
+// is set or next fails, and returns next's error.
+func (c *caller) call(h *hdrhistogram.Histogram) error {
+	var n int64
+	defer func() { c.total.Add(n % flushEvery) }()
+	<-c.gate
+	for {
+		var err error
+		if n%c.every == 0 {
+			t := time.Now()
+			_, err = c.next()
+			Record(h, time.Since(t))
+		} else {
+			_, err = c.next()
+		}
+		if err != nil {
+			return err
+		}
+		n++
+		if n%flushEvery == 0 {
+			c.total.Add(flushEvery)
+		}
+		// Looked at on every call, since a rate-limited generator may take
+		// seconds for flushEvery IDs. Written once, the flag's line stays
+		// shared in every core's cache.
+		if c.stop.Load() {
+			return nil
+		}
+	}
+}
+
+// watch reports progress every cfg.ProgressEvery and sets the stop flag
+// once cfg.Duration has passed since start, until done is closed.
+func (c *caller) watch(cfg Config, start time.Time, done <-chan struct{}) {
+	progressEvery := cfg.ProgressEvery
+	if progressEvery <= 0 {
+		progressEvery = 200 * time.Millisecond
+	}
+	deadline := time.NewTimer(cfg.Duration)
+	defer deadline.Stop()
+	tick := time.NewTicker(progressEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-tick.C:
+			if cfg.Progress != nil {
+				cfg.Progress(c.total.Load(), time.Since(start))
+			}
+		case <-deadline.C:
+			c.stop.Store(true)
+		case <-done:
+			return
+		}
+	}
 }
