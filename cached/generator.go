@@ -63,22 +63,15 @@ var errNextIDClosed = fmt.Errorf("cached: next ID: %w", uidgen.ErrClosed)
 // Leaser, means the defaults.
 type Config struct {
 	// Layout is the IDs' layout. Zero means uidgen.DefaultLayout(),
-	// 1+30+20+13 bits in seconds from 2025-01-01. Set it to a peer's layout
-	// by name (uidgen.NamedLayout("twitter")) or to any uidgen.NewLayout:
-	// other widths, gene bits for NextIDFor, a tick shorter than a second,
-	// the sequence above the worker. Its epoch must not be in the future,
-	// and the ticks since it must still fit its time bits. Every other
-	// field keeps its meaning in the layout's ticks: a tick's sequence, a
-	// tick borrowed ahead, a lease reserving the seconds its ticks fall in.
+	// 1+30+20+13 bits in seconds from 2025-01-01; uidgen.NamedLayout gives a
+	// peer's. Its epoch must not be in the future, nor its time bits spent.
+	// Every other field keeps its meaning in the layout's ticks.
 	Layout uidgen.Layout
 
 	// After, where above 0, is an ID of an older generator that every ID
-	// this one makes must be above, whatever the clock says: an older
-	// fleet may have borrowed time ahead of the clock (Baidu's, Leaf's and
-	// yitter's can). The first ID is in the tick after After's, which must
-	// lie within the layout's time bits. A tick more than MaxAhead ahead of the
-	// clock makes New wait for the clock under its ctx, as a lease's first
-	// does.
+	// this one makes is above, whatever the clock says: an older fleet may
+	// have borrowed time ahead. The first ID is in the tick after After's;
+	// one more than MaxAhead ahead makes New wait for the clock under its ctx.
 	After int64
 
 	// Assigner gives this process its worker ID, once, in New:
@@ -98,39 +91,27 @@ type Config struct {
 	// backwards while the process lives, whatever is done to the wall clock.
 	Clock uidgen.Clock
 
-	// MaxAhead bounds borrowing: the padder never puts a tick more than
-	// MaxAhead (whole ticks) beyond the clock, and takes wait for the clock
-	// instead, so a load above 2^SeqBits IDs a tick is held to that rate
-	// rather than spending time bits faster than the clock does. Zero
-	// keeps Baidu's unbounded borrowing; it must not be negative, and where
-	// set it is at least the layout's tick. Set it where the IDs' time must
-	// stay near the real time, or where a process sustains more than
-	// 2^SeqBits IDs a tick for long; Stats.ClockWait says how long takes
-	// were held to the clock. It bounds a leased worker ID's first tick too,
-	// and After's: where the ID's last holder died with seconds reserved
-	// further ahead, or After is further ahead, New waits under its ctx for
-	// the clock to come within MaxAhead of them.
+	// MaxAhead bounds borrowing: no tick more than MaxAhead beyond the clock
+	// is put, and takes wait for the clock instead (Stats.ClockWait). It bounds
+	// a leased ID's first tick and After's too: New waits under its ctx for
+	// the clock to come within MaxAhead of them. Zero keeps Baidu's unbounded
+	// borrowing; where set it is at least a tick. Set it where the IDs' time
+	// must stay near the clock.
 	MaxAhead time.Duration
 
-	// MaxLag bounds how stale an ID may be: no ID handed out has a tick
-	// more than MaxLag (at least a second) behind the clock at
-	// the moment of the take. Older ones are thrown away (Stats.Stale),
-	// which costs no time bits: the clock spends those seconds anyway. To
-	// keep the bound the padder wakes once a second, and refills the ring as
-	// it goes (Baidu's scheduleInterval, at one second). Zero means 2
-	// seconds; a negative MaxLag keeps Baidu's behaviour, where an ID
-	// waits in the ring however long takes are slow (hours, at a few IDs a
-	// second), and only a take below the padding threshold wakes the padder.
+	// MaxLag bounds how stale an ID may be: none handed out has a tick more
+	// than MaxLag (at least a second) behind the clock; older ones are thrown
+	// away (Stats.Stale), and the padder wakes every second to refill. Zero
+	// means 2 seconds. A negative MaxLag keeps Baidu's behaviour: an ID waits
+	// in the ring however slow the takes, and only the padding threshold
+	// wakes the padder.
 	MaxLag time.Duration
 
-	// BoostPower sizes the ring: 2^SeqBits << BoostPower IDs, that is
-	// 2^BoostPower ticks of IDs. Zero means 3 (8 ticks), and in a layout
-	// whose tick is under a second whatever more makes the ring at least
-	// 2^16 IDs, the default layout's: a millisecond holds few IDs, and a
-	// ring of 8 would wake the padder twice as often for the same takes
-	// (BenchmarkCachedTwitter). It must be at least 1, and the ring at most
-	// 2^24 IDs (SeqBits + BoostPower at most 24). The ring's memory is its
-	// runs, one a tick, two cache lines each, whatever the IDs a tick.
+	// BoostPower sizes the ring at 2^BoostPower ticks of IDs, at least 1 and
+	// at most 2^24 IDs. Zero means 3 (8 ticks), and in a layout whose tick is
+	// under a second whatever more makes the ring at least 2^16 IDs, so that
+	// the padder wakes no more often than in the default layout's
+	// (BenchmarkCachedTwitter). The ring's memory is two cache lines a tick.
 	BoostPower int
 
 	// PaddingFactor is the percentage of the ring below which a take wakes

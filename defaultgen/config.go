@@ -9,22 +9,16 @@ import (
 // Leaser, means the defaults.
 type Config struct {
 	// Layout is the IDs' layout. Zero means uidgen.DefaultLayout(),
-	// 1+30+20+13 bits in seconds from 2025-01-01. Set it to a peer's layout
-	// by name (uidgen.NamedLayout("twitter")) or to any uidgen.NewLayout:
-	// other widths, gene bits for NextIDFor, a tick shorter than a second,
-	// the sequence above the worker. Its epoch must not be in the future,
-	// and the ticks since it must still fit its time bits. Every other
-	// field keeps its meaning in the layout's ticks: a tick's sequence, a
-	// tick borrowed ahead, a lease reserving the seconds its ticks fall in.
+	// 1+30+20+13 bits in seconds from 2025-01-01; uidgen.NamedLayout gives a
+	// peer's. Its epoch must not be in the future, nor its time bits spent.
+	// Every other field keeps its meaning in the layout's ticks.
 	Layout uidgen.Layout
 
 	// After, where above 0, is an ID of an older generator that every ID
-	// this one makes must be above, whatever the clock says: an older
-	// fleet may have borrowed time ahead of the clock (Baidu's, Leaf's and
-	// yitter's can). The first ID is in the tick after After's, which must
-	// lie within the layout's time bits. A tick more than 5 seconds ahead
-	// of the clock (the longest NextID waits for the clock) fails New with
-	// uidgen.ErrClockBackwards naming After.
+	// this one makes is above, whatever the clock says: an older fleet may
+	// have borrowed time ahead. The first ID is in the tick after After's;
+	// one more than 5 seconds ahead (the longest NextID waits for the clock)
+	// fails New with uidgen.ErrClockBackwards naming After.
 	After int64
 
 	// Assigner gives this process its worker ID, once, in New:

@@ -43,13 +43,11 @@ type Config struct {
 	// at most about this long. Only NewLeased reads it.
 	LeaseTTL time.Duration
 
-	// LeaseHorizon is how long a holder can go on without etcd: every
-	// renewal reserves the seconds it will use over the horizon and a
-	// third of the TTL at its current pace: 10 min if zero; 1 s to 24 h.
-	// An etcd cluster that has lost its quorum needs a member back, which
-	// takes minutes when a machine must be replaced. A crashed holder's ID
-	// stays reserved up to a horizon ahead; LeaseWorkerID takes an ID whose
-	// reservation has passed whenever one is free. Only NewLeased reads it.
+	// LeaseHorizon is how long a holder can go on without etcd: each renewal
+	// reserves the seconds it will use over the horizon and a third of the TTL
+	// at its pace: 10 min if zero; 1 s to 24 h, enough to bring a member back
+	// to a cluster that lost its quorum. A crashed holder's ID stays reserved
+	// up to a horizon ahead (docs/leases.md). Only NewLeased reads it.
 	LeaseHorizon time.Duration
 
 	// WorkerIDs is the worker IDs a lease may take; the zero range means

@@ -81,13 +81,11 @@ type Config struct {
 	// it.
 	LeaseHorizon time.Duration
 
-	// Replicas is how many replicas must acknowledge each reservation
-	// (WAIT) before the holder counts on it: set it to the number of
-	// replicas a failover may promote from, so that a promoted replica
-	// holds every reservation the old primary acknowledged. Zero waits
-	// for none, which is safe only on a single server that syncs every
-	// write to disk (appendfsync always). See docs/redis.md. Only
-	// NewLeased reads it.
+	// Replicas is how many replicas must acknowledge each reservation (WAIT)
+	// before the holder counts on it: the number a failover may promote from.
+	// Zero waits for none, safe only on a single server that syncs every
+	// write to disk (appendfsync always); see docs/redis.md. Only NewLeased
+	// reads it.
 	Replicas int
 
 	// ReplicaTimeout bounds each WAIT for Replicas, from a millisecond to

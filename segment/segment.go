@@ -103,15 +103,11 @@ type Config struct {
 	// a MaxStep at the rate.
 	MaxStep int64
 
-	// ClaimEvery is how long a range is sized to last at the rate numbers
-	// are handed out, 5 minutes by default; it must not be negative. It is
-	// also the generator's horizon without the database: the next range is
-	// claimed while half of one is left, so at a steady rate, once a claim
-	// sized by that rate has landed, the generator holds at least
-	// ClaimEvery/2 of numbers, and a database that does not answer for less
-	// than that (a failover, a restart) fails no take. The cost is what a
-	// crash loses: up to about 1.5 × ClaimEvery of numbers at the rate, and
-	// never more than about 1.5 × MaxStep.
+	// ClaimEvery is how long a range is sized to last at the rate numbers are
+	// handed out, 5 minutes by default, not negative. The next range is claimed
+	// while half of one is left, so a database down for less than ClaimEvery/2
+	// fails no take; a crash loses up to about 1.5 × ClaimEvery of numbers at
+	// the rate, never more than about 1.5 × MaxStep.
 	ClaimEvery time.Duration
 
 	// Description is written to a tag New creates.

@@ -14,17 +14,12 @@ import (
 // SegmentConfig says how to build a Segment. Segment.DB, Segment.Tag and
 // Pattern are required; the other zero values mean the defaults.
 type SegmentConfig struct {
-	// Segment configures the segment generator of each period's tag, as
-	// for segment.New. Its Tag names the serial: each period's tag is the
-	// Tag, a colon and the period's date ("order:20261127" for a daily
-	// pattern, "order:2026112713" for an hourly one, "order" for a pattern
-	// with no date field), made at the period's first use, at Start (1 by
-	// default). So the Tag may be at most 128 bytes less the date's 11.
-	// A zero Step and MaxStep are segment.Config's defaults (2000 and
-	// 2,000,000), each at most a thousandth and a hundredth
-	// of the numbers {seq:N} holds (and at least 1): the ranges a fleet
-	// holds when a period ends are never handed out, and must leave the
-	// period's digits room. {seq:6} claims 999 to 9,999 at a time.
+	// Segment configures each period's segment generator, as for segment.New.
+	// Its Tag names the serial: a period's tag is Tag, a colon and the period's
+	// date ("order:20261127"), or Tag alone for a pattern with no date, so Tag
+	// is at most 117 bytes. Step and MaxStep default to segment.Config's, each
+	// at most a thousandth and a hundredth of what {seq:N} holds: the ranges
+	// held when a period ends are never handed out (docs/serial.md).
 	Segment segment.Config
 
 	// Pattern is the serial's pattern: literal text, date fields ({yyyy}

@@ -73,21 +73,12 @@ type Config struct {
 	// process is gone not even that. Only NewLeased reads it.
 	LeaseTTL time.Duration
 
-	// LeaseHorizon is how long a leased holder can go on without the
-	// database: every renewal reserves the seconds the holder will use over
-	// the horizon and a third of the TTL at its current pace, so a database
-	// that does not answer for the whole horizon (a failover, a restart)
-	// fails no take: 10 min if zero; 1 s to 24 h. Managed failovers take
-	// one to two minutes, and a primary restarting after a crash can take
-	// longer: ten minutes rides out both. The cost is what a crash leaves:
-	// the dead holder's ID stays reserved up to a horizon ahead, so the
-	// next holder of that ID would start there; LeaseWorkerID takes an ID
-	// whose reservation has passed whenever one is free. Reserving does not
-	// spend time bits: only seconds handed out do. On SQLite, where the
-	// file is on the holder's own machine and has no failover to ride out,
-	// zero means 2 s, so that a crash leaves the ID reserved only a few
-	// seconds ahead (docs/leases.md); a renewal then reserves the horizon
-	// and a second ahead. Only NewLeased reads it.
+	// LeaseHorizon is how long a leased holder can go on without the database:
+	// each renewal reserves the seconds it will use over the horizon and a
+	// third of the TTL at its pace: 10 min if zero (a managed failover takes
+	// minutes); 1 s to 24 h. On SQLite, with no failover to ride out, zero
+	// means 2 s, so a crash leaves the ID reserved a few seconds ahead
+	// (docs/leases.md). Only NewLeased reads it.
 	LeaseHorizon time.Duration
 
 	// WorkerIDs is the worker IDs a lease of NewLeased may take; the zero
