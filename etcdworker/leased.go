@@ -141,7 +141,7 @@ func (g *granter) revoke(ctx context.Context) {
 // revoked first, which frees the ID again.
 func (l *Leased) leaseID(ctx context.Context, g *granter, lo, hi int64) (*lease, error) {
 	at := strings.Join(l.c.Endpoints(), ",")
-	return leasing.Take(ctx, leasing.Retry{
+	return leasing.Acquire(ctx, leasing.Retry{
 		Poll:     l.poll,
 		NoFreeID: uidgen.ErrNoFreeID,
 		FullFor:  l.timing.TTL,

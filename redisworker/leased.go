@@ -109,7 +109,7 @@ func (l *Leased) LeaseWorkerID(ctx context.Context, maxWorkerID int64) (uidgen.L
 // failover under way, a server restarting) is tried again every poll until
 // ctx ends.
 func (l *Leased) leaseID(ctx context.Context, lo, hi int64) (*lease, error) {
-	return leasing.Take(ctx, leasing.Retry{
+	return leasing.Acquire(ctx, leasing.Retry{
 		Poll:     l.poll,
 		NoFreeID: uidgen.ErrNoFreeID,
 		FullFor:  l.timing.TTL,
@@ -146,7 +146,7 @@ func (l *Leased) leaseOnce(ctx context.Context, lo, hi int64) (*lease, error) {
 	return l.acquire(ctx, id, now)
 }
 
-// acquire leases worker ID id with takeScript, which starts the holder above
+// acquire leases worker ID id with acquireScript, which starts the holder above
 // the reservation it reads in the same step, and returns its lease,
 // started; or nil when the ID is held.
 func (l *Leased) acquire(ctx context.Context, id int64, now time.Time) (*lease, error) {
@@ -159,7 +159,7 @@ func (l *Leased) acquire(ctx context.Context, id int64, now time.Time) (*lease, 
 	}
 	ahead := leasing.FirstReservation(now.Unix(), now, l.timing.Ahead) - now.Unix()
 	s := &keyStore{l: l, id: id, held: heldKey(l.prefix, id), reserved: reservedKey(l.prefix, id), value: string(value)}
-	res, err := l.write(ctx, takeScript, []string{s.held, s.reserved, idsKey(l.prefix)},
+	res, err := l.write(ctx, acquireScript, []string{s.held, s.reserved, idsKey(l.prefix)},
 		s.value, l.timing.TTL.Milliseconds(), now.Unix(), ahead, id)
 	if errors.Is(err, redis.Nil) {
 		return nil, nil

@@ -334,7 +334,7 @@ func TestRenewalRestartsTTL(t *testing.T) {
 	}
 }
 
-// jitter delays each takeScript by a random time up to max before the
+// jitter delays each acquireScript by a random time up to max before the
 // client sends it: it widens the window between whatever the leaser read
 // before the take and the take itself, so that the suite's concurrent leases
 // see a take that trusts an earlier read.
@@ -346,7 +346,7 @@ func (j jitter) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.Proces
 }
 func (j jitter) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
-		// takeScript is the only script of three keys.
+		// acquireScript is the only script of three keys.
 		if args := cmd.Args(); len(args) > 2 && (cmd.Name() == "evalsha" || cmd.Name() == "eval") && fmt.Sprint(args[2]) == "3" {
 			time.Sleep(rand.N(j.max))
 		}

@@ -6,14 +6,14 @@ import "github.com/redis/go-redis/v9"
 // command interleaves and which key expiry does not split. docs/design.md's
 // proof names each by its step.
 
-// takeScript takes worker ID ARGV[5] if it is free: no held key
+// acquireScript acquires worker ID ARGV[5] if it is free: no held key
 // (KEYS[1]). The holder starts at ARGV[3], the taker's clock, or above
 // the reservation (KEYS[2]) read in the same step, whichever is later; the
 // script reserves ARGV[4] seconds past the start, writes the held key
 // (ARGV[1], the holder's value) under a TTL of ARGV[2] milliseconds, and
 // adds the ID to the fleet's set (KEYS[3]). It returns {start, reserved},
 // or false when the ID is held.
-var takeScript = redis.NewScript(`
+var acquireScript = redis.NewScript(`
 if redis.call('EXISTS', KEYS[1]) == 1 then return false end
 local start = tonumber(ARGV[3])
 local r = redis.call('GET', KEYS[2])

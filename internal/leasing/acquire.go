@@ -29,14 +29,14 @@ type Retry struct {
 	// when the fleet was found full for FullFor.
 	NoFreeID error
 
-	// FullFor is how long Take waits for a full range under a ctx with no
+	// FullFor is how long Acquire waits for a full range under a ctx with no
 	// deadline: the lease TTL, after which every ID a dead holder left has
 	// expired, so that what stays held is held by live processes, which
 	// may never let go.
 	FullFor time.Duration
 
 	// Fatal reports an error no retry makes right (a key the store's
-	// package did not write); Take returns it at once.
+	// package did not write); Acquire returns it at once.
 	Fatal func(error) bool
 
 	// Failed, if not nil, runs after each try that failed.
@@ -48,7 +48,7 @@ type Retry struct {
 	Unanswered func(last, ctxErr error) error
 }
 
-// Take calls once until it returns a lease, waiting Poll after each try
+// Acquire calls once until it returns a lease, waiting Poll after each try
 // that failed or found every ID held (ErrFull), and going again at once
 // after one that returned neither lease nor error: another process took
 // the chosen ID first. When ctx ends it fails with an error wrapping
@@ -56,7 +56,7 @@ type Retry struct {
 // found every ID in [lo, hi] held, else with Unanswered's. Under a ctx
 // with no deadline, a range found full for FullFor fails with NoFreeID
 // (FullUntil): the caller sees when it will return.
-func Take[L any](ctx context.Context, r Retry, lo, hi int64, once func(context.Context) (*L, error)) (*L, error) {
+func Acquire[L any](ctx context.Context, r Retry, lo, hi int64, once func(context.Context) (*L, error)) (*L, error) {
 	full := false // the last read of the fleet found every ID held
 	var fullSince time.Time
 	var lastErr error
