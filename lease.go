@@ -94,3 +94,30 @@ type LeaseStats struct {
 	// moves it.
 	Reserved time.Time
 }
+
+// LeaseRow is one worker ID of a lease store, as each store's List reads
+// it for a person looking at the fleet (`uidgen workers`). A field the
+// store does not keep is zero.
+type LeaseRow struct {
+	ID int64
+
+	// Held says the lease has not expired by the store's clock; a leased
+	// ID that is not held is free. LeaseLeft is how long it has left, by
+	// the store's clock, while Held.
+	Held      bool
+	LeaseLeft time.Duration
+
+	// Reserved is the last Unix second reserved for the ID's holders,
+	// inclusive, as Lease.Reserved(). ReservedAhead is how far it runs
+	// ahead of the clock (the database's for a SQL table, this process's
+	// for etcd and Redis), never below 0.
+	Reserved      int64
+	ReservedAhead time.Duration
+
+	// Host, PID and Since name the holder and when it acquired the ID,
+	// while Held; PID where the store keeps it (etcd, Redis, a SQLite
+	// file). A SQL table keeps the last holder's Host after the lease ends.
+	Host  string
+	PID   int
+	Since time.Time
+}

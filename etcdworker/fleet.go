@@ -13,7 +13,6 @@ import (
 
 	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/internal/leasing"
-	"github.com/seed4d941b13/uidgen/worker"
 )
 
 // holder is the value of a held/ID key: who holds the ID, for a person
@@ -112,13 +111,13 @@ func choose(states []idState, now time.Time, lo, hi int64) (idState, bool) {
 }
 
 // List returns the worker IDs of cfg's fleet, by ID, and for each held one
-// asks the cluster how long its lease has left: a worker.Row each, whose
+// asks the cluster how long its lease has left: a uidgen.LeaseRow each, whose
 // Host, PID and Since name the holder while Held, and whose ReservedAhead is
 // by this process's clock. It fails with an error wrapping uidgen.ErrConfig
 // (a nil Client, a bad Prefix) before sending anything, with one
 // wrapping uidgen.ErrBadKey when a key under the prefix is not this package's,
 // and otherwise with the client's error.
-func List(ctx context.Context, cfg Config) ([]worker.Row, error) {
+func List(ctx context.Context, cfg Config) ([]uidgen.LeaseRow, error) {
 	c, err := cfg.check()
 	if err != nil {
 		return nil, err
@@ -129,9 +128,9 @@ func List(ctx context.Context, cfg Config) ([]worker.Row, error) {
 		return nil, fail(err)
 	}
 	now := time.Now()
-	rows := make([]worker.Row, 0, len(states))
+	rows := make([]uidgen.LeaseRow, 0, len(states))
 	for _, s := range states {
-		r := worker.Row{ID: s.id, Leased: true, Held: s.held, Reserved: s.reserved,
+		r := uidgen.LeaseRow{ID: s.id, Held: s.held, Reserved: s.reserved,
 			ReservedAhead: time.Duration(max(s.reserved-now.Unix(), 0)) * time.Second}
 		if s.held {
 			r.Host, r.PID, r.Since = s.holder.Host, s.holder.PID, s.holder.Since

@@ -10,7 +10,6 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/seed4d941b13/uidgen"
-	"github.com/seed4d941b13/uidgen/worker"
 )
 
 // holder is the value of a held key: who holds the ID, for a person reading
@@ -72,12 +71,12 @@ func readFleet(ctx context.Context, c redis.UniversalClient, prefix string) ([]i
 }
 
 // List returns the worker IDs of cfg's fleet, by ID, read in one step: a
-// worker.Row each, whose Host, PID and Since name the holder while Held, and
+// uidgen.LeaseRow each, whose Host, PID and Since name the holder while Held, and
 // whose ReservedAhead is by this process's clock. It fails with an error
 // wrapping uidgen.ErrConfig (a nil Client, a bad Prefix) before sending anything,
 // with one wrapping uidgen.ErrBadKey when a key of the fleet is not this
 // package's, and otherwise with the client's error.
-func List(ctx context.Context, cfg Config) ([]worker.Row, error) {
+func List(ctx context.Context, cfg Config) ([]uidgen.LeaseRow, error) {
 	c, err := cfg.check()
 	if err != nil {
 		return nil, err
@@ -87,9 +86,9 @@ func List(ctx context.Context, cfg Config) ([]worker.Row, error) {
 		return nil, fmt.Errorf("redisworker: list the fleet under %s: %w", c.Prefix, err)
 	}
 	now := time.Now()
-	rows := make([]worker.Row, 0, len(states))
+	rows := make([]uidgen.LeaseRow, 0, len(states))
 	for _, s := range states {
-		r := worker.Row{ID: s.id, Leased: true, Held: s.held, Reserved: s.reserved,
+		r := uidgen.LeaseRow{ID: s.id, Held: s.held, Reserved: s.reserved,
 			ReservedAhead: time.Duration(max(s.reserved-now.Unix(), 0)) * time.Second}
 		if s.held {
 			r.Host, r.PID, r.Since, r.LeaseLeft = s.holder.Host, s.holder.PID, s.holder.Since, s.left

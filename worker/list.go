@@ -3,51 +3,27 @@ package worker
 import (
 	"context"
 	"database/sql"
+	"strconv"
+	"strings"
 	"time"
+
+	"github.com/seed4d941b13/uidgen"
 )
 
-// Row is one worker ID of a fleet, as a person looking at it wants to see
-// it: a row of the worker table (List), or the keys that etcdworker and
-// redisworker keep for the ID (their List). A field that a store does not
-// keep is zero, as each field says.
+// Row is one row of the worker table, as List reads it: a leased ID's
+// lease, or a disposable ID, used once, whose lease fields are zero.
 type Row struct {
-	ID int64
-	// Leased says the ID is leased, and comes back; otherwise it is a
-	// disposable one, used once. etcd and Redis lease every ID.
-	Leased bool
+	uidgen.LeaseRow
 
-	// Held says a leased ID's lease has not expired by the store's clock;
-	// a leased ID that is not held is free.
-	Held bool
-	// LeaseLeft is how long the lease has left by the store's clock, while
-	// Held; 0 otherwise.
-	LeaseLeft time.Duration
-	// Reserved is the last Unix second reserved for the ID's holders,
-	// which they may still use; 0 for a disposable row.
-	Reserved int64
-	// ReservedAhead is how far Reserved runs ahead of the clock (the
-	// database's for the worker table, this process's for etcd and Redis),
-	// never below 0. For a held ID it is how long its holder goes on
-	// without the store while it uses one second a second (less while it
-	// borrows faster); for a free one, how long the ID stays reserved
-	// ahead, so that a new holder would start above the clock.
-	ReservedAhead time.Duration
+	// Disposable says the row is a disposable worker ID (Baidu's insert),
+	// not a leased one, which comes back.
+	Disposable bool
 
-	// Host is the holder's host: in the worker table HOST_NAME, which
-	// stays after the lease ends and names a disposable row's process; in
-	// etcd and Redis only while Held.
-	Host string
-	// Type and Port are the worker table's TYPE and PORT, Baidu's
-	// columns: a container's port, an actual host's start token
-	// ("millis-random"), or in a SQLite file the process ("pid-4242");
-	// zero in etcd and Redis.
+	// Type and Port are Baidu's TYPE and PORT columns: a container's port,
+	// an actual host's start token ("millis-random"), or in a SQLite file
+	// the process ("pid-4242"), from which LeaseRow.PID is read.
 	Type NodeType
 	Port string
-	// PID and Since are the holder's process ID and when it took the ID,
-	// while Held, in etcd and Redis; zero in the worker table, whose Port
-	// names the process.
-	PID   int
-	Since time.Time
 }
 
 // List returns the rows of cfg.Table in cfg.DB, by ID. It reads the whole
@@ -80,7 +56,7 @@ func List(ctx context.Context, cfg Config) ([]Row, error) {
 	}
 	rows, err := db.QueryContext(ctx,
 		"SELECT ID, LEASED, TYPE, HOST_NAME, PORT, COALESCE(LEASE_UNTIL - "+d.NowMillis()+", 0), COALESCE(RESERVED_UNTIL, 0),"+
-			" COALESCE(RESERVED_UNTIL - "+d.NowSeconds()+", 0)"+
+			" COALESCE(RESERVED_UNTIL - "+d.NowSeconds()+", 0), "+d.UnixSeconds("MODIFIED")+
 			" FROM "+table+" ORDER BY ID")
 	if err != nil {
 		return nil, fail(ctx, d, op, err)
@@ -101,20 +77,25 @@ func List(ctx context.Context, cfg Config) ([]Row, error) {
 }
 
 // scanRow reads List's row: a disposable one holds no lease and no
-// reservation, whatever its columns say.
+// reservation, whatever its columns say. MODIFIED is when a held lease was
+// acquired: renewals leave it.
 func scanRow(rows *sql.Rows) (Row, error) {
 	var r Row
-	var leftMillis, aheadSeconds int64
-	if err := rows.Scan(&r.ID, &r.Leased, &r.Type, &r.Host, &r.Port, &leftMillis, &r.Reserved, &aheadSeconds); err != nil {
+	var leased bool
+	var leftMillis, aheadSeconds, modified int64
+	if err := rows.Scan(&r.ID, &leased, &r.Type, &r.Host, &r.Port, &leftMillis, &r.Reserved, &aheadSeconds, &modified); err != nil {
 		return Row{}, err
 	}
-	if !r.Leased {
+	if r.Disposable = !leased; r.Disposable {
 		r.Reserved = 0
 		return r, nil
 	}
-	r.Held = leftMillis > 0
-	if r.Held {
+	if r.Held = leftMillis > 0; r.Held {
 		r.LeaseLeft = time.Duration(leftMillis) * time.Millisecond
+		r.Since = time.Unix(modified, 0)
+		if pid, ok := strings.CutPrefix(r.Port, "pid-"); ok {
+			r.PID, _ = strconv.Atoi(pid)
+		}
 	}
 	r.ReservedAhead = time.Duration(max(aheadSeconds, 0)) * time.Second
 	return r, nil

@@ -6,14 +6,14 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"github.com/seed4d941b13/uidgen/worker"
+	"github.com/seed4d941b13/uidgen"
 )
 
 // printFleet prints a lease store's fleet under prefix as `uidgen workers
 // -dsn` prints the table: a lease's time left is the store's; a
 // reservation is an instant in UTC, and how far it runs ahead of this
 // machine's clock.
-func printFleet(w io.Writer, rows []worker.Row, prefix string) error {
+func printFleet(w io.Writer, rows []uidgen.LeaseRow, prefix string) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "ID\tSTATE\tHOST\tPID\tSINCE (UTC)\tLEASE LEFT\tRESERVED (UTC)\tAHEAD")
 	held := 0

@@ -57,7 +57,7 @@ func printWorkers(w io.Writer, table string, rows []worker.Row) error {
 	var leased, held int
 	for _, r := range rows {
 		kind, state, left, reserved, ahead := "disposable", "spent", "-", "-", "-"
-		if r.Leased {
+		if !r.Disposable {
 			leased++
 			kind, state = "leased", "free"
 			if r.Held {

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/seed4d941b13/uidgen"
 	"github.com/seed4d941b13/uidgen/internal/dbtest"
 	"github.com/seed4d941b13/uidgen/internal/permtest"
 	"github.com/seed4d941b13/uidgen/worker"
@@ -18,10 +19,10 @@ import (
 
 func TestPrintWorkers(t *testing.T) {
 	rows := []worker.Row{
-		{ID: 1, Leased: true, Type: worker.Container, Host: "10.0.0.5", Port: "orders-7d9f-x2", Held: true,
-			LeaseLeft: 28140 * time.Millisecond, Reserved: 1795400045, ReservedAhead: 609 * time.Second},
-		{ID: 2, Leased: true, Type: worker.Container, Host: "10.0.0.6", Port: "orders-7d9f-k8", Reserved: 1795396402},
-		{ID: 3, Type: worker.Actual, Host: "10.1.2.3", Port: "1700000000000-4242"},
+		{Type: worker.Container, Port: "orders-7d9f-x2", LeaseRow: uidgen.LeaseRow{ID: 1, Host: "10.0.0.5", Held: true,
+			LeaseLeft: 28140 * time.Millisecond, Reserved: 1795400045, ReservedAhead: 609 * time.Second}},
+		{Type: worker.Container, Port: "orders-7d9f-k8", LeaseRow: uidgen.LeaseRow{ID: 2, Host: "10.0.0.6", Reserved: 1795396402}},
+		{Disposable: true, Type: worker.Actual, Port: "1700000000000-4242", LeaseRow: uidgen.LeaseRow{ID: 3, Host: "10.1.2.3"}},
 	}
 	var out bytes.Buffer
 	if err := printWorkers(&out, "WORKER_NODE", rows); err != nil {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -55,6 +56,9 @@ type Fleet interface {
 	// Store returns the leasing.Store of l, held now: with it the test
 	// sends what a renewal or a release of l still on its way would.
 	Store(t testing.TB, l uidgen.Lease) leasing.Store
+
+	// List returns the fleet's worker IDs, by ID, from the package's List.
+	List(t testing.TB) []uidgen.LeaseRow
 }
 
 // ClockedFleet is a Fleet whose holders of an ID never leased start by the
@@ -144,6 +148,7 @@ func Run(t *testing.T, s Store) {
 		{"RangeErrors", testRangeErrors},
 		{"Generators", testGenerators},
 		{"Metrics", testMetrics},
+		{"List", testList},
 	} {
 		t.Run(tt.name, func(t *testing.T) { tt.test(t, s, s.Fleet(t)) })
 	}
@@ -710,5 +715,39 @@ func testRangeErrors(t *testing.T, _ Store, f Fleet) {
 		if got := f.Reserved(t, id); got != -1 {
 			t.Errorf("worker ID %d recorded as reserved to %d after a lease of a range too wide, want nothing recorded", id, got)
 		}
+	}
+}
+
+// testList: List shows a held ID with its holder, when it acquired the ID,
+// its lease left and its reservation, and a released one free, reserved to
+// the last second its holder used. PID is this process's where the store
+// keeps it.
+func testList(t *testing.T, _ Store, f Fleet) {
+	const ttl = 30 * time.Second
+	start := time.Now()
+	l := leased(t, f, Options{TTL: ttl})
+	a, b := mustLease(t, l, 7), mustLease(t, l, 7)
+	if err := b.Release(Context(t), b.First()); err != nil {
+		t.Fatal(err)
+	}
+	rows := f.List(t)
+	if len(rows) != 2 || rows[0].ID > rows[1].ID {
+		t.Fatalf("List: %+v, want IDs %d and %d, by ID", rows, a.WorkerID(), b.WorkerID())
+	}
+	held, free := rows[0], rows[1]
+	if held.ID != a.WorkerID() {
+		held, free = free, held
+	}
+	// The store's clock may read a second or two off this process's, and
+	// a SQL table keeps seconds.
+	since := held.Since.Sub(start)
+	if held.ID != a.WorkerID() || !held.Held || held.LeaseLeft <= 0 || held.LeaseLeft > ttl || held.Reserved != a.Reserved() ||
+		held.ReservedAhead <= 0 || held.Host == "" || since < -3*time.Second || since > time.Minute ||
+		held.PID != 0 && held.PID != os.Getpid() {
+		t.Errorf("held row %+v; want ID %d, held, with its host, since about %v, lease left, reservation %d and pid %d or none",
+			held, a.WorkerID(), start.Round(time.Second), a.Reserved(), os.Getpid())
+	}
+	if free.ID != b.WorkerID() || free.Held || free.LeaseLeft != 0 || free.PID != 0 || !free.Since.IsZero() || free.Reserved != b.First() {
+		t.Errorf("free row %+v; want ID %d, free, no holder, reserved to %d", free, b.WorkerID(), b.First())
 	}
 }
