@@ -47,7 +47,8 @@ func (e callerError) Is(target error) bool { return target == ErrUsage }
 // Main executes the command line args (without the program's name) and
 // returns the exit status: 0, 1 when a command failed, 2 when it was
 // called wrongly. store is the place besides the worker table that worker
-// IDs are leased from, as its flags ask: main passes etcd's.
+// IDs are leased from, as its flags ask: main passes newStores, etcd and
+// Redis.
 func Main(args []string, stdout, stderr io.Writer, store leaseStore) int {
 	if len(args) == 0 || args[0] == "-h" || args[0] == "-help" || args[0] == "--help" || args[0] == "help" && len(args) == 1 {
 		usage(stderr)
