@@ -109,53 +109,38 @@ func (l *Leased) LeaseWorkerID(ctx context.Context, maxWorkerID int64) (uidgen.L
 	if err != nil {
 		return nil, err
 	}
-	for {
-		now := l.now()       // a lease waited for starts from the time it is taken
-		readAt := time.Now() // the read below sees every lease that had expired by then
-		s, again, wait, full, err := l.leaseOnce(ctx, t.n, now, t.lo, t.hi)
-		if err == nil {
-			t.busy = nil
-		}
-		switch {
-		case err != nil && ctx.Err() == nil && l.d.Kind(err) == dialect.Busy:
-			// A process stopped while it writes the file (SIGSTOP, a
-			// frozen VM) keeps its lock until it runs again or dies: look
-			// again until ctx ends, as for a full range.
-			t.busy, wait = err, l.poll
-		case err != nil:
-			return nil, t.failed(err)
-		case s != nil:
-			return l.started(ctx, *s, t.n), nil
-		case wait > 0:
-			if l.logger != nil {
-				l.logger.InfoContext(ctx, "worker: waiting for the clock to come within a second of a free ID's first second",
-					"table", l.table, "wait", wait)
-			}
-		case again:
-			t.held, t.fullSince = nil, time.Time{} // this pass found an ID free, which another process took first
-		default:
-			if wait, err = t.full(full, readAt); err != nil {
-				return nil, err
-			}
-		}
-		if err := t.sleep(wait); err != nil {
-			return nil, err
-		}
+	s, err := leasing.Acquire(ctx, leasing.Retry{
+		Poll:       l.poll,
+		NoFreeID:   uidgen.ErrNoFreeID,
+		FullFor:    l.timing.TTL,
+		Fatal:      t.fatal,
+		Unanswered: t.unanswered,
+		Full:       t.full,
+	}, t.lo, t.hi, t.once)
+	if err != nil {
+		return nil, fmt.Errorf("worker: %s: %w", t.op, err)
 	}
+	return l.started(ctx, *s, t.n), nil
 }
 
 // leaseTry is one LeaseWorkerID call: the range it leases from, and what
-// its passes found, which its errors report.
+// its last pass found, which its errors report.
 type leaseTry struct {
-	l         *Leased
-	ctx       context.Context
-	op        string
-	n         node
-	lo, hi    int64
-	held      *heldIDs  // once every ID was found held
-	fullSince time.Time // since when, without a free ID between
-	busy      error     // the last pass found a SQLite file locked by another process
+	l      *Leased
+	ctx    context.Context
+	op     string
+	n      node
+	lo, hi int64
+	held   heldIDs // what holds the range, where the last pass found it full
 }
+
+// busy is the error of a pass that found a SQLite file locked by another
+// process: a process stopped while it writes the file (SIGSTOP, a frozen
+// VM) keeps its lock until it runs again or dies, so LeaseWorkerID looks
+// again until ctx ends, as for a full range.
+type busy struct{ error }
+
+func (b busy) Unwrap() error { return b.error }
 
 // newTry checks maxWorkerID and the range, and describes this process.
 func (l *Leased) newTry(ctx context.Context, maxWorkerID int64) (*leaseTry, error) {
@@ -176,63 +161,74 @@ func (l *Leased) newTry(ctx context.Context, maxWorkerID int64) (*leaseTry, erro
 	return t, nil
 }
 
-// failed returns the error LeaseWorkerID fails with for err: where ctx
-// ended, what the passes found, a locked file or a full range.
-func (t *leaseTry) failed(err error) error {
-	ctx, held := t.ctx, t.held
-	if t.busy != nil && ctx.Err() != nil {
-		return fmt.Errorf("worker: %s: %w: another process held the SQLite file's write lock until the context ended (%w): %v",
-			t.op, uidgen.ErrUnreachable, ctx.Err(), t.busy)
-	}
-	if held != nil && ctx.Err() != nil {
-		return fmt.Errorf("worker: %s: %w: all %d IDs from %d to %d are held (%d leased, %d disposable%s) and none came free: %w",
-			t.op, uidgen.ErrNoFreeID, t.hi-t.lo+1, t.lo, t.hi, t.hi-t.lo+1-held.disposable, held.disposable, held.holders, ctx.Err())
-	}
-	return fail(ctx, t.l.d, t.op, err)
-}
-
-// full notes a pass that found every ID of the range held, expires the
-// leases of holders that are gone, and returns how long to wait before
-// the next pass: none where it expired one, the poll otherwise, and an
-// error once the range has been full for a TTL.
-func (t *leaseTry) full(full heldIDs, readAt time.Time) (time.Duration, error) {
-	l, ctx := t.l, t.ctx
-	if t.held != nil {
-		full.holders = t.held.holders // until this pass names them again
-	}
-	t.held = &full
-	if t.fullSince.IsZero() {
-		t.fullSince = readAt
-	}
-	if reclaimed, err := l.reclaimGone(ctx, t.n, t.lo, t.hi); err != nil {
-		return 0, t.failed(err)
-	} else if reclaimed {
-		return 0, nil // look again at once
-	}
-	if t.hi-t.lo < namedHolders {
-		var err error
-		if t.held.holders, err = l.holders(ctx, t.lo, t.hi); err != nil {
-			return 0, t.failed(err)
+// once is one pass of leasing.Acquire: a lease, or nil where another
+// process took the chosen ID first, a leasing.Later where the ID starts a
+// few seconds ahead of the clock, leasing.ErrFull where every ID is held,
+// a busy file, or the database's error, explained: as a leasing.Unread
+// where ctx has ended, which leaves a full range's finding standing.
+func (t *leaseTry) once(ctx context.Context) (*taking, error) {
+	l := t.l
+	now := l.now() // a lease waited for starts from the time it is taken
+	s, again, wait, full, err := l.leaseOnce(ctx, t.n, now, t.lo, t.hi)
+	switch {
+	case err != nil && l.d.Kind(err) == dialect.Busy:
+		return nil, busy{err}
+	case err != nil && ctx.Err() != nil:
+		return nil, leasing.Unread{Err: cause(ctx, l.d, err)}
+	case err != nil:
+		return nil, cause(ctx, l.d, err)
+	case s != nil || again:
+		return s, nil
+	case wait > 0:
+		if l.logger != nil {
+			l.logger.InfoContext(ctx, "worker: waiting for the clock to come within a second of a free ID's first second",
+				"table", l.table, "wait", wait)
 		}
+		return nil, leasing.Later{Wait: wait}
 	}
-	what := fmt.Sprintf(" (%d leased, %d disposable%s)", t.hi-t.lo+1-full.disposable, full.disposable, t.held.holders)
-	if err := leasing.FullUntil(ctx, uidgen.ErrNoFreeID, t.fullSince, readAt, l.timing.TTL, t.lo, t.hi, what); err != nil {
-		return 0, fmt.Errorf("worker: %s: %w", t.op, err)
-	}
-	return l.poll, nil
+	t.held = full
+	return nil, leasing.ErrFull
 }
 
-// sleep waits d, or fails where ctx ends first.
-func (t *leaseTry) sleep(d time.Duration) error {
-	if d <= 0 {
-		return nil
+// full expires the leases of holders that are gone from a range the last
+// pass found full, and says to look again at once where it expired one;
+// otherwise it returns what holds the range, each holder of a small one.
+// A look cut off by ctx's end leaves the pass's finding: the range is full.
+func (t *leaseTry) full(ctx context.Context) (again bool, held string, err error) {
+	l := t.l
+	reclaimed, err := l.reclaimGone(ctx, t.n, t.lo, t.hi)
+	if err == nil && !reclaimed && t.hi-t.lo < namedHolders {
+		t.held.holders, err = l.holders(ctx, t.lo, t.hi)
 	}
-	select {
-	case <-t.ctx.Done():
-		return t.failed(t.ctx.Err())
-	case <-time.After(d):
-		return nil
+	switch {
+	case err != nil && ctx.Err() == nil:
+		return false, "", cause(ctx, l.d, err)
+	case reclaimed:
+		return true, "", nil
 	}
+	return false, fmt.Sprintf(" (%d leased, %d disposable%s)", t.hi-t.lo+1-t.held.disposable, t.held.disposable, t.held.holders), nil
+}
+
+// fatal says which errors of once end LeaseWorkerID at once: the
+// database's, but for a busy file and a pass cut off by ctx's end, which
+// Acquire sorts as it does a full range.
+func (t *leaseTry) fatal(err error) bool {
+	return err != nil && !errors.Is(err, leasing.ErrFull) && !errors.As(err, new(busy)) && !errors.As(err, new(leasing.Unread))
+}
+
+// unanswered is the error when ctx ends and the last pass did not find the
+// range full: a file another process kept locked, the database's own
+// error, or ctx's end.
+func (t *leaseTry) unanswered(last, ctxErr error) error {
+	var b busy
+	switch {
+	case errors.As(last, &b):
+		return fmt.Errorf("%w: another process held the SQLite file's write lock until the context ended (%w): %v",
+			uidgen.ErrUnreachable, ctxErr, b.error)
+	case last != nil:
+		return last
+	}
+	return cause(t.ctx, t.l.d, ctxErr)
 }
 
 // leaseOnce leases a free ID in [lo, hi], if there is one: a free ID whose

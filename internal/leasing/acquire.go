@@ -18,7 +18,8 @@ type Unread struct{ Err error }
 func (u Unread) Error() string { return u.Err.Error() }
 func (u Unread) Unwrap() error { return u.Err }
 
-// Retry is how a key-value store's LeaseWorkerID tries again.
+// Retry is how a store's LeaseWorkerID tries again: what it waits, what
+// ends it, and the hooks for what is the store's own.
 type Retry struct {
 	// Poll is how long it waits after a try that failed or found every ID
 	// held.
@@ -46,63 +47,109 @@ type Retry struct {
 	// is the last try's error, nil when the last try found every ID held
 	// before a later one was cut off.
 	Unanswered func(last, ctxErr error) error
+
+	// Full, if not nil, runs after each try that found every ID held. It
+	// returns again where it freed an ID (a holder that is gone), to look
+	// again at once, and otherwise what holds the range, for the errors:
+	// " (3 leased, 1 disposable)". An error it returns, Acquire returns.
+	Full func(ctx context.Context) (again bool, held string, err error)
 }
 
+// Later is what a try returns when it found an ID to lease but not yet:
+// Acquire tries again after Wait, with nothing else changed.
+type Later struct{ Wait time.Duration }
+
+func (l Later) Error() string { return fmt.Sprintf("an ID comes free in %v", l.Wait) }
+
 // Acquire calls once until it returns a lease, waiting Poll after each try
-// that failed or found every ID held (ErrFull), and going again at once
-// after one that returned neither lease nor error: another process took
-// the chosen ID first. When ctx ends it fails with an error wrapping
-// NoFreeID and ctx.Err(), naming the range, if the last read of the fleet
-// found every ID in [lo, hi] held, else with Unanswered's. Under a ctx
-// with no deadline, a range found full for FullFor fails with NoFreeID
-// (FullUntil): the caller sees when it will return.
+// that failed or found every ID held (ErrFull), a Later's Wait after one
+// that returned a Later, and going again at once after one that returned
+// neither lease nor error: another process took the chosen ID first. When
+// ctx ends it fails with an error wrapping NoFreeID and ctx.Err(), naming
+// the range, if the last read of the fleet found every ID in [lo, hi]
+// held, else with Unanswered's. Under a ctx with no deadline, a range
+// found full for FullFor fails with NoFreeID (FullUntil): the caller sees
+// when it will return.
 func Acquire[L any](ctx context.Context, r Retry, lo, hi int64, once func(context.Context) (*L, error)) (*L, error) {
-	full := false // the last read of the fleet found every ID held
-	var fullSince time.Time
-	var lastErr error
+	a := acquiring{r: r, lo: lo, hi: hi}
 	for {
 		readAt := time.Now()
 		lease, err := once(ctx)
+		var later Later
+		wait := r.Poll
 		switch {
 		case lease != nil:
 			return lease, nil
+		case errors.As(err, &later):
+			wait = later.Wait
 		case r.Fatal(err):
 			return nil, err
 		case errors.Is(err, ErrFull):
-			if !full || fullSince.IsZero() {
-				fullSince = readAt
-			}
-			full, lastErr = true, nil
-			if err := FullUntil(ctx, r.NoFreeID, fullSince, readAt, r.FullFor, lo, hi, ""); err != nil {
+			again, err := a.fullAt(ctx, readAt)
+			if err != nil {
 				return nil, err
 			}
+			if again {
+				continue
+			}
 		case err != nil:
-			// A read cut off by ctx's end says nothing of the fleet, so
-			// the last read's finding stands; a failure after a read came
-			// after one that found an ID free.
-			var u Unread
-			full = full && ctx.Err() != nil && errors.As(err, &u)
-			// A try cut off by ctx's end says only that ctx ended: the
-			// store's own answer before it, if any, says why it failed.
-			if !Cut(err) || ctx.Err() == nil || lastErr == nil {
-				lastErr = err
-			}
-			if r.Failed != nil {
-				r.Failed(ctx)
-			}
+			a.failed(ctx, err)
 		default:
-			full, fullSince = false, time.Time{}
+			a.full, a.fullSince = false, time.Time{}
 			continue
 		}
 		select {
 		case <-ctx.Done():
-			if full {
-				return nil, fmt.Errorf("%w: all %d IDs from %d to %d are held and none came free: %w",
-					r.NoFreeID, hi-lo+1, lo, hi, ctx.Err())
+			if a.full {
+				return nil, fmt.Errorf("%w: all %d IDs from %d to %d are held%s and none came free: %w",
+					r.NoFreeID, hi-lo+1, lo, hi, a.held, ctx.Err())
 			}
-			return nil, r.Unanswered(lastErr, ctx.Err())
-		case <-time.After(r.Poll):
+			return nil, r.Unanswered(a.lastErr, ctx.Err())
+		case <-time.After(wait):
 		}
+	}
+}
+
+// acquiring is what one Acquire call's tries found.
+type acquiring struct {
+	r         Retry
+	lo, hi    int64
+	full      bool      // the last read of the fleet found every ID held
+	fullSince time.Time // when the first of the reads in a row that found it full began
+	held      string    // what holds the full range, as Full says
+	lastErr   error
+}
+
+// fullAt notes a try, whose read began at readAt, that found every ID
+// held, and returns whether to look again at once, or the error of a range
+// full for FullFor.
+func (a *acquiring) fullAt(ctx context.Context, readAt time.Time) (again bool, err error) {
+	if !a.full || a.fullSince.IsZero() {
+		a.fullSince = readAt
+	}
+	a.full, a.lastErr = true, nil
+	if a.r.Full != nil {
+		if again, a.held, err = a.r.Full(ctx); err != nil || again {
+			return again, err
+		}
+	}
+	return false, FullUntil(ctx, a.r.NoFreeID, a.fullSince, readAt, a.r.FullFor, a.lo, a.hi, a.held)
+}
+
+// failed notes a try that failed with err.
+func (a *acquiring) failed(ctx context.Context, err error) {
+	// A read cut off by ctx's end says nothing of the fleet, so the last
+	// read's finding stands; a failure after a read came after one that
+	// found an ID free.
+	var u Unread
+	a.full = a.full && ctx.Err() != nil && errors.As(err, &u)
+	// A try cut off by ctx's end says only that ctx ended: the store's own
+	// answer before it, if any, says why it failed.
+	if !Cut(err) || ctx.Err() == nil || a.lastErr == nil {
+		a.lastErr = err
+	}
+	if a.r.Failed != nil {
+		a.r.Failed(ctx)
 	}
 }
 

@@ -51,7 +51,7 @@ func acquireScripted(t *testing.T, tries ...try) (lease *int, failed int, err er
 	return lease, failed, err
 }
 
-func TestTake(t *testing.T) {
+func TestAcquire(t *testing.T) {
 	one := new(int)
 	t.Run("raced, then leased", func(t *testing.T) {
 		lease, failed, err := acquireScripted(t, try{}, try{}, try{lease: one})
@@ -101,4 +101,51 @@ func TestTake(t *testing.T) {
 			t.Errorf("Acquire = %v, want %v and not %v: a read found an ID free", err, context.Canceled, errNoFree)
 		}
 	})
+	t.Run("later", func(t *testing.T) {
+		// A Later is neither a failure nor a full range: it is waited
+		// out, and the next try leases.
+		lease, failed, err := acquireScripted(t, try{err: ErrFull}, try{err: Later{Wait: time.Millisecond}}, try{lease: one})
+		if lease != one || err != nil || failed != 0 {
+			t.Errorf("Acquire = %v, %v after %d failures; want the lease after the wait, no failure", lease, err, failed)
+		}
+	})
+}
+
+// TestAcquireFull: Retry.Full runs after each try that found the range
+// full: where it frees an ID the next try comes at once, however long the
+// Poll; what it says holds the range is in the error when ctx ends; its
+// error ends Acquire.
+func TestAcquireFull(t *testing.T) {
+	hookErr := errors.New("the full hook failed")
+	// acquire runs Acquire on a range found full by every try but the
+	// one a freed ID makes, under a Poll that outlives ctx.
+	acquire := func(t *testing.T, again bool, held string, err error) (*int, error) {
+		ctx, cancel := context.WithTimeout(t.Context(), 200*time.Millisecond)
+		defer cancel()
+		one, freed := new(int), false
+		r := Retry{
+			Poll: time.Hour, NoFreeID: errNoFree,
+			Fatal:      func(error) bool { return false },
+			Unanswered: func(_, ctxErr error) error { return ctxErr },
+			Full: func(context.Context) (bool, string, error) {
+				freed = again
+				return again, held, err
+			},
+		}
+		return Acquire(ctx, r, 1, 1, func(context.Context) (*int, error) {
+			if freed {
+				return one, nil
+			}
+			return nil, ErrFull
+		})
+	}
+	if lease, err := acquire(t, true, "", nil); lease == nil || err != nil {
+		t.Errorf("Acquire after Full freed an ID = %v, %v; want the lease at once", lease, err)
+	}
+	if _, err := acquire(t, false, " (by pid 42)", nil); !errors.Is(err, errNoFree) || !strings.Contains(err.Error(), "are held (by pid 42) and none came free") {
+		t.Errorf("Acquire of a range Full says pid 42 holds = %v, want %v naming pid 42", err, errNoFree)
+	}
+	if _, err := acquire(t, false, "", hookErr); !errors.Is(err, hookErr) {
+		t.Errorf("Acquire whose Full fails = %v, want %v", err, hookErr)
+	}
 }
