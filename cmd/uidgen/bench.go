@@ -263,8 +263,8 @@ func (f *benchFlags) check() error {
 		// static: -dsn is the tag table's database.
 		return segmentConflicts(f.fs, "segment", "segment-table", "start", "step", "claim-every", "max-step", "dsn", "db", "d", "goroutines", "worker")
 	}
-	if name := setFlag(f.fs, "segment-table", "start", "step", "claim-every", "max-step"); name != "" {
-		return fmt.Errorf("%w: -%s needs -segment", ErrUsage, name)
+	if err := checkRules(f.fs, segmentRules...); err != nil {
+		return err
 	}
 	if name := setFlag(f.fs, f.stores...); name != "" {
 		segment := ""

@@ -74,6 +74,16 @@ func (f *genFlags) register(fs *flag.FlagSet, store leaseStore) {
 	f.segment.register(fs)
 }
 
+// genRules are the flags of gen that contradict each other.
+var genRules = []flagRule{
+	{flag: "json", not: "encoding", why: "-json prints each ID taken apart, its numbers in decimal; pick one"},
+	{flag: "json", not: "format", why: "each prints the ID its own way; pick one"},
+	{flag: "encoding", not: "format", why: "each prints the ID its own way; pick one"},
+	{flag: "opaque-key", not: "json", why: "-json shows what the opaque ID hides; pick one"},
+	{flag: "opaque-key", not: "format", why: "-format shows what the opaque ID hides; pick one"},
+	{flag: "tz", needs: "format", why: "it is the zone of the pattern's dates"},
+}
+
 // check refuses arguments, and flags that contradict each other.
 func (f *genFlags) check() error {
 	if f.fs.NArg() > 0 {
@@ -86,25 +96,10 @@ func (f *genFlags) check() error {
 	if f.n < 0 {
 		return fmt.Errorf("%w: -n %d: must be 0 or more", ErrUsage, f.n)
 	}
-	if f.asJSON && setFlag(f.fs, "encoding") != "" {
-		return fmt.Errorf("%w: -json and -encoding: -json prints each ID taken apart, its numbers in decimal; pick one", ErrUsage)
-	}
-	if name := setFlag(f.fs, "json", "encoding"); name != "" && f.pattern != "" {
-		return fmt.Errorf("%w: -%s and -format: each prints the ID its own way; pick one", ErrUsage, name)
-	}
-	if name := setFlag(f.fs, "json", "format"); name != "" && setFlag(f.fs, "opaque-key") != "" {
-		return fmt.Errorf("%w: -opaque-key and -%s: -%[2]s shows what the opaque ID hides; pick one", ErrUsage, name)
-	}
-	if f.zone.name != "" && f.pattern == "" {
-		return fmt.Errorf("%w: -tz needs -format: it is the zone of the pattern's dates", ErrUsage)
-	}
 	if err := f.segment.checkTag(f.fs); err != nil {
 		return err
 	}
-	if name := setFlag(f.fs, "segment-table", "start", "step", "claim-every", "max-step"); name != "" && f.segment.tag == "" {
-		return fmt.Errorf("%w: -%s needs -segment", ErrUsage, name)
-	}
-	return nil
+	return checkRules(f.fs, append(genRules, segmentRules...)...)
 }
 
 // genNumbers prints -n numbers of -segment's tag, through -format's

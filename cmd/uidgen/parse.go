@@ -94,8 +94,11 @@ func (p *parseOptions) register(fs *flag.FlagSet) {
 
 // check refuses flags that contradict each other, and no ID to parse.
 func (p *parseOptions) check() error {
-	if name := setFlag(p.fs, "encoding", "opaque-key"); name != "" && p.pattern != "" {
-		return fmt.Errorf("%w: -%s and -format: a string is in one or the other; pick one", ErrUsage, name)
+	if err := checkRules(p.fs,
+		flagRule{flag: "encoding", not: "format", why: "a string is in one or the other; pick one"},
+		flagRule{flag: "opaque-key", not: "format", why: "a string is in one or the other; pick one"},
+	); err != nil {
+		return err
 	}
 	if p.fs.NArg() == 0 {
 		p.fs.Usage()

@@ -32,8 +32,8 @@ func runSchema(args []string, stdout, stderr io.Writer, _ leaseStore) error {
 		_, err = io.WriteString(stdout, ddl)
 		return err
 	}
-	if name := setFlag(fs, "segment-table"); name != "" {
-		return fmt.Errorf("%w: -segment-table needs -segment", ErrUsage)
+	if err := checkRules(fs, segmentRules...); err != nil {
+		return err
 	}
 	ddl, err := worker.Schema(*dialect, *table)
 	if err != nil {

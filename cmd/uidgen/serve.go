@@ -223,8 +223,8 @@ func (t *tagFlags) register(fs *flag.FlagSet) {
 // table to act on: tagDSN is "" where store, a lease store's flag, keeps
 // the worker ID instead.
 func (t *tagFlags) check(fs *flag.FlagSet, tagDSN, store string) error {
-	if t.zone.name != "" && len(t.serials) == 0 {
-		return fmt.Errorf("%w: -tz needs -serial: it is the zone of the serial numbers' dates", ErrUsage)
+	if err := checkRules(fs, flagRule{flag: "tz", needs: "serial", why: "it is the zone of the serial numbers' dates"}); err != nil {
+		return err
 	}
 	if _, err := t.zone.loc(); err != nil {
 		return err
