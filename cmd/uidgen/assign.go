@@ -187,11 +187,11 @@ func (w *workerFlags) source() (idSource, func(), error) {
 	if err := w.store.fromEnv(&w.dsn, "worker", "dsn"); err != nil {
 		return idSource{}, nil, err
 	}
-	if w.store.chosen() {
+	if w.store.Chosen() {
 		if err := w.store.conflict("the worker ID is leased from the store", "worker", "dsn", "table", "lease", "db"); err != nil {
 			return idSource{}, nil, err
 		}
-		l, release, err := w.store.store.Leaser(w.ttl, w.horizon, w.ids.WorkerIDRange)
+		l, release, err := w.store.Leaser(w.ttl, w.horizon, w.ids.WorkerIDRange)
 		return idSource{leaser: l}, release, err
 	}
 	dsn, embedded, err := w.database()
@@ -278,7 +278,7 @@ func (w *workerFlags) tagDSN() (string, error) {
 	if err := w.store.fromEnv(&w.dsn, "worker", "dsn"); err != nil {
 		return "", err
 	}
-	if w.store.chosen() {
+	if w.store.Chosen() {
 		return "", nil
 	}
 	dsn, _, err := w.database()

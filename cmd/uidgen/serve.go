@@ -163,7 +163,7 @@ func (f *serveFlags) check() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return tagDSN, f.tags.check(f.fs, tagDSN, f.maker.worker.store.store.Flag())
+	return tagDSN, f.tags.check(f.fs, tagDSN, f.maker.worker.store.Flag())
 }
 
 // announce says on stderr where serve listens and what it serves.

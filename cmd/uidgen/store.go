@@ -133,13 +133,13 @@ func (ss storeSet) List(ctx context.Context, w io.Writer) error {
 // storeFlags is a command's leaseStore and the flags it registered on the
 // command's flag set.
 type storeFlags struct {
-	store leaseStore
+	leaseStore
 	fs    *flag.FlagSet
 	names []string // the flags store.Register added, in fs's order
 }
 
 func (s *storeFlags) register(fs *flag.FlagSet, store leaseStore) {
-	s.store, s.fs = store, fs
+	s.leaseStore, s.fs = store, fs
 	had := make(map[string]bool)
 	fs.VisitAll(func(f *flag.Flag) { had[f.Name] = true })
 	store.Register(fs)
@@ -150,9 +150,6 @@ func (s *storeFlags) register(fs *flag.FlagSet, store leaseStore) {
 	})
 }
 
-// chosen says whether the parsed flags ask for the store.
-func (s *storeFlags) chosen() bool { return s.store.Chosen() }
-
 // fromEnv lets the environment choose where worker IDs come from, where no
 // flag did: $UIDGEN_DSN (already *dsn, -dsn's default), or a store's
 // variable ($UIDGEN_ETCD, $UIDGEN_REDIS), whichever alone is set. A flag
@@ -160,13 +157,13 @@ func (s *storeFlags) chosen() bool { return s.store.Chosen() }
 // variable, so a variable set for other runs never conflicts with it; two
 // variables set and no flag is a usage error naming both.
 func (s *storeFlags) fromEnv(dsn *string, sources ...string) error {
-	if s.chosen() || setFlag(s.fs, sources...) != "" {
+	if s.Chosen() || setFlag(s.fs, sources...) != "" {
 		if setFlag(s.fs, "dsn") == "" {
 			*dsn = "" // $UIDGEN_DSN gives way to the flag that chose
 		}
 		return s.unchosen()
 	}
-	set := s.store.EnvSet()
+	set := s.EnvSet()
 	if *dsn != "" {
 		set = append([]string{"$" + dsnEnv}, set...)
 	}
@@ -175,7 +172,7 @@ func (s *storeFlags) fromEnv(dsn *string, sources ...string) error {
 		return fmt.Errorf("%w: %s are both set and no flag chooses between them: give -dsn, -%s or another store's flag",
 			ErrUsage, strings.Join(set[:2], " and "), s.names[0])
 	case len(set) == 1 && *dsn == "":
-		s.store.FromEnv()
+		s.FromEnv()
 	}
 	return s.unchosen()
 }
@@ -183,7 +180,7 @@ func (s *storeFlags) fromEnv(dsn *string, sources ...string) error {
 // unchosen returns a usage error naming a store's flag given while no
 // store is chosen: -redis-prefix without -redis does nothing.
 func (s *storeFlags) unchosen() error {
-	if name := setFlag(s.fs, s.names...); name != "" && !s.chosen() {
+	if name := setFlag(s.fs, s.names...); name != "" && !s.Chosen() {
 		return fmt.Errorf("%w: -%s given, but no store it configures: it goes with %s", ErrUsage, name, s.choosers())
 	}
 	return nil
@@ -215,7 +212,7 @@ func (s *storeFlags) conflict(with string, names ...string) error {
 	if bad == "" {
 		return nil
 	}
-	by := "-" + s.store.Flag()
+	by := "-" + s.Flag()
 	all := dashed(names, ", ")
 	if i := strings.LastIndex(all, ", "); i >= 0 {
 		all = all[:i] + " and " + all[i+2:]

@@ -26,7 +26,7 @@ func runWorkers(args []string, stdout, stderr io.Writer, store leaseStore) error
 	if err := sf.fromEnv(dsn, "dsn"); err != nil {
 		return err
 	}
-	if sf.chosen() {
+	if sf.Chosen() {
 		if err := sf.conflict("workers lists the store's worker IDs", "dsn", "table", "db"); err != nil {
 			return err
 		}
