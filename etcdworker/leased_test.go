@@ -129,13 +129,8 @@ func (f fleet) Reserve(t testing.TB, id, sec int64) {
 	f.put(t, reservedKey(f.prefix, id), strconv.FormatInt(sec, 10))
 }
 func (fleet) Store(_ testing.TB, l uidgen.Lease) leasing.Store { return l.(*lease).store }
-func (f fleet) List(t testing.TB) []uidgen.LeaseRow {
-	t.Helper()
-	rows, err := List(testContext(t), Config{Client: f.c, Prefix: f.prefix})
-	if err != nil {
-		t.Fatalf("List: %v", err)
-	}
-	return rows
+func (f fleet) List(ctx context.Context) ([]uidgen.LeaseRow, error) {
+	return List(ctx, Config{Client: f.c, Prefix: f.prefix})
 }
 
 // Expire revokes the etcd lease that held/id is under, as its TTL passing

@@ -245,13 +245,8 @@ func (f fleet) Op() string                            { return "redisworker: lea
 func (f fleet) Expire(t testing.TB, id int64)         { f.expire(t, id) }
 func (f fleet) Reserved(t testing.TB, id int64) int64 { return f.reserved(t, id) }
 func (f fleet) Reserve(t testing.TB, id, sec int64)   { f.reserve(t, id, sec) }
-func (f fleet) List(t testing.TB) []uidgen.LeaseRow {
-	t.Helper()
-	rows, err := List(testContext(t), Config{Client: f.c, Prefix: f.prefix})
-	if err != nil {
-		t.Fatalf("List: %v", err)
-	}
-	return rows
+func (f fleet) List(ctx context.Context) ([]uidgen.LeaseRow, error) {
+	return List(ctx, Config{Client: f.c, Prefix: f.prefix})
 }
 
 // Store returns a keyStore of l's held key, of a Leased of the default

@@ -91,17 +91,13 @@ func (f tableFleet) Reserve(t testing.TB, id, sec int64) {
 
 func (tableFleet) Store(t testing.TB, l uidgen.Lease) leasing.Store { return l.(*lease).store }
 
-func (f tableFleet) List(t testing.TB) []uidgen.LeaseRow {
-	t.Helper()
-	rows, err := List(testContext(t), Config{DB: f.db, Table: f.table})
-	if err != nil {
-		t.Fatalf("List: %v", err)
-	}
+func (f tableFleet) List(ctx context.Context) ([]uidgen.LeaseRow, error) {
+	rows, err := List(ctx, Config{DB: f.db, Table: f.table})
 	leases := make([]uidgen.LeaseRow, len(rows))
 	for i, r := range rows {
 		leases[i] = r.LeaseRow
 	}
-	return leases
+	return leases, err
 }
 
 // newTestLeased returns a Leased of cfg on table of db, created with the

@@ -57,8 +57,8 @@ type Fleet interface {
 	// sends what a renewal or a release of l still on its way would.
 	Store(t testing.TB, l uidgen.Lease) leasing.Store
 
-	// List returns the fleet's worker IDs, by ID, from the package's List.
-	List(t testing.TB) []uidgen.LeaseRow
+	// List is the package's List on the fleet: its worker IDs, by ID.
+	List(ctx context.Context) ([]uidgen.LeaseRow, error)
 }
 
 // ClockedFleet is a Fleet whose holders of an ID never leased start by the
@@ -730,7 +730,10 @@ func testList(t *testing.T, _ Store, f Fleet) {
 	if err := b.Release(Context(t), b.First()); err != nil {
 		t.Fatal(err)
 	}
-	rows := f.List(t)
+	rows, err := f.List(Context(t))
+	if err != nil {
+		t.Fatalf("List: %v", err)
+	}
 	if len(rows) != 2 || rows[0].ID > rows[1].ID {
 		t.Fatalf("List: %+v, want IDs %d and %d, by ID", rows, a.WorkerID(), b.WorkerID())
 	}
