@@ -6,6 +6,9 @@
 //	h := serve.New(serve.Config{Generator: g, Metrics: collector, Tags: tags})
 //	err := serve.Run(ctx, ln, h, 10*time.Second, logger)
 //
+// Where Config.Tokens names bearer tokens, every route answers only a
+// request that carries one; TLS and client certificates are the listener's.
+//
 // It knows the generator only through Generator, so the command builds the
 // generator and the tags from its flags, and this package serves them.
 // The routes, their statuses and bodies are docs/serve.md's.
