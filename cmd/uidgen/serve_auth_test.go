@@ -50,8 +50,9 @@ func TestServeTokens(t *testing.T) {
 	path := tokenFile(t, "# rotating: clients move to the second\n"+oldToken+"\n\n  "+newToken+"  \n")
 	s := startServer(t, "-worker", "7", "-token-file", path, "-create-tags")
 	wrong := "Bearer " + newKey(t, 32)
-	routes := []string{"/id", "/ids?n=10000", "/healthz", "/metrics", "/parse/1", "/segment/order", "/segment/order/ids?n=10000",
-		"/segments", "/api/segment/get/order", "/api/snowflake/get/order", "/decodeSnowflakeId?snowflakeId=1", "/"}
+	tag := "t" + newKey(t, 4) // of this run alone: -count=N runs share the SQLite file
+	routes := []string{"/id", "/ids?n=10000", "/healthz", "/metrics", "/parse/1", "/segment/" + tag, "/segment/" + tag + "/ids?n=10000",
+		"/segments", "/api/segment/get/" + tag, "/api/snowflake/get/" + tag, "/decodeSnowflakeId?snowflakeId=1", "/"}
 	for _, path := range routes {
 		checkUnauthorized(t, "GET "+path+" without a token", s.do(t, "GET", path))
 		checkUnauthorized(t, "GET "+path+" with a wrong token", s.do(t, "GET", path, "Authorization", wrong))
@@ -63,8 +64,8 @@ func TestServeTokens(t *testing.T) {
 	if n := s.metric(t, "uidgen_ids_total"); n != 0 {
 		t.Errorf("uidgen_ids_total %v after refused requests only, want 0", n)
 	}
-	if r := s.do(t, "GET", "/segment/order"); r.status != 200 || r.body != "1\n" {
-		t.Errorf("GET /segment/order after refused requests: %d %q, want 200 and 1, the tag's first number", r.status, r.body)
+	if r := s.do(t, "GET", "/segment/"+tag); r.status != 200 || r.body != "1\n" {
+		t.Errorf("GET /segment/%s after refused requests: %d %q, want 200 and 1, the tag's first number", tag, r.status, r.body)
 	}
 	for _, token := range []string{oldToken, newToken} {
 		s.token = token
