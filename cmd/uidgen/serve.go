@@ -107,7 +107,8 @@ type serveFlags struct {
 func runServe(args []string, _, stderr io.Writer, store leaseStore) error {
 	var f serveFlags
 	f.register(newFlagSet("serve", serveSynopsis, "uidgen serve -addr 127.0.0.1:8080 -worker 3\n"+
-		"  uidgen serve -addr 127.0.0.1:8080 -dsn 'root@tcp(127.0.0.1:3306)/test' -lease   # and the tags of leaf_alloc", stderr), store)
+		"  uidgen serve -addr 127.0.0.1:8080 -dsn 'root@tcp(127.0.0.1:3306)/test' -lease   # and the tags of leaf_alloc\n"+
+		"  uidgen serve -addr :8443 -worker 3 -token-file tokens -tls-cert cert.pem -tls-key key.pem   # on an open network", stderr), store)
 	if err := parseFlags(f.fs, args); err != nil {
 		return err
 	}
