@@ -5,9 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
-	"io/fs"
-	"os"
 	"strings"
 	"unicode/utf8"
 
@@ -39,11 +36,8 @@ func (o *opaqueFlag) register(fs *flag.FlagSet, usage string) {
 // would otherwise read as no flag and show the plain IDs, and so is a
 // layout too narrow to hide; a file it cannot use is an error naming it.
 func (o *opaqueFlag) opaque(l *layoutFlags) (*uidgen.Opaque, error) {
-	if o.file == "" {
-		if setFlag(o.fs, "opaque-key") != "" {
-			return nil, fmt.Errorf("%w: -opaque-key \"\": want the key file", ErrUsage)
-		}
-		return nil, nil
+	if given, err := keySecrets.given(o.fs, o.file); !given {
+		return nil, err
 	}
 	layout, err := l.layout()
 	if err != nil {
@@ -61,50 +55,20 @@ func (o *opaqueFlag) opaque(l *layoutFlags) (*uidgen.Opaque, error) {
 }
 
 // readKeyFile returns the keys of the key file at path, in its lines'
-// order. It refuses a file that group or others may read, as ssh refuses
-// such a private key: its keys reveal every opaque ID. No message shows a
-// key, or any part of one.
+// order, read by keySecrets' rules: its keys reveal every opaque ID.
 func readKeyFile(path string) ([][]byte, error) {
-	f, err := os.Open(path)
+	text, err := keySecrets.read(path)
 	if err != nil {
-		return nil, openKeyError(err)
+		return nil, err
 	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("-opaque-key: %w", err)
-	}
-	if info.IsDir() {
-		return nil, fmt.Errorf("-opaque-key %s is a directory: want the file of the keys", path)
-	}
-	// Any file but a directory: a key from a pipe, as <(vault read ...)
-	// hands one over, passes with the pipe's mode, 0600.
-	if perm := info.Mode().Perm(); perm&0o077 != 0 {
-		return nil, fmt.Errorf("-opaque-key %s: mode %04o lets group or others read the keys, which reveal every opaque ID: chmod 600 %[1]s", path, perm)
-	}
-	text, err := io.ReadAll(f)
-	if err != nil {
-		return nil, fmt.Errorf("-opaque-key: %w", err)
-	}
-	return parseKeys(path, string(text))
-}
-
-// openKeyError is the error of opening the key file at path. Where no
-// such file exists its name is left out: it may be a key given in its
-// place, in hex, base64 or any other form, which os.Open's error would
-// print into a log.
-func openKeyError(err error) error {
-	if errors.Is(err, fs.ErrNotExist) {
-		return errors.New("-opaque-key: no such file (its name is not repeated here, in case it is a key): -opaque-key takes the file of the keys")
-	}
-	return fmt.Errorf("-opaque-key: %w", err)
+	return parseKeys(path, text)
 }
 
 // parseKeys returns the keys of text, the key file at path.
 func parseKeys(path, text string) ([][]byte, error) {
 	text = strings.TrimRight(text, " \t\r\n")
 	if text == "" {
-		return nil, fmt.Errorf("-opaque-key %s holds no key: add one with (umask 077; openssl rand -hex 32 >> %[1]s)", path)
+		return nil, keySecrets.empty(path)
 	}
 	lines := strings.Split(text, "\n")
 	keys := make([][]byte, len(lines))

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -21,6 +22,7 @@ import (
 )
 
 const serveSynopsis = `serve [-addr HOST:PORT] [-generator cached|default] [-shutdown-timeout D] [-opaque-key FILE]
+             [-token-file FILE [-metrics-open]] [-tls-cert FILE -tls-key FILE [-client-ca FILE]]
              [[-db FILE] [-worker ID] | -dsn DSN [-lease] | -etcd ENDPOINTS [-etcd-prefix P] | -redis URL [-redis-prefix P]]
              [-segment-table NAME] [-max-tags N] [-create-tags] [-serial NAME=PATTERN ... [-tz ZONE]]
              [-lease-ttl D] [-lease-horizon D] [-worker-ids LO-HI] [-layout NAME | layout flags] [-after ID]
@@ -72,6 +74,18 @@ for a tag not in the table, "Result{id=-3, status=EXCEPTION}" for a failure):
   /decodeSnowflakeId?snowflakeId=ID
                               ID taken apart in Leaf's layout, as Leaf's JSON
 
+Anyone who reaches the port can spend IDs, segment numbers and worker-ID
+time: beyond 127.0.0.1, ask who calls. With -token-file every request needs
+"Authorization: Bearer TOKEN" with a token of the file (two while clients
+move from an old token to a new); without one it gets 401, and is served
+nothing. -tls-cert and -tls-key serve HTTPS, and -client-ca refuses, in the
+handshake, a client without a certificate its CAs signed; with -token-file
+too, a request needs both. -metrics-open leaves /metrics open to a scraper
+without a token. The status page asks a browser for a token as well: reach
+it through a proxy that adds the header, or with a client certificate. An
+address beyond loopback with neither -token-file nor -client-ca starts with
+a warning.
+
 Bad input gets a 4xx status and a JSON body {"error": "..."} saying what was
 wrong. It prints the address it listens on to stderr. SIGTERM or SIGINT stops
 it: it stops accepting, lets requests in flight finish (up to
@@ -87,12 +101,14 @@ type serveFlags struct {
 	tags      tagFlags
 	maker     makerFlags
 	keys      opaqueFlag
+	auth      authFlags
 }
 
 func runServe(args []string, _, stderr io.Writer, store leaseStore) error {
 	var f serveFlags
 	f.register(newFlagSet("serve", serveSynopsis, "uidgen serve -addr 127.0.0.1:8080 -worker 3\n"+
-		"  uidgen serve -addr 127.0.0.1:8080 -dsn 'root@tcp(127.0.0.1:3306)/test' -lease   # and the tags of leaf_alloc", stderr), store)
+		"  uidgen serve -addr 127.0.0.1:8080 -dsn 'root@tcp(127.0.0.1:3306)/test' -lease   # and the tags of leaf_alloc\n"+
+		"  uidgen serve -addr :8443 -worker 3 -token-file tokens -tls-cert cert.pem -tls-key key.pem   # on an open network", stderr), store)
 	if err := parseFlags(f.fs, args); err != nil {
 		return err
 	}
@@ -101,6 +117,10 @@ func runServe(args []string, _, stderr io.Writer, store leaseStore) error {
 		return err
 	}
 	hide, err := f.keys.opaque(&f.maker.layout)
+	if err != nil {
+		return err
+	}
+	tokens, tlsCfg, err := f.auth.load()
 	if err != nil {
 		return err
 	}
@@ -114,7 +134,11 @@ func runServe(args []string, _, stderr io.Writer, store leaseStore) error {
 	if err != nil {
 		return errors.Join(fmt.Errorf("%w: -addr %s: %v", ErrUsage, f.addr, err), closeAll())
 	}
-	h := serve.New(serve.Config{Generator: g.served, Metrics: g.metrics, Tags: tags, Opaque: hide})
+	if tlsCfg != nil {
+		ln = tls.NewListener(ln, tlsCfg)
+	}
+	h := serve.New(serve.Config{Generator: g.served, Metrics: g.metrics, Tags: tags, Opaque: hide, Tokens: tokens, MetricsOpen: f.auth.metricsOpen})
+	f.auth.announce(stderr, ln.Addr(), len(tokens)) // first, so that a caller who waits for the address has read its warnings
 	f.announce(stderr, ln.Addr(), g, tags, hide)
 	// Run returns once no request runs, so none can find a generator
 	// closed, and each tag's generator gives back all it did not hand out.
@@ -144,6 +168,7 @@ func (f *serveFlags) register(fs *flag.FlagSet, store leaseStore) {
 	f.tags.register(fs)
 	f.maker.register(fs, store)
 	f.maker.registerMaxAhead(fs, "")
+	f.auth.register(fs)
 	f.keys.register(fs, "answer /id?opaque=1 and /ids?n=N&opaque=1 with each ID's opaque text, in decimal,\n"+
 		"which hides its time, worker and order from those without the keys of `FILE`:")
 }
@@ -158,6 +183,9 @@ func (f *serveFlags) check() (string, error) {
 		return "", fmt.Errorf("%w: -shutdown-timeout %v: must be more than 0", ErrUsage, f.grace)
 	case f.tags.maxTags < 1:
 		return "", fmt.Errorf("%w: -max-tags %d: must be 1 or more", ErrUsage, f.tags.maxTags)
+	}
+	if err := f.auth.check(); err != nil {
+		return "", err
 	}
 	tagDSN, err := f.maker.worker.tagDSN()
 	if err != nil {

@@ -43,6 +43,8 @@ type server struct {
 	stderr *fleettest.SyncBuffer
 	done   chan struct{} // closed when the process has exited
 	err    error         // its exit error, once done
+	client *http.Client  // nil: http.DefaultClient
+	token  string        // where not "", the bearer token of every request that names no Authorization
 }
 
 var listening = regexp.MustCompile(`^uidgen serve: listening on (\S+) `)
@@ -134,10 +136,17 @@ func (s *server) try(method, path string, header ...string) (reply, error) {
 	if err != nil {
 		return reply{}, err
 	}
+	if s.token != "" {
+		req.Header.Set("Authorization", "Bearer "+s.token)
+	}
 	for i := 0; i+1 < len(header); i += 2 {
 		req.Header.Set(header[i], header[i+1])
 	}
-	resp, err := http.DefaultClient.Do(req)
+	client := s.client
+	if client == nil {
+		client = http.DefaultClient
+	}
+	resp, err := client.Do(req)
 	if err != nil {
 		return reply{}, fmt.Errorf("%s %s: %w", method, path, err)
 	}

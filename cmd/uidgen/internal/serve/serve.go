@@ -6,6 +6,9 @@
 //	h := serve.New(serve.Config{Generator: g, Metrics: collector, Tags: tags})
 //	err := serve.Run(ctx, ln, h, 10*time.Second, logger)
 //
+// Where Config.Tokens names bearer tokens, every route answers only a
+// request that carries one; TLS and client certificates are the listener's.
+//
 // It knows the generator only through Generator, so the command builds the
 // generator and the tags from its flags, and this package serves them.
 // The routes, their statuses and bodies are docs/serve.md's.
@@ -79,6 +82,14 @@ type Config struct {
 	Metrics   prometheus.Collector // the Generator's, at /metrics beside Go's and the process's; nil: none
 	Tags      *Tags                // nil: the segment and serial routes answer that segment mode is off
 	Opaque    *uidgen.Opaque       // hides the IDs of /id and /ids asked with opaque=1; nil: those answer 400
+
+	// Tokens are the bearer tokens of which every request must carry one
+	// ("Authorization: Bearer TOKEN"), each checked by the command; a
+	// request without one gets 401 and is served nothing. nil: none is
+	// asked for. MetricsOpen leaves /metrics, alone, open to a scraper
+	// without one.
+	Tokens      []string
+	MetricsOpen bool
 }
 
 // readHeaderTimeout and idleTimeout bound a client that sends its request
@@ -126,6 +137,7 @@ type Server struct {
 	g       Generator
 	tags    *Tags
 	opaque  *uidgen.Opaque
+	auth    *bearer // nil: every request is served
 	mux     *http.ServeMux
 	metrics http.Handler
 	bufs    sync.Pool // of *idsBuf
@@ -152,14 +164,21 @@ func New(cfg Config) *Server {
 		// label: one Registry refuses that, so they have their own.
 		gather = append(gather, cfg.Tags.reg)
 	}
-	s := &Server{g: cfg.Generator, tags: cfg.Tags, opaque: cfg.Opaque, metrics: promhttp.HandlerFor(gather, promhttp.HandlerOpts{}), now: time.Now}
+	s := &Server{g: cfg.Generator, tags: cfg.Tags, opaque: cfg.Opaque, auth: newBearer(cfg.Tokens, cfg.MetricsOpen), metrics: promhttp.HandlerFor(gather, promhttp.HandlerOpts{}), now: time.Now}
 	s.bufs.New = func() any { return &idsBuf{ids: make([]int64, MaxIDs)} }
 	s.mux = s.routes()
 	return s
 }
 
-// ServeHTTP answers r on the route its path names.
-func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.mux.ServeHTTP(w, r) }
+// ServeHTTP answers r on the route its path names, once its token, where
+// one is needed, is good: before any route can spend an ID or a number.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.auth != nil && !s.auth.admits(r) {
+		unauthorized(w)
+		return
+	}
+	s.mux.ServeHTTP(w, r)
+}
 
 func (s *Server) routes() *http.ServeMux {
 	mux := http.NewServeMux()
