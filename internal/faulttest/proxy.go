@@ -69,6 +69,7 @@ type Proxy struct {
 type link struct {
 	client, server net.Conn
 	once           sync.Once
+	dropped        bool // DropReplies discarded some of the target's bytes; guarded by Proxy.mu
 }
 
 // Start returns a Proxy forwarding connections to target, in mode Pass,
@@ -107,7 +108,9 @@ func (p *Proxy) Pass() { p.set(fault{mode: pass}) }
 func (p *Proxy) Blackhole() { p.set(fault{mode: blackhole}) }
 
 // DropReplies forwards what clients send and discards what the target
-// answers: a statement that commits while its client hears nothing.
+// answers: a statement that commits while its client hears nothing. TCP
+// never delivers bytes past a gap, so a connection that lost bytes can
+// carry nothing more: the next mode resets each such connection.
 func (p *Proxy) DropReplies() { p.set(fault{mode: dropReplies}) }
 
 // Delay forwards each chunk read, either way, d after it arrived: a round
@@ -122,25 +125,26 @@ func (p *Proxy) Throttle(bytesPerSecond int) {
 
 // Reset closes every connection, on both sides, with a TCP RST, and resets
 // each new one as it is accepted, until the mode changes.
-func (p *Proxy) Reset() {
-	p.set(fault{mode: reset})
-	p.mu.Lock()
-	links := make([]*link, 0, len(p.links))
-	for l := range p.links {
-		links = append(links, l)
-	}
-	p.mu.Unlock()
-	for _, l := range links {
-		l.end(true)
-	}
-}
+func (p *Proxy) Reset() { p.set(fault{mode: reset}) }
 
+// set switches to f, and resets the connections f may not carry on: all
+// of them for reset, those that lost bytes for any other mode but
+// dropReplies.
 func (p *Proxy) set(f fault) {
 	p.mu.Lock()
-	defer p.mu.Unlock()
 	p.fault = f
 	close(p.changed)
 	p.changed = make(chan struct{})
+	var ends []*link
+	for l := range p.links {
+		if f.mode == reset || f.mode != dropReplies && l.dropped {
+			ends = append(ends, l)
+		}
+	}
+	p.mu.Unlock()
+	for _, l := range ends {
+		l.end(true)
+	}
 }
 
 // now returns the mode and a channel closed at its next change.
@@ -225,7 +229,7 @@ func (p *Proxy) forward(l *link, dst, src net.Conn, up bool) {
 	buf := make([]byte, 32<<10)
 	for {
 		n, err := src.Read(buf)
-		if n > 0 && !p.deliver(dst, buf[:n], up) {
+		if n > 0 && !p.deliver(l, dst, buf[:n], up) {
 			l.end(p.isReset())
 			break
 		}
@@ -244,7 +248,7 @@ func (p *Proxy) forward(l *link, dst, src net.Conn, up bool) {
 
 // deliver writes b to dst as the mode says, and reports whether the link
 // lives on.
-func (p *Proxy) deliver(dst net.Conn, b []byte, up bool) bool {
+func (p *Proxy) deliver(l *link, dst net.Conn, b []byte, up bool) bool {
 	delayed := false
 	for len(b) > 0 {
 		f, changed := p.now()
@@ -257,7 +261,10 @@ func (p *Proxy) deliver(dst net.Conn, b []byte, up bool) bool {
 			}
 			continue
 		case f.mode == dropReplies && !up:
-			return true
+			if p.drop(l) {
+				return true
+			}
+			continue
 		case f.mode == delay && !delayed:
 			delayed = true
 			if !p.wait(changed, f.d) {
@@ -279,6 +286,15 @@ func (p *Proxy) deliver(dst net.Conn, b []byte, up bool) bool {
 		b = b[len(piece):]
 	}
 	return true
+}
+
+// drop marks l as having lost bytes and reports true, while the mode is
+// still dropReplies: set, which resets such links, then sees the mark.
+func (p *Proxy) drop(l *link) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	l.dropped = p.fault.mode == dropReplies
+	return l.dropped
 }
 
 // wait waits for d, or until changed closes where d < 0, and reports
