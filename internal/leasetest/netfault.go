@@ -30,7 +30,8 @@ type NetStore interface {
 
 // RunNetFaults runs the network fault scenarios on s, each on a fleet of
 // its own: a holder cut off from the store, or hearing none of its
-// replies, while a newcomer takes its worker ID over.
+// replies, while a newcomer takes its worker ID over; and a fleet whose
+// store is slow, or whose connections are reset over and over.
 func RunNetFaults(t *testing.T, s NetStore) {
 	for _, tt := range []struct {
 		name string
@@ -40,6 +41,20 @@ func RunNetFaults(t *testing.T, s NetStore) {
 		{"ReplyLost", replyLost},
 	} {
 		t.Run(tt.name, func(t *testing.T) { cutOff(t, s, tt.cut) })
+	}
+	for _, tt := range []struct {
+		name  string
+		fault func(p *faulttest.Proxy, ttl time.Duration, stop <-chan struct{})
+		bites bool // the holders through the proxy can not renew
+	}{
+		{"SlowStore", slowStore, true},
+		{"Resets", resets, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if passed := fleetUnder(t, s, tt.fault); tt.bites && passed == 0 {
+				t.Errorf("no worker ID passed to another holder, want one whose holder could not renew to")
+			}
+		})
 	}
 }
 
