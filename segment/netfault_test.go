@@ -56,53 +56,22 @@ func resetsUntil(p *faulttest.Proxy, heal <-chan struct{}) int {
 	}
 }
 
+// netStep is the step and MaxStep of claimerCutOff's tag: ranges small
+// beside the rate, so that the generators claim every tenth of a second.
+const netStep = 1000
+
 func claimerCutOff(t *testing.T, srv dbtest.Server, cut func(p *faulttest.Proxy, heal <-chan struct{}) int) {
-	const (
-		step = 1000
-		// recovery bounds how long after the heal A may still fail: a
-		// claim still on its way, and the claimer's longest back-off.
-		recovery = claimTimeout + 10*time.Second
-	)
 	db := srv.Open(t)
 	table := dbtest.Table(t, db, "leaf_alloc_")
 	if err := EnsureSchema(testContext(t), Config{DB: db, Table: table}); err != nil {
 		t.Fatalf("EnsureSchema: %v", err)
 	}
 	p := faulttest.Start(t, srv.Addr())
-	cfgB := Config{DB: db, Table: table, Tag: "netfault", Step: step, MaxStep: step, RingSize: 64}
+	cfgB := Config{DB: db, Table: table, Tag: "netfault", Step: netStep, MaxStep: netStep, RingSize: 64}
 	cfgA := cfgB
 	cfgA.DB = srv.With("", "", p.Addr(), "").Open(t)
-	a, b := open(t, cfgA), open(t, cfgB)
+	idsA, idsB, cuts, back := takeCutOff(t, open(t, cfgA), open(t, cfgB), p, cut)
 
-	stop := make(chan struct{})
-	var tookA atomic.Int64
-	var idsA, idsB []int64
-	var wg sync.WaitGroup
-	wg.Go(func() { idsA = takeThrough(a, stop, &tookA) })
-	wg.Go(func() { idsB = takeThrough(b, stop, new(atomic.Int64)) })
-	time.Sleep(500 * time.Millisecond) // both take, and claim
-	heal, cuts := make(chan struct{}), make(chan int, 1)
-	go func() { cuts <- cut(p, heal) }()
-	time.Sleep(2 * time.Second) // A's claims hang, fail, or commit unheard
-	close(heal)
-	events := <-cuts
-	p.Pass()
-	healed, at := time.Now(), tookA.Load()
-	for tookA.Load() == at {
-		if time.Since(healed) > recovery {
-			close(stop)
-			wg.Wait()
-			t.Fatalf("A took nothing in the %v after the heal", recovery)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	close(stop)
-	wg.Wait()
-	for _, g := range []*Generator{a, b} {
-		if err := g.Close(); err != nil {
-			t.Errorf("Close: %v", err)
-		}
-	}
 	for name, ids := range map[string][]int64{"A": idsA, "B": idsB} {
 		for i := 1; i < len(ids); i++ {
 			if ids[i] <= ids[i-1] {
@@ -113,12 +82,55 @@ func claimerCutOff(t *testing.T, srv dbtest.Server, cut func(p *faulttest.Proxy,
 	_, after, last := passMaxID(t, cfgB)
 	checkUnique(t, idsA, idsB, last)
 	lost := lostBelow(after.Next, idsA, idsB, last)
-	if bound := int64(events) * step * 3 / 2; lost > bound {
+	if bound := int64(cuts) * netStep * 3 / 2; lost > bound {
 		t.Errorf("%d numbers below max_id %d never handed out, want at most 1.5 × MaxStep for each of %d cuts, %d, what as many crashes may lose",
-			lost, after.Next, events, bound)
+			lost, after.Next, cuts, bound)
 	}
 	t.Logf("A took %d numbers, B %d; A cut off %d times, took again %v after the heal; %d below max_id %d never handed out",
-		len(idsA), len(idsB), events, time.Since(healed).Round(time.Millisecond), lost, after.Next)
+		len(idsA), len(idsB), cuts, back.Round(time.Millisecond), lost, after.Next)
+}
+
+// takeCutOff has a and b take steadily while cut cuts a off, through p,
+// for two seconds, and then until a takes again after the heal; then it
+// closes both. It returns what each took, how many times cut cut a off,
+// and how long after the heal a took again.
+func takeCutOff(t *testing.T, a, b *Generator, p *faulttest.Proxy, cut func(p *faulttest.Proxy, heal <-chan struct{}) int) (
+	idsA, idsB []int64, cuts int, back time.Duration) {
+	t.Helper()
+	// recovery bounds how long after the heal a may still fail: a claim
+	// still on its way, and the claimer's longest back-off.
+	const recovery = claimTimeout + 10*time.Second
+	stop := make(chan struct{})
+	var tookA atomic.Int64
+	var wg sync.WaitGroup
+	wg.Go(func() { idsA = takeThrough(a, stop, &tookA) })
+	wg.Go(func() { idsB = takeThrough(b, stop, new(atomic.Int64)) })
+	defer func() {
+		close(stop)
+		wg.Wait()
+		for _, g := range []*Generator{a, b} {
+			if err := g.Close(); err != nil {
+				t.Errorf("Close: %v", err)
+			}
+		}
+	}()
+	time.Sleep(500 * time.Millisecond) // both take, and claim
+	heal, cutsC := make(chan struct{}), make(chan int, 1)
+	go func() { cutsC <- cut(p, heal) }()
+	time.Sleep(2 * time.Second) // a's claims hang, fail, or commit unheard
+	close(heal)
+	cuts = <-cutsC
+	p.Pass()
+	healed, at := time.Now(), tookA.Load()
+	for tookA.Load() == at {
+		if time.Since(healed) > recovery {
+			t.Errorf("A took nothing in the %v after the heal", recovery)
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	back = time.Since(healed)
+	return // the deferred Wait, after which idsA and idsB are whole
 }
 
 // takeThrough takes from g steadily until stop closes, counting each

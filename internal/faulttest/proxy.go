@@ -72,29 +72,18 @@ type link struct {
 	dropped        bool // DropReplies discarded some of the target's bytes; guarded by Proxy.mu
 }
 
-// Start returns a Proxy forwarding connections to target, in mode Pass,
-// closed when t ends.
+// Start returns a Proxy listening on 127.0.0.1 at a free port and
+// forwarding connections to target, in mode Pass, closed when t ends.
 func Start(t testing.TB, target string) *Proxy {
 	t.Helper()
-	p, err := New(target)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(p.Close)
-	return p
-}
-
-// New returns a Proxy listening on 127.0.0.1 at a free port and forwarding
-// connections to target, in mode Pass, for the caller to Close. It fails
-// where it cannot listen.
-func New(target string) (*Proxy, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return nil, err
-	}
 	p := &Proxy{target: target, ln: ln, closed: make(chan struct{}), changed: make(chan struct{}), links: map[*link]struct{}{}}
 	p.wg.Go(p.accept)
-	return p, nil
+	t.Cleanup(p.Close)
+	return p
 }
 
 // Addr returns the host:port the Proxy listens on: what the client dials.

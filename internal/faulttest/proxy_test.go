@@ -242,10 +242,7 @@ func TestReset(t *testing.T) {
 // under them; Close returns with no goroutine of the Proxy left, bytes
 // held in a blackhole and a connection waiting to be dialled included.
 func TestCloseEndsGoroutines(t *testing.T) {
-	p, err := New(startEcho(t).ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := Start(t, startEcho(t).ln.Addr().String())
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	for range 4 {
