@@ -111,22 +111,7 @@ func cutOff(t *testing.T, s NetStore, cut func(t *testing.T, p *faulttest.Proxy,
 	var idsB []int64
 	idtest.TakeUntil(t, &idsB, gB.NextID, pace, time.Now().Add(500*time.Millisecond))
 
-	// A's stop is judged by when it failed, not by when this looks: B may
-	// have waited past the bound for A's lease to lapse.
-	var resA taken
-	select {
-	case resA = <-tookA:
-	case <-time.After(time.Until(cutAt.Add(stopBound))):
-		select {
-		case resA = <-tookA:
-		default:
-			t.Fatalf("holder A still takes IDs %v after it was cut off, with %d reserved: want it stopped within %v",
-				time.Since(cutAt), a.Reserved(), stopBound)
-		}
-	}
-	if took := resA.at.Sub(cutAt); took > stopBound {
-		t.Errorf("holder A stopped %v after it was cut off, with %d reserved: want it stopped within %v", took, a.Reserved(), stopBound)
-	}
+	resA := awaitStop(t, tookA, a, cutAt, stopBound)
 	p.Pass()
 	lostBound := ttl + leasing.RetryDelay + 10*time.Second // a renewal's retry, on a loaded machine
 	select {
@@ -137,6 +122,29 @@ func cutOff(t *testing.T, s NetStore, cut func(t *testing.T, p *faulttest.Proxy,
 	t.Logf("A took %d IDs and stopped %v after the cut: %v; B took %d from second %d; A reserved to %d, the store %d at the cut",
 		len(resA.ids), resA.at.Sub(cutAt).Round(time.Millisecond), resA.err, len(idsB), b.First(), a.Reserved(), stored)
 	checkCutOff(t, gB, a, b, resA, idsB, stored)
+}
+
+// awaitStop returns what holder A took once it stopped, and fails t unless
+// it stopped within bound of cutAt. A's stop is judged by when it failed,
+// not by when this looks: B may have waited past the bound for A's lease
+// to lapse.
+func awaitStop(t *testing.T, tookA <-chan taken, a lease, cutAt time.Time, bound time.Duration) taken {
+	t.Helper()
+	var resA taken
+	select {
+	case resA = <-tookA:
+	case <-time.After(time.Until(cutAt.Add(bound))):
+		select {
+		case resA = <-tookA:
+		default:
+			t.Fatalf("holder A still takes IDs %v after it was cut off, with %d reserved: want it stopped within %v",
+				time.Since(cutAt), a.Reserved(), bound)
+		}
+	}
+	if took := resA.at.Sub(cutAt); took > bound {
+		t.Errorf("holder A stopped %v after it was cut off, with %d reserved: want it stopped within %v", took, a.Reserved(), bound)
+	}
+	return resA
 }
 
 // checkCutOff checks what cutOff's holders took: A stopped with a renewal's
