@@ -179,6 +179,20 @@ func (s Server) With(user, password, addr, name string) Server {
 	return Server{Kind: s.Kind, DSN: cfg.FormatDSN()}
 }
 
+// Addr returns the server's host:port, "" for a SQLite file: where a
+// proxy in front of it forwards.
+func (s Server) Addr() string {
+	switch s.Kind {
+	case "sqlite":
+		return ""
+	case "postgres":
+		u, _ := url.Parse(s.DSN) // Shared parsed it
+		return u.Host
+	}
+	cfg, _ := mysql.ParseDSN(s.DSN)
+	return cfg.Addr
+}
+
 // Refused is a database that refuses what a test asks of it, and what its
 // error says.
 type Refused struct {

@@ -121,18 +121,28 @@ func testMetrics(t *testing.T, _ Store, f Fleet) {
 // a fault test watches that lease's renewals while the generator takes.
 func OnLease[T uidgen.Lease](t testing.TB, l uidgen.Leaser, cfg cached.Config) (*cached.Generator, T) {
 	t.Helper()
-	w := &watched{Leaser: l}
-	cfg.Leaser = w
-	g, err := cached.New(Context(t), cfg)
+	g, s, err := onLease(Context(t), l, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { g.Close() })
-	got, ok := (*w.last.Load()).(T)
+	got, ok := s.(T)
 	if !ok {
-		t.Fatalf("the lease is a %T, not a %T", *w.last.Load(), got)
+		t.Fatalf("the lease is a %T, not a %T", s, got)
 	}
 	return g, got
+}
+
+// onLease returns a cached generator of cfg on a lease from l, within ctx,
+// and the lease it holds, for the caller to close.
+func onLease(ctx context.Context, l uidgen.Leaser, cfg cached.Config) (*cached.Generator, uidgen.Lease, error) {
+	w := &watched{Leaser: l}
+	cfg.Leaser = w
+	g, err := cached.New(ctx, cfg)
+	if err != nil {
+		return nil, nil, err
+	}
+	return g, *w.last.Load(), nil
 }
 
 // watched is a uidgen.Leaser that keeps the last lease it lent.

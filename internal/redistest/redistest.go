@@ -120,14 +120,20 @@ func (s *Server) URL() string { return "redis://" + s.Addr() + "/0" }
 
 // NewClient returns a client of the server whose contexts bound every
 // request, for the caller to close.
-func (s *Server) NewClient() *redis.Client {
-	return redis.NewClient(&redis.Options{Addr: s.Addr(), ContextTimeoutEnabled: true,
+func (s *Server) NewClient() *redis.Client { return newClient(s.Addr()) }
+
+func newClient(addr string) *redis.Client {
+	return redis.NewClient(&redis.Options{Addr: addr, ContextTimeoutEnabled: true,
 		DialTimeout: time.Second, ReadTimeout: 2 * time.Second, WriteTimeout: 2 * time.Second})
 }
 
 // Client returns a client of the server, closed when the test ends.
-func (s *Server) Client(t testing.TB) *redis.Client {
-	c := s.NewClient()
+func (s *Server) Client(t testing.TB) *redis.Client { return ClientVia(t, s.Addr()) }
+
+// ClientVia returns a client that dials addr, a server or a proxy in
+// front of one, closed when the test ends.
+func ClientVia(t testing.TB, addr string) *redis.Client {
+	c := newClient(addr)
 	t.Cleanup(func() { c.Close() })
 	return c
 }
