@@ -220,7 +220,6 @@ end_read:
 #endif
 		now = 0
 	}
-	:: break /* a crash */
 	:: atomic {
 		/* Release: the renewer stops, and the store frees w if this
 		   holder still holds it and the store answers. The caller says
@@ -240,6 +239,7 @@ end_read:
 		fi;
 		break
 	}
+	:: break /* a crash */
 	od;
 	atomic { tok[me] = 0; res[me] = 0; first = 0; next = 0; goto end_read }
 gone:
@@ -250,8 +250,8 @@ init {
 	atomic {
 		/* w never leased, or left by a holder that used seconds to 1. */
 		if
-		:: true
 		:: exists = true; r = 1; used[0] = true; used[1] = true
+		:: true
 		fi;
 		run Holder(0);
 		run Holder(1)

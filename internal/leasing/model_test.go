@@ -12,10 +12,10 @@ import (
 // ignores expiry (lease_anyexpiry.pml) it still verifies: the store's
 // clock and the TTL decide only when a holder may lose its ID.
 func TestModel(t *testing.T) {
-	spintest.Check(t, spintest.Model{Path: "lease.pml", Mutations: []string{
+	spintest.Check(t, spintest.Model{Path: "lease.pml", CFlags: []string{"-O1"}, Mutations: []string{
 		"RAISE_BEFORE_ACK", "WRITE_T_ALONE", "NO_OWNER_CHECK", "TAKE_READ_APART",
 		"TAKEOVER_AT_RESERVATION", "START_AT_NOW", "RELEASE_DROPS_RESERVATION",
 		"RELEASE_BELOW_FIRST", "NEW_ID_TWICE",
 	}})
-	spintest.Check(t, spintest.Model{Path: "lease_anyexpiry.pml"})
+	spintest.Check(t, spintest.Model{Path: "lease_anyexpiry.pml", CFlags: []string{"-O1"}})
 }
