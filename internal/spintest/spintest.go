@@ -32,6 +32,11 @@ type Model struct {
 	// Liveness checks acceptance cycles (never claims and LTL formulas)
 	// as well as safety.
 	Liveness bool
+	// CFlags are added after Check's own flags when the C compiler builds
+	// the verifier. "-O0" builds it several times faster than Check's -O2
+	// and searches somewhat slower: the better trade for a model with many
+	// mutations, whose searches end at their first counterexample.
+	CFlags []string
 }
 
 // memLimit bounds the verifier's memory in MiB: a model that outgrows it
@@ -53,12 +58,12 @@ func Check(t *testing.T, m Model) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r := verify(t, path, m.Liveness, ""); r.errors != 0 {
+	if r := verify(t, path, m, ""); r.errors != 0 {
 		t.Fatalf("%s: SPIN finds %d errors:\n%s\nthe counterexample:\n%s", m.Path, r.errors, r.out, r.trail)
 	}
 	for _, mutation := range m.Mutations {
 		t.Run(mutation, func(t *testing.T) {
-			if r := verify(t, path, m.Liveness, mutation); r.errors == 0 {
+			if r := verify(t, path, m, mutation); r.errors == 0 {
 				t.Errorf("%s with %s: SPIN finds no counterexample; the model does not check the step %s takes out:\n%s", m.Path, mutation, mutation, r.out)
 			}
 		})
@@ -74,10 +79,10 @@ type result struct {
 
 var errorCount = regexp.MustCompile(`errors: (\d+)`)
 
-// verify builds and runs the verifier of the model at path with define
-// set (none if empty), in a directory of its own, and fails t if the
-// search was not exhaustive.
-func verify(t *testing.T, path string, liveness bool, define string) result {
+// verify builds and runs the verifier of m, whose file is at path, with
+// define set (none if empty), in a directory of its own, and fails t if
+// the search was not exhaustive.
+func verify(t *testing.T, path string, m Model, define string) result {
 	t.Helper()
 	dir := t.TempDir()
 	spinArgs := []string{"-a"}
@@ -86,20 +91,21 @@ func verify(t *testing.T, path string, liveness bool, define string) result {
 	if define != "" {
 		spinArgs = append(spinArgs, "-D"+define)
 	}
-	if liveness {
+	if m.Liveness {
 		panArgs = append(panArgs, "-a")
 	} else {
 		ccArgs = append(ccArgs, "-DSAFETY")
 	}
+	ccArgs = append(ccArgs, m.CFlags...)
 	name := copyModel(t, path, dir)
 	run(t, dir, "spin", append(spinArgs, name)...)
 	run(t, dir, "cc", ccArgs...)
 	out := run(t, dir, "./pan", panArgs...)
-	m := errorCount.FindStringSubmatch(out)
-	if m == nil {
+	count := errorCount.FindStringSubmatch(out)
+	if count == nil {
 		t.Fatalf("%s: the verifier's report has no error count:\n%s", path, out)
 	}
-	n, _ := strconv.Atoi(m[1])
+	n, _ := strconv.Atoi(count[1])
 	r := result{errors: n, out: out}
 	if n > 0 {
 		replay := append([]string{"-t", "-p", "-g", "-l"}, spinArgs[1:]...)
