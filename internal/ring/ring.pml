@@ -54,9 +54,10 @@
    Pause, Stats and the counters, time (the Wait policy is one blocking
    step; a policy that gives up only ends a take sooner), the memory model
    (each atomic is sequentially consistent, plain writes are published by
-   the store after them), and a store of cur in place of its CAS: it moves
-   cur backwards only after a take stalls across 4 runs put, more than
-   these configurations put.
+   the store after them), and a store of cur in place of its CAS: a take
+   stalled between its load of the slot and that store moves cur back,
+   which loses values only once two more runs are put behind it, five in
+   all, more than these configurations put.
 */
 
 #define SLOTS 2              /* a ring of 2 slots */
@@ -92,7 +93,8 @@ byte prev[NOBJ];    /* the last value of the run put before it, if before > 0 */
 byte lowest;        /* DropBelow's bound as published: Put reads it */
 bool sealed;
 
-/* Ghosts: they record what happened, no step of the ring reads them. */
+/* Ghosts: they record what happened. No step of the ring reads them but
+   the Wait policy's, which stands for time passing (see takeWaiting). */
 byte got[NV];       /* how many times a take got each value */
 byte gone[NV];      /* how many times each was dropped (DropBelow, Put) or claimed by Drain */
 byte waiting;       /* values put and claimed by no one yet */
@@ -102,7 +104,7 @@ bool drained;       /* Drain has returned */
 /* A run object for run number seq+1: each run a new one, or under
    REWRITE_IN_PLACE one per slot, rewritten by every Put into that slot. */
 #ifdef REWRITE_IN_PLACE
-#define OBJ(k) (((k) - 1) & MASK) + 1
+#define OBJ(k) ((((k) - 1) & MASK) + 1)
 #else
 #define OBJ(k) (k)
 #endif
