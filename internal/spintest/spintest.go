@@ -33,9 +33,9 @@ type Model struct {
 	// as well as safety.
 	Liveness bool
 	// CFlags are passed to the C compiler after the kit's own, so they may
-	// override them: -O1 builds the verifier in half the time of -O2 and
-	// runs it nearly as fast, which pays for a model with many mutations
-	// and a short search.
+	// override them: -O0 or -O1 builds the verifier several times faster
+	// than -O2 and searches somewhat slower, the better trade for a model
+	// with many mutations, whose searches end at their first counterexample.
 	CFlags []string
 }
 
