@@ -98,7 +98,7 @@ func parseKey(line string) ([]byte, error) {
 	case 16, 24, 32:
 		return key, nil
 	}
-	return nil, fmt.Errorf("a %d-byte key: want 16, 24 or 32 bytes (32, 48 or 64 hex digits), as openssl rand -hex 16, 24 or 32 writes", len(key))
+	return nil, fmt.Errorf("a key of %d bytes: want 16, 24 or 32 bytes (32, 48 or 64 hex digits), as openssl rand -hex 16, 24 or 32 writes", len(key))
 }
 
 func notHex(r rune) bool {

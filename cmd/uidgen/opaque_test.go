@@ -81,7 +81,7 @@ func TestKeyFileRefused(t *testing.T) {
 			want: []string{": line 2: character 11 is not a hex digit: want a key in hex, as openssl rand -hex 32 writes one"}},
 		{name: "base64", text: "q83vASNFZ4mrze8BI0VniavN7wEjRWeJq83vASNFZ4k=\n", perm: 0o600, want: []string{": line 1: character 1 is not a hex digit"}},
 		{name: "odd", text: key[:63] + "\n", perm: 0o600, want: []string{": line 1: 63 hex digits, an odd number"}},
-		{name: "20 bytes", text: key[:40] + "\n", perm: 0o600, want: []string{": line 1: a 20-byte key: want 16, 24 or 32 bytes (32, 48 or 64 hex digits)"}},
+		{name: "20 bytes", text: key[:40] + "\n", perm: 0o600, want: []string{": line 1: a key of 20 bytes: want 16, 24 or 32 bytes (32, 48 or 64 hex digits)"}},
 		{name: "blank line between", text: key + "\n\n" + key + "\n", perm: 0o600, want: []string{": line 2: blank: a key's number is its line's"}},
 		{name: "mode 0644", text: key + "\n", perm: 0o644, want: []string{": mode 0644 lets group or others read the keys", "chmod 600 "}},
 		{name: "mode 0640", text: key + "\n", perm: 0o640, want: []string{": mode 0640 lets group or others read the keys"}},

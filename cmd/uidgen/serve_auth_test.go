@@ -416,7 +416,7 @@ func TestServeAuthFilesRefused(t *testing.T) {
 		{"missing", []string{"-token-file", token}, "-token-file: no such file (its name is not repeated here, in case it is a token)"},
 		{"mode 0644", []string{"-token-file", writeKeyFile(t, token+"\n", 0o644)}, ": mode 0644 lets group or others read the tokens, which let anyone spend IDs: chmod 600"},
 		{"comments only", []string{"-token-file", tokenFile(t, "# none yet\n\n")}, "holds no token: add one with (umask 077; openssl rand -hex 32 >> "},
-		{"short", []string{"-token-file", tokenFile(t, token+"\n"+token[:15]+"\n")}, ": line 2: a 15-byte token: want 16 bytes or more"},
+		{"short", []string{"-token-file", tokenFile(t, token+"\n"+token[:15]+"\n")}, ": line 2: a token of 15 bytes: want 16 or more"},
 		{"not a b64token", []string{"-token-file", tokenFile(t, token[:20]+" "+token[20:]+"\n")}, ": line 1: character 21 is not one a bearer token holds"},
 		{"= inside", []string{"-token-file", tokenFile(t, token[:20]+"="+token[20:]+"\n")}, ": line 1: character 21 is not one"},
 		{"a key for the certificate", []string{"-tls-cert", p.serverCert, "-tls-key", p.clientKey}, "-tls-cert " + p.serverCert + ", -tls-key " + p.clientKey + ": tls: private key does not match public key"},

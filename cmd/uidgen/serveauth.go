@@ -105,7 +105,7 @@ func checkToken(token string) error {
 		return fmt.Errorf("character %d is not one a bearer token holds: want letters, digits and -._~+/, and = at the end only", i+1)
 	}
 	if len(token) < minToken {
-		return fmt.Errorf("a %d-byte token: want %d bytes or more, as openssl rand -hex 32 writes", len(token), minToken)
+		return fmt.Errorf("a token of %d bytes: want %d or more, as openssl rand -hex 32 writes", len(token), minToken)
 	}
 	return nil
 }
