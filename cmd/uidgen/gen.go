@@ -8,6 +8,7 @@ import (
 	"io"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/seed4d941b13/uidgen"
 )
@@ -55,7 +56,7 @@ func runGen(args []string, stdout, stderr io.Writer, store leaseStore) error {
 	if err != nil || f.n == 0 {
 		return err // -n 0: nothing to print, so no worker ID taken, and no row or lease spent
 	}
-	return f.print(format, key, stdout)
+	return f.print(format, key, stdout, stderr)
 }
 
 func (f *genFlags) register(fs *flag.FlagSet, store leaseStore) {
@@ -179,12 +180,13 @@ func (f *genFlags) shardKey() (*int64, error) {
 // print takes -n IDs from the generator the flags name, for key where it
 // is not nil, and prints each: taken apart as JSON with -json, else
 // through format.
-func (f *genFlags) print(format func(int64) (string, error), key *int64, stdout io.Writer) error {
+func (f *genFlags) print(format func(int64) (string, error), key *int64, stdout, stderr io.Writer) error {
 	g, err := f.maker.open(f.generator)
 	if err != nil {
 		return err
 	}
 	defer g.close()
+	defer noteAhead(stderr, g)
 	take := g.next
 	if key != nil {
 		take = func() (int64, error) { return g.nextFor(*key) }
@@ -247,4 +249,18 @@ func encodingNames() string {
 		names[i] = e.String()
 	}
 	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
+}
+
+// aheadNote is how far ahead of the clock gen's IDs may run before it says
+// so: a run of a few hundred thousand IDs borrows seconds, not minutes.
+const aheadNote = time.Minute
+
+// noteAhead says on stderr how far ahead of the clock g's IDs ran, where
+// that is aheadNote or more: a person reading the IDs' time, as parse
+// shows it, would otherwise take it for the time they were made.
+func noteAhead(stderr io.Writer, g maker) {
+	if ahead := g.ahead(); ahead >= aheadNote {
+		fmt.Fprintf(stderr, "uidgen gen: note: the IDs' time ran %v ahead of the clock: more IDs a second than the layout's sequence bits hold "+
+			"borrow seconds to come; -max-ahead bounds that, and gen then waits for the clock\n", ahead.Round(time.Second))
+	}
 }

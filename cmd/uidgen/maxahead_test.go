@@ -212,3 +212,36 @@ func TestMaxAheadZeroWithDefault(t *testing.T) {
 		t.Errorf("gen -generator default -max-ahead 0: exit %d, stdout %q, stderr %q; want 0 and one ID", code, out, stderr)
 	}
 }
+
+// TestGenNotesAhead: gen says on stderr how far ahead of the clock its IDs
+// ran where they borrowed a minute or more, and says nothing of a few
+// seconds. With 8 sequence bits a second holds 256 IDs: 40,000 IDs are
+// 156 s of them, which no machine prints slowly enough to catch up with,
+// and 2,000 are 8 s.
+func TestGenNotesAhead(t *testing.T) {
+	for _, tt := range []struct {
+		n    string
+		note bool
+	}{{"40000", true}, {"2000", false}} {
+		// Each on a file of its own: a worker ID reserved ahead by the
+		// first would start the second ahead.
+		t.Run(tt.n, func(t *testing.T) {
+			code, out, stderr := runCLI(t, "gen", "-seq-bits", "8", "-worker", "3", "-n", tt.n)
+			if code != 0 || strings.Count(out, "\n") != mustAtoi(t, tt.n) {
+				t.Fatalf("gen -n %s: exit %d, %d lines, stderr %q", tt.n, code, strings.Count(out, "\n"), stderr)
+			}
+			if noted := strings.Contains(stderr, "ahead of the clock") && strings.Contains(stderr, "-max-ahead"); noted != tt.note {
+				t.Errorf("gen -n %s with 256 IDs a second: stderr %q; want a note of the time borrowed: %v", tt.n, stderr, tt.note)
+			}
+		})
+	}
+}
+
+func mustAtoi(t *testing.T, s string) int {
+	t.Helper()
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
