@@ -21,8 +21,18 @@ const maxSize = defaults.RingMaxSize
 // ErrEmpty is ringbuffer.ErrEmpty.
 var ErrEmpty = errors.New("ring is empty")
 
-// lineSize is the cache line size of the target, as x/sys/cpu pads it.
+// lineSize is the cache line size of the target, as x/sys/cpu pads it:
+// 32 bytes on 32-bit ARM and MIPS, 128 on arm64, none on wasm.
 const lineSize = unsafe.Sizeof(cpu.CacheLinePad{})
+
+// line is what a run's two parts each round up to: the cache line, or 8
+// bytes, their own alignment, where x/sys/cpu pads nothing (wasm, whose
+// one thread shares no line). A pad is then (line - part%line) % line,
+// never negative, whatever the port's line.
+const line = max(lineSize, 8)
+
+// fieldsSize is the bytes of a run's fields after next: seq to prev.
+const fieldsSize = 6 * 8
 
 // Run is ringbuffer.Run: N values from First, Step apart.
 type Run struct {
@@ -48,7 +58,7 @@ type run struct {
 	// it has a line to itself, so that the others stay in every taker's
 	// cache while the takes' adds pass this line from core to core.
 	next atomic.Int64
-	_    [lineSize - 8]byte
+	_    [(line - 8%line) % line]byte
 
 	seq    int64 // the run's number: 0 for the first put, then 1, 2, ...
 	first  int64
@@ -56,7 +66,7 @@ type run struct {
 	n      int64
 	before int64 // the values put before this run, in all
 	prev   int64 // the last value of the run put before this one, if before > 0
-	_      [lineSize - 48]byte
+	_      [(line - fieldsSize%line) % line]byte
 }
 
 // Config is ringbuffer.Config, whose doc says what each field means.

@@ -47,36 +47,54 @@ func TestNewRejects(t *testing.T) {
 	}
 }
 
-// TestLayout checks the padding: a run's next has a line to itself, as
-// have cur, tail and what else the consumers write; and a ring needs no
-// more memory for its runs than 16 bytes a value, what a ring of values
-// took, but for a ring of under 16, which holds one run.
+// TestLayout checks the padding: a run's next has a line to itself, and
+// its other fields the lines after it (two lines in all where a line holds
+// them, as on amd64 and arm64), as have cur, tail and what else the
+// consumers write; and a ring needs no more memory for its runs than 16
+// bytes a value, what a ring of values took, or a quarter of a line where
+// lines are longer, but for a ring of under 16, which holds one run.
 func TestLayout(t *testing.T) {
-	if got, seq := unsafe.Sizeof(run{}), unsafe.Offsetof(run{}.seq); got != 2*lineSize || seq != lineSize {
-		t.Errorf("run is %d bytes with its fields from %d, want two lines (%d), next alone on the first", got, seq, 2*lineSize)
+	up := func(n uintptr) uintptr { return (n + line - 1) / line * line }
+	seq := unsafe.Offsetof(run{}.seq)
+	if fields := unsafe.Offsetof(run{}.prev) + 8 - seq; fields != fieldsSize {
+		t.Errorf("a run's fields from seq to prev are %d bytes, fieldsSize says %d", fields, fieldsSize)
 	}
+	want := up(8) + up(fieldsSize)
+	if lineSize == 0 {
+		want += 8 // Go pads a struct that ends in a zero-size field, whose address would point past it
+	}
+	if got := unsafe.Sizeof(run{}); got != want || seq != up(8) || seq < lineSize {
+		t.Errorf("run is %d bytes with its fields from %d, want %d from %d: next alone on a line of %d", got, seq, want, up(8), lineSize)
+	}
+	if lineSize >= fieldsSize && unsafe.Sizeof(run{}) != 2*lineSize {
+		t.Errorf("run is %d bytes, want two lines (%d)", unsafe.Sizeof(run{}), 2*lineSize)
+	}
+	// Each gap runs from the end of one field to the start of another;
+	// sizes come from unsafe, since pointers are 4 bytes on 32-bit ports.
 	var r Ring
-	cur, tail := unsafe.Offsetof(r.cur), unsafe.Offsetof(r.tail)
-	if lo := unsafe.Offsetof(r.wakeups) + 8; cur-lo < lineSize {
-		t.Errorf("cur at %d is %d bytes after the read-only fields, want a line (%d)", cur, cur-lo, lineSize)
-	}
-	if tail-(cur+8) < lineSize {
-		t.Errorf("tail at %d is %d bytes after cur, want a line (%d)", tail, tail-(cur+8), lineSize)
-	}
-	if unsafe.Offsetof(r.wakePending)-(unsafe.Offsetof(r.put)+8) < lineSize {
-		t.Errorf("wakePending is %d bytes after put, want a line (%d)", unsafe.Offsetof(r.wakePending)-(unsafe.Offsetof(r.put)+8), lineSize)
-	}
-	if unsafe.Sizeof(r)-(unsafe.Offsetof(r.skipped)+8) < lineSize || unsafe.Offsetof(r.slots) < lineSize {
-		t.Errorf("Ring of %d bytes is not padded a line at both ends", unsafe.Sizeof(r))
+	for _, g := range []struct {
+		between  string
+		from, to uintptr
+	}{
+		{"the Ring's start and slots", 0, unsafe.Offsetof(r.slots)},
+		{"wakeups and cur", unsafe.Offsetof(r.wakeups) + unsafe.Sizeof(r.wakeups), unsafe.Offsetof(r.cur)},
+		{"cur and tail", unsafe.Offsetof(r.cur) + unsafe.Sizeof(r.cur), unsafe.Offsetof(r.tail)},
+		{"put and wakePending", unsafe.Offsetof(r.put) + unsafe.Sizeof(r.put), unsafe.Offsetof(r.wakePending)},
+		{"drained and the Ring's end", unsafe.Offsetof(r.drained) + unsafe.Sizeof(r.drained), unsafe.Sizeof(r)},
+	} {
+		if g.to-g.from < lineSize {
+			t.Errorf("%d bytes between %s (%d to %d), want a line (%d)", g.to-g.from, g.between, g.from, g.to, lineSize)
+		}
 	}
 	for size := 1; size <= maxSize; size *= 2 {
 		r, err := New(Config{Size: size})
 		if err != nil {
 			t.Fatal(err)
 		}
-		perRun := unsafe.Sizeof(r.slots[0]) + 2*lineSize
-		if bytes := uintptr(len(r.slots)) * perRun; bytes > max(uintptr(size)*16, perRun) {
-			t.Errorf("size %d: %d runs of %d bytes, more than 16 a value", size, len(r.slots), perRun)
+		perRun := unsafe.Sizeof(r.slots[0]) + unsafe.Sizeof(run{})
+		perValue := max(16, lineSize/4)
+		if bytes := uintptr(len(r.slots)) * perRun; bytes > max(uintptr(size)*perValue, perRun) {
+			t.Errorf("size %d: %d runs of %d bytes, more than %d a value", size, len(r.slots), perRun, perValue)
 		}
 	}
 }
