@@ -54,7 +54,9 @@ func (h *Pause) Unwrap() error { return h.Why }
 // calls it, one call at a time, so it needs no locks of its own.
 type Source interface {
 	// Next returns the next run of values, at most room of them, which the
-	// executor puts at once. An empty run (N 0) means nothing fits in room
+	// executor puts at once. Each run starts above the last value of the
+	// run before: the executor seals the ring with the error of a Put that
+	// refuses one (ringbuffer.ErrOrder). An empty run (N 0) means nothing fits in room
 	// now: the executor waits for the next wake-up or tick. A *Pause error
 	// pauses the executor for a while; any other error stops it, and it
 	// seals the ring with that error.
@@ -205,7 +207,9 @@ func (e *Executor) fill() error {
 		if err != nil || run.N <= 0 {
 			return err
 		}
-		e.ring.Put(run)
+		if _, err := e.ring.Put(run); err != nil {
+			return err // a run out of order: the source is broken
+		}
 	}
 }
 

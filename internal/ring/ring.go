@@ -18,8 +18,11 @@ import (
 // maxSize is the largest ring New accepts: 2^24 values.
 const maxSize = defaults.RingMaxSize
 
-// ErrEmpty is ringbuffer.ErrEmpty.
-var ErrEmpty = errors.New("ring is empty")
+// ErrEmpty and ErrOrder are ringbuffer's.
+var (
+	ErrEmpty = errors.New("ring is empty")
+	ErrOrder = errors.New("run out of order")
+)
 
 // lineSize is the cache line size of the target, as x/sys/cpu pads it:
 // 32 bytes on 32-bit ARM and MIPS, 128 on arm64, none on wasm.
@@ -185,24 +188,28 @@ func wakeEvery(threshold int64) int64 {
 	return every
 }
 
-// Put is ringbuffer.Ring.Put. The values it places below the bound of the
-// last DropBelow it drops instead of putting them (counted in skipped): the
-// run it puts starts past them, and none is put when all are below.
-func (r *Ring) Put(v Run) int {
+// Put is ringbuffer.Ring.Put. It refuses a run that does not start above
+// the last value placed: takes hand values out in ring order, so the
+// promise that each goroutine's values increase holds only if the runs
+// do. The values it places below the bound of the last DropBelow it drops
+// instead of putting them (counted in skipped): the run it puts starts
+// past them, and none is put when all are below.
+func (r *Ring) Put(v Run) (int, error) {
+	if r.put.Load() > 0 && v.First <= r.lastPut {
+		return 0, fmt.Errorf("ringbuffer: %w: a run from %d, not above %d, the last value put", ErrOrder, v.First, r.lastPut)
+	}
 	step := max(v.Step, 1)
 	n := int64(min(v.N, r.Free()))
-	if v.First > 0 && n > 0 {
-		n = min(n, (math.MaxInt64-v.First)/step+1) // no value past MaxInt64
-	}
 	if n <= 0 {
-		return 0
+		return 0, nil
 	}
+	n = belowMax(v.First, step, n)
 	first, placed := v.First, n
 	if stale := freshFrom(first, step, n, r.lowest.Load()); stale > 0 {
 		r.skipped.Add(stale)
 		first += stale * step
 		if n -= stale; n == 0 {
-			return int(placed)
+			return int(placed), nil
 		}
 	}
 	t := r.tail.Load() // the producer's own field: no one else moves it
@@ -217,7 +224,19 @@ func (r *Ring) Put(v Run) int {
 	if r.paused.Load() != nil {
 		r.paused.Store(nil)
 	}
-	return int(placed)
+	return int(placed), nil
+}
+
+// belowMax returns how many of the n values from first, step apart, are
+// at most MaxInt64, whatever the sign of first: MaxInt64-first, which
+// passes MaxInt64 for a negative first, is exact in unsigned arithmetic.
+// n is at least 1.
+func belowMax(first, step, n int64) int64 {
+	after := (uint64(math.MaxInt64) - uint64(first)) / uint64(step) // values that fit after first
+	if uint64(n-1) > after {
+		return int64(after) + 1
+	}
+	return n
 }
 
 // Free is ringbuffer.Ring.Free.

@@ -119,13 +119,13 @@ func seqs(from, n int64) []int64 {
 
 func TestPutTakeInOrder(t *testing.T) {
 	r := mustNew(t, Config{Size: 32, RejectedTake: Fail}) // 2 slots
-	if n := r.Put(Run{First: 1, N: 20}); n != 20 {
+	if n, err := r.Put(Run{First: 1, N: 20}); n != 20 || err != nil {
 		t.Fatalf("Put 20 into an empty ring of 32 = %d", n)
 	}
-	if n := r.Put(Run{First: 21, N: 20}); n != 12 {
+	if n, err := r.Put(Run{First: 21, N: 20}); n != 12 || err != nil {
 		t.Fatalf("Put 20 into a ring with 12 free = %d", n)
 	}
-	if n := r.Put(Run{First: 33, N: 1}); n != 0 {
+	if n, err := r.Put(Run{First: 33, N: 1}); n != 0 || err != nil {
 		t.Fatalf("Put into a full ring = %d", n)
 	}
 	var got []int64
@@ -149,7 +149,7 @@ func TestPutTakeInOrder(t *testing.T) {
 		t.Fatalf("Take on an empty ring with Fail = %v, want ErrEmpty", err)
 	}
 	// A second lap reuses every slot.
-	if n := r.Put(Run{First: 41, N: 32}); n != 32 {
+	if n, err := r.Put(Run{First: 41, N: 32}); n != 32 || err != nil {
 		t.Fatalf("Put 32 on the second lap = %d", n)
 	}
 	want := Stats{Size: 32, Available: 32, Taken: 32, TakesFailed: 1}
@@ -171,7 +171,7 @@ func TestTakenIsRoom(t *testing.T) {
 	if n := r.takeRun(dst); n != 2 || dst[0] != 1 || dst[1] != 2 || r.Free() != 2 {
 		t.Fatalf("takeRun = %d, %v with Free %d; want 2, [1 2], 2", n, dst, r.Free())
 	}
-	if n := r.Put(Run{First: 65, N: 3}); n != 2 {
+	if n, err := r.Put(Run{First: 65, N: 3}); n != 2 || err != nil {
 		t.Fatalf("Put with 2 values taken placed %d, want 2", n)
 	}
 	if s := r.Stats(); s.Available != 64 || s.Taken != 2 {
@@ -180,7 +180,7 @@ func TestTakenIsRoom(t *testing.T) {
 	// Runs of one value each fill the slots before the values.
 	r = mustNew(t, Config{Size: 64, RejectedTake: Fail})
 	for i := range int64(4) {
-		if n := r.Put(Run{First: i + 1, N: 1}); n != 1 {
+		if n, err := r.Put(Run{First: i + 1, N: 1}); n != 1 || err != nil {
 			t.Fatalf("Put of run %d into a ring of 4 slots = %d", i, n)
 		}
 	}
@@ -192,20 +192,65 @@ func TestTakenIsRoom(t *testing.T) {
 	}
 }
 
-// TestRunStep: a run's values are Step apart, a Step below 1 counts as 1,
-// and a run whose values would pass MaxInt64 is cut where they would.
+// TestRunStep: a run's values are Step apart, and a Step below 1 counts
+// as 1.
 func TestRunStep(t *testing.T) {
 	r := mustNew(t, Config{Size: 64, RejectedTake: Fail})
 	r.Put(Run{First: 100, Step: 16, N: 3})
 	r.Put(Run{First: 200, Step: 0, N: 2})
-	if n := r.Put(Run{First: math.MaxInt64 - 20, Step: 10, N: 5}); n != 3 {
-		t.Fatalf("Put of a run that passes MaxInt64 placed %d, want 3", n)
-	}
 	dst := make([]int64, 10)
 	n, err := r.TakeN(dst)
-	want := []int64{100, 116, 132, 200, 201, math.MaxInt64 - 20, math.MaxInt64 - 10, math.MaxInt64}
-	if err != nil || !slices.Equal(dst[:n], want) {
+	if want := []int64{100, 116, 132, 200, 201}; err != nil || !slices.Equal(dst[:n], want) {
 		t.Fatalf("TakeN = %v, %v; want %v", dst[:n], err, want)
+	}
+}
+
+// TestPutCutsAtMaxInt64: a run whose values would pass MaxInt64 is cut
+// where they would, whatever the sign of its first value, so that no take
+// gets a value that wrapped around to a negative one.
+func TestPutCutsAtMaxInt64(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		run  Run
+		want []int64
+	}{
+		{"positive first", Run{First: math.MaxInt64 - 20, Step: 10, N: 5}, []int64{math.MaxInt64 - 20, math.MaxInt64 - 10, math.MaxInt64}},
+		{"first 0", Run{First: 0, Step: 1 << 62, N: 3}, []int64{0, 1 << 62}},
+		{"negative first", Run{First: -5, Step: 1 << 62, N: 4}, []int64{-5, 1<<62 - 5, math.MaxInt64 - 4}},
+		{"first MinInt64", Run{First: math.MinInt64, Step: math.MaxInt64, N: 4}, []int64{math.MinInt64, -1, math.MaxInt64 - 1}},
+		{"no cut from MinInt64", Run{First: math.MinInt64, N: 3}, []int64{math.MinInt64, math.MinInt64 + 1, math.MinInt64 + 2}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := mustNew(t, Config{Size: 64, RejectedTake: Fail})
+			if n, err := r.Put(tc.run); n != len(tc.want) || err != nil {
+				t.Fatalf("Put(%+v) = %d, %v; want %d placed", tc.run, n, err, len(tc.want))
+			}
+			dst := make([]int64, 8)
+			if n, err := r.TakeN(dst); err != nil || !slices.Equal(dst[:n], tc.want) {
+				t.Fatalf("TakeN = %v, %v; want %v", dst[:n], err, tc.want)
+			}
+		})
+	}
+}
+
+// TestPutRefusesOutOfOrder: a run that does not start above the last value
+// placed is refused whole, with an error that names both, and the ring
+// goes on as before it.
+func TestPutRefusesOutOfOrder(t *testing.T) {
+	r := mustNew(t, Config{Size: 64, RejectedTake: Fail})
+	r.Put(Run{First: 10, N: 3}) // 10, 11, 12
+	for _, v := range []Run{{First: 12, N: 1}, {First: 5, Step: 100, N: 2}, {First: -1, N: 1}} {
+		n, err := r.Put(v)
+		if text := fmt.Sprintf("a run from %d, not above 12", v.First); n != 0 || !errors.Is(err, ErrOrder) || !strings.Contains(err.Error(), text) {
+			t.Fatalf("Put(%+v) after 10..12 = %d, %v; want 0 and ErrOrder saying %q", v, n, err, text)
+		}
+	}
+	if n, err := r.Put(Run{First: 13, N: 1}); n != 1 || err != nil {
+		t.Fatalf("Put of 13 after 12 = %d, %v; want 1 placed", n, err)
+	}
+	dst := make([]int64, 8)
+	if n, err := r.TakeN(dst); err != nil || !slices.Equal(dst[:n], []int64{10, 11, 12, 13}) {
+		t.Fatalf("TakeN = %v, %v; want [10 11 12 13]", dst[:n], err)
 	}
 }
 
@@ -447,7 +492,11 @@ func stress(t *testing.T, size, consumers, total int, batch bool, staleLag int64
 	for next := int64(1); next <= int64(total) && !stop.Load(); {
 		left := int(min(1+rnd.Int64N(int64(size)), int64(total)+1-next))
 		for left > 0 && !stop.Load() {
-			n := r.Put(Run{First: next, N: left})
+			n, err := r.Put(Run{First: next, N: left})
+			if err != nil {
+				fail("Put: %v", err)
+				break
+			}
 			left -= n
 			next += int64(n)
 			if n > 0 {
@@ -512,13 +561,13 @@ func TestPutBelowLowest(t *testing.T) {
 		t.Fatalf("TakeN = %d, %v; want the 5 put", n, err)
 	}
 	r.DropBelow(100)
-	if n := r.Put(Run{First: 1, Step: 10, N: 5}); n != 5 { // 1..41: all stale
+	if n, err := r.Put(Run{First: 10, Step: 10, N: 5}); n != 5 || err != nil { // 10..50: all stale
 		t.Fatalf("Put of a run wholly below the bound = %d, want 5", n)
 	}
 	if s := r.Stats(); s != (Stats{Size: 64, Taken: 5, Stale: 5}) {
 		t.Fatalf("Stats after a Put wholly below the bound = %+v; want 5 taken, 5 stale, none waiting", s)
 	}
-	if n := r.Put(Run{First: 95, Step: 2, N: 5}); n != 5 { // 95, 97, 99 stale
+	if n, err := r.Put(Run{First: 95, Step: 2, N: 5}); n != 5 || err != nil { // 95, 97, 99 stale
 		t.Fatalf("Put of a run partly below the bound = %d, want 5", n)
 	}
 	if s := r.Stats(); s.Available != 2 || s.Stale != 8 || s.Taken != 5 {
@@ -531,9 +580,10 @@ func TestPutBelowLowest(t *testing.T) {
 	if s := r.Stats(); s.Stale != 8 || s.Taken != 7 || s.Available != 0 {
 		t.Fatalf("Stats = %+v; want 8 stale, 7 taken, none waiting", s)
 	}
-	r.Put(Run{First: 99, N: 2})
-	if v, err := r.Take(); v != 100 || err != nil {
-		t.Fatalf("Take = %d, %v; want 100, the first value at the bound", v, err)
+	r.DropBelow(110)
+	r.Put(Run{First: 109, N: 2})
+	if v, err := r.Take(); v != 110 || err != nil {
+		t.Fatalf("Take = %d, %v; want 110, the first value at the bound", v, err)
 	}
 }
 
@@ -600,8 +650,8 @@ func TestDrainStress(t *testing.T) {
 		next := int64(1)
 		put := func() {
 			for {
-				n := r.Put(Run{First: next, N: 1 + rnd.IntN(size)})
-				if n == 0 {
+				n, err := r.Put(Run{First: next, N: 1 + rnd.IntN(size)})
+				if n == 0 || err != nil {
 					return
 				}
 				next += int64(n)
