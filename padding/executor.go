@@ -96,8 +96,11 @@ type Executor struct {
 
 	// retry runs while a Pause lasts, and paused says one does: wake-ups
 	// are left unanswered, and the ring's wake-up flag up, so that takes
-	// do not wake the executor for nothing until the retry. Only the
-	// filling goroutine touches them.
+	// do not wake the executor for nothing until the retry. Every fill
+	// ends the pause, the retry's or a tick's, and sets it again only if
+	// the source pauses again: a wake-up left unanswered is answered by
+	// that fill, and the next by the executor. Only the filling goroutine
+	// touches them.
 	retry  *time.Timer
 	paused bool
 
@@ -168,7 +171,6 @@ func (e *Executor) run(tick <-chan time.Time, ticker *time.Ticker) {
 			}
 		case <-tick:
 		case <-e.retry.C:
-			e.paused = false
 		}
 		e.ring.Rearm() // before fill reads Free: a later ask is not lost
 		if err := e.fill(); err != nil {
@@ -183,6 +185,10 @@ func (e *Executor) run(tick <-chan time.Time, ticker *time.Ticker) {
 // schedules a retry for.
 func (e *Executor) fill() error {
 	e.fills.Add(1)
+	if e.paused {
+		e.paused = false
+		e.retry.Stop()
+	}
 	if r, ok := e.src.(Refresher); ok {
 		r.Refresh()
 	}
