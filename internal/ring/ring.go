@@ -374,6 +374,9 @@ func (r *Ring) Take() (int64, error) {
 // the add made the caller's: TakeMiss must finish the take with them.
 func (r *Ring) TakeFast() (v int64, miss *run, off int64) {
 	d := r.cur.Load()
+	if windows && takeWindow != nil {
+		takeWindow()
+	}
 	off = d.next.Add(1) - 1
 	if off < d.n-1 && off&r.wakeMask != 0 {
 		return d.first + off*d.step, nil, 0
@@ -479,6 +482,9 @@ func (r *Ring) takeRun(dst []int64) (n int64) {
 			return 0
 		}
 		want := min(int64(len(dst)), d.n-c)
+		if windows && takeWindow != nil {
+			takeWindow()
+		}
 		off := d.next.Add(want) - want
 		n = min(want, d.n-off)
 		if n <= 0 {
@@ -512,6 +518,9 @@ func (r *Ring) DropBelow(lowest int64) {
 			break // the ring is empty, or its head fresh
 		}
 		fresh := freshFrom(d.first, d.step, d.n, lowest)
+		if windows && dropWindow != nil {
+			dropWindow()
+		}
 		if d.next.CompareAndSwap(c, fresh) {
 			r.stale.Add(fresh - c)
 			if fresh < d.n {
