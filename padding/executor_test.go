@@ -231,3 +231,25 @@ func TestWakeAfterPauseEnded(t *testing.T) {
 		}
 	})
 }
+
+// backwards is a Source whose second run starts below its first's end.
+type backwards struct{ runs int }
+
+func (b *backwards) Next(room int) (ringbuffer.Run, error) {
+	b.runs++
+	if b.runs > 2 || room < batch {
+		return ringbuffer.Run{}, nil
+	}
+	return ringbuffer.Run{First: int64(b.runs) * 10, N: batch}, nil // 10..25, then 20..35
+}
+
+// TestRunOutOfOrderSeals: a run that does not start above the last value
+// put seals the ring, as a failing source does: takes drain what was put,
+// then fail with ringbuffer.ErrOrder.
+func TestRunOutOfOrderSeals(t *testing.T) {
+	ring, _ := newExecutor(t, 4*batch, &backwards{}, 0)
+	take(t, ring, batch, 9)
+	if _, err := ring.Take(); !errors.Is(err, ringbuffer.ErrOrder) || !errors.Is(err, ringbuffer.ErrEmpty) {
+		t.Fatalf("take past the first run = %v; want ErrEmpty and ErrOrder", err)
+	}
+}
