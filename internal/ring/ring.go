@@ -374,7 +374,7 @@ func (r *Ring) Take() (int64, error) {
 // the add made the caller's: TakeMiss must finish the take with them.
 func (r *Ring) TakeFast() (v int64, miss *run, off int64) {
 	d := r.cur.Load()
-	if windows && takeWindow != nil {
+	if raceWindows && takeWindow != nil {
 		takeWindow()
 	}
 	off = d.next.Add(1) - 1
@@ -482,7 +482,7 @@ func (r *Ring) takeRun(dst []int64) (n int64) {
 			return 0
 		}
 		want := min(int64(len(dst)), d.n-c)
-		if windows && takeWindow != nil {
+		if raceWindows && takeWindow != nil {
 			takeWindow()
 		}
 		off := d.next.Add(want) - want
@@ -518,7 +518,7 @@ func (r *Ring) DropBelow(lowest int64) {
 			break // the ring is empty, or its head fresh
 		}
 		fresh := freshFrom(d.first, d.step, d.n, lowest)
-		if windows && dropWindow != nil {
+		if raceWindows && dropWindow != nil {
 			dropWindow()
 		}
 		if d.next.CompareAndSwap(c, fresh) {

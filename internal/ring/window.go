@@ -7,6 +7,6 @@ package ring
 // dropWindow before DropBelow's compare-and-swap, where a take that
 // began after the bound was published would find a stale value if
 // DropBelow published it before dropping. They run only in race builds
-// (windows), so that a take's common case costs nothing more elsewhere.
+// (raceWindows), so that a take's common case costs nothing more elsewhere.
 // Only tests set them, before their goroutines start.
 var takeWindow, dropWindow func()

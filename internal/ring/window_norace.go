@@ -2,6 +2,6 @@
 
 package ring
 
-// windows says takeWindow and dropWindow run: not without the race
+// raceWindows says takeWindow and dropWindow run: not without the race
 // detector, where the compiler drops their calls.
-const windows = false
+const raceWindows = false

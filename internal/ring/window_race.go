@@ -2,6 +2,6 @@
 
 package ring
 
-// windows says takeWindow and dropWindow run: under the race detector,
+// raceWindows says takeWindow and dropWindow run: under the race detector,
 // which the stress test runs under.
-const windows = true
+const raceWindows = true
