@@ -54,7 +54,9 @@ func (h *Pause) Unwrap() error { return h.Why }
 // calls it, one call at a time, so it needs no locks of its own.
 type Source interface {
 	// Next returns the next run of values, at most room of them, which the
-	// executor puts at once. An empty run (N 0) means nothing fits in room
+	// executor puts at once. Each run starts above the last value of the
+	// run before: the executor seals the ring with the error of a Put that
+	// refuses one (ringbuffer.ErrOrder). An empty run (N 0) means nothing fits in room
 	// now: the executor waits for the next wake-up or tick. A *Pause error
 	// pauses the executor for a while; any other error stops it, and it
 	// seals the ring with that error.
@@ -94,8 +96,11 @@ type Executor struct {
 
 	// retry runs while a Pause lasts, and paused says one does: wake-ups
 	// are left unanswered, and the ring's wake-up flag up, so that takes
-	// do not wake the executor for nothing until the retry. Only the
-	// filling goroutine touches them.
+	// do not wake the executor for nothing until the retry. Every fill
+	// ends the pause, the retry's or a tick's, and sets it again only if
+	// the source pauses again: a wake-up left unanswered is answered by
+	// that fill, and the next by the executor. Only the filling goroutine
+	// touches them.
 	retry  *time.Timer
 	paused bool
 
@@ -166,7 +171,6 @@ func (e *Executor) run(tick <-chan time.Time, ticker *time.Ticker) {
 			}
 		case <-tick:
 		case <-e.retry.C:
-			e.paused = false
 		}
 		e.ring.Rearm() // before fill reads Free: a later ask is not lost
 		if err := e.fill(); err != nil {
@@ -181,6 +185,10 @@ func (e *Executor) run(tick <-chan time.Time, ticker *time.Ticker) {
 // schedules a retry for.
 func (e *Executor) fill() error {
 	e.fills.Add(1)
+	if e.paused {
+		e.paused = false
+		e.retry.Stop()
+	}
 	if r, ok := e.src.(Refresher); ok {
 		r.Refresh()
 	}
@@ -205,7 +213,9 @@ func (e *Executor) fill() error {
 		if err != nil || run.N <= 0 {
 			return err
 		}
-		e.ring.Put(run)
+		if _, err := e.ring.Put(run); err != nil {
+			return err // a run out of order: the source is broken
+		}
 	}
 }
 

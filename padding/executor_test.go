@@ -3,6 +3,7 @@ package padding
 import (
 	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -189,4 +190,66 @@ func TestCloseStopsGoroutine(t *testing.T) {
 			t.Fatalf("%d executor goroutines after Close, want %d", now, before)
 		}
 	})
+}
+
+// pausing is a counter that pauses for an hour while hold is set.
+type pausing struct {
+	counter
+	hold atomic.Bool
+}
+
+func (p *pausing) Next(room int) (ringbuffer.Run, error) {
+	if p.hold.Load() {
+		return ringbuffer.Run{}, &Pause{Retry: time.Hour, Why: errors.New("held")}
+	}
+	return p.counter.Next(room)
+}
+
+// TestWakeAfterPauseEnded: once a fill ends a pause (here the schedule's
+// tick, long before the hour's retry), a take's wake-up fills the ring
+// again at once, as it did before the pause.
+func TestWakeAfterPauseEnded(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		src := &pausing{counter: counter{batch: batch}}
+		ring, e := newExecutor(t, 4*batch, src, time.Minute)
+		src.hold.Store(true)
+		prev := take(t, ring, 40, 0) // wakes the executor, which pauses
+		synctest.Wait()
+		if e.Fills() != 2 {
+			t.Fatalf("%d fills after a wake-up, want 2", e.Fills())
+		}
+		src.hold.Store(false)
+		time.Sleep(time.Minute) // the tick's fill ends the pause
+		synctest.Wait()
+		if rs := ring.Stats(); e.Fills() != 3 || rs.Available != 24+2*batch {
+			t.Fatalf("after the tick: %d fills, ring %+v; want 3, and 2 runs put", e.Fills(), rs)
+		}
+		take(t, ring, 2*batch, prev) // below the threshold again: wakes it
+		synctest.Wait()
+		if rs := ring.Stats(); e.Fills() < 4 || rs.Available <= 24 {
+			t.Fatalf("after a wake-up once the pause ended: %d fills, ring %+v; want a 4th fill that put runs", e.Fills(), rs)
+		}
+	})
+}
+
+// backwards is a Source whose second run starts below its first's end.
+type backwards struct{ runs int }
+
+func (b *backwards) Next(room int) (ringbuffer.Run, error) {
+	b.runs++
+	if b.runs > 2 || room < batch {
+		return ringbuffer.Run{}, nil
+	}
+	return ringbuffer.Run{First: int64(b.runs) * 10, N: batch}, nil // 10..25, then 20..35
+}
+
+// TestRunOutOfOrderSeals: a run that does not start above the last value
+// put seals the ring, as a failing source does: takes drain what was put,
+// then fail with ringbuffer.ErrOrder.
+func TestRunOutOfOrderSeals(t *testing.T) {
+	ring, _ := newExecutor(t, 4*batch, &backwards{}, 0)
+	take(t, ring, batch, 9)
+	if _, err := ring.Take(); !errors.Is(err, ringbuffer.ErrOrder) || !errors.Is(err, ringbuffer.ErrEmpty) {
+		t.Fatalf("take past the first run = %v; want ErrEmpty and ErrOrder", err)
+	}
 }

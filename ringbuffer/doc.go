@@ -5,7 +5,7 @@
 // package drains it, so most programs never call it.
 //
 //	r, err := ringbuffer.New(ringbuffer.Config{Size: 1 << 16})
-//	n := r.Put(ringbuffer.Run{First: 1, Step: 1, N: 8192}) // the producer
+//	n, err := r.Put(ringbuffer.Run{First: 1, Step: 1, N: 8192}) // the producer
 //	v, err := r.Take()     // any consumer
 //	k, err := r.TakeN(dst) // up to len(dst) values, one atomic add a run
 //

@@ -6,10 +6,17 @@ import (
 	"github.com/seed4d941b13/uidgen/internal/ring"
 )
 
-// ErrEmpty, "ring is empty": Take found the ring empty and its TakePolicy
-// gave up, or the producer sealed the ring and it has drained. A bad Config
-// is uidgen.ErrConfig.
-var ErrEmpty = ring.ErrEmpty
+// The errors of a Ring. A bad Config is uidgen.ErrConfig.
+var (
+	// ErrEmpty, "ring is empty": Take found the ring empty and its
+	// TakePolicy gave up, or the producer sealed the ring and it has
+	// drained.
+	ErrEmpty = ring.ErrEmpty
+
+	// ErrOrder, "run out of order": Put was given a run that does not
+	// start above the last value it placed.
+	ErrOrder = ring.ErrOrder
+)
 
 // Run is what a producer puts: N values from First, Step apart (First,
 // First+Step, ..., First+(N-1)*Step). A Step below 1 counts as 1.
@@ -85,10 +92,15 @@ func New(cfg Config) (*Ring, error) {
 // asks Free first and puts no more places them all. A value that a take
 // has passed over counts as room at once. Values below the bound of the
 // last DropBelow count as placed, and are dropped at once (Stats.Stale).
+// Values past math.MaxInt64 do not fit: Put places those before them.
 // Put never waits for a consumer.
 //
+// Runs must increase: Put places nothing of a run whose First is not
+// above the last value it placed, and returns an error wrapping ErrOrder
+// that names both, since takes hand values out in the order put.
+//
 // Only one goroutine at a time may call Put: the ring's producer.
-func (r *Ring) Put(v Run) int { return r.in().Put(ring.Run(v)) }
+func (r *Ring) Put(v Run) (int, error) { return r.in().Put(ring.Run(v)) }
 
 // Free returns how many values a Put can place now: Size less the values
 // waiting to be taken, or none while the slot the next run goes in holds

@@ -18,11 +18,24 @@ import (
 // maxSize is the largest ring New accepts: 2^24 values.
 const maxSize = defaults.RingMaxSize
 
-// ErrEmpty is ringbuffer.ErrEmpty.
-var ErrEmpty = errors.New("ring is empty")
+// ErrEmpty and ErrOrder are ringbuffer's.
+var (
+	ErrEmpty = errors.New("ring is empty")
+	ErrOrder = errors.New("run out of order")
+)
 
-// lineSize is the cache line size of the target, as x/sys/cpu pads it.
+// lineSize is the cache line size of the target, as x/sys/cpu pads it:
+// 32 bytes on 32-bit ARM and MIPS, 128 on arm64, none on wasm.
 const lineSize = unsafe.Sizeof(cpu.CacheLinePad{})
+
+// line is what a run's two parts each round up to: the cache line, or 8
+// bytes, their own alignment, where x/sys/cpu pads nothing (wasm, whose
+// one thread shares no line). A pad is then (line - part%line) % line,
+// never negative, whatever the port's line.
+const line = max(lineSize, 8)
+
+// fieldsSize is the bytes of a run's fields after next: seq to prev.
+const fieldsSize = 6 * 8
 
 // Run is ringbuffer.Run: N values from First, Step apart.
 type Run struct {
@@ -48,7 +61,7 @@ type run struct {
 	// it has a line to itself, so that the others stay in every taker's
 	// cache while the takes' adds pass this line from core to core.
 	next atomic.Int64
-	_    [lineSize - 8]byte
+	_    [(line - 8%line) % line]byte
 
 	seq    int64 // the run's number: 0 for the first put, then 1, 2, ...
 	first  int64
@@ -56,7 +69,7 @@ type run struct {
 	n      int64
 	before int64 // the values put before this run, in all
 	prev   int64 // the last value of the run put before this one, if before > 0
-	_      [lineSize - 48]byte
+	_      [(line - fieldsSize%line) % line]byte
 }
 
 // Config is ringbuffer.Config, whose doc says what each field means.
@@ -175,24 +188,28 @@ func wakeEvery(threshold int64) int64 {
 	return every
 }
 
-// Put is ringbuffer.Ring.Put. The values it places below the bound of the
-// last DropBelow it drops instead of putting them (counted in skipped): the
-// run it puts starts past them, and none is put when all are below.
-func (r *Ring) Put(v Run) int {
+// Put is ringbuffer.Ring.Put. It refuses a run that does not start above
+// the last value placed: takes hand values out in ring order, so the
+// promise that each goroutine's values increase holds only if the runs
+// do. The values it places below the bound of the last DropBelow it drops
+// instead of putting them (counted in skipped): the run it puts starts
+// past them, and none is put when all are below.
+func (r *Ring) Put(v Run) (int, error) {
+	if r.put.Load() > 0 && v.First <= r.lastPut {
+		return 0, fmt.Errorf("ringbuffer: %w: a run from %d, not above %d, the last value put", ErrOrder, v.First, r.lastPut)
+	}
 	step := max(v.Step, 1)
 	n := int64(min(v.N, r.Free()))
-	if v.First > 0 && n > 0 {
-		n = min(n, (math.MaxInt64-v.First)/step+1) // no value past MaxInt64
-	}
 	if n <= 0 {
-		return 0
+		return 0, nil
 	}
+	n = belowMax(v.First, step, n)
 	first, placed := v.First, n
 	if stale := freshFrom(first, step, n, r.lowest.Load()); stale > 0 {
 		r.skipped.Add(stale)
 		first += stale * step
 		if n -= stale; n == 0 {
-			return int(placed)
+			return int(placed), nil
 		}
 	}
 	t := r.tail.Load() // the producer's own field: no one else moves it
@@ -207,7 +224,19 @@ func (r *Ring) Put(v Run) int {
 	if r.paused.Load() != nil {
 		r.paused.Store(nil)
 	}
-	return int(placed)
+	return int(placed), nil
+}
+
+// belowMax returns how many of the n values from first, step apart, are
+// at most MaxInt64, whatever the sign of first: MaxInt64-first, which
+// passes MaxInt64 for a negative first, is exact in unsigned arithmetic.
+// n is at least 1.
+func belowMax(first, step, n int64) int64 {
+	after := (uint64(math.MaxInt64) - uint64(first)) / uint64(step) // values that fit after first
+	if uint64(n-1) > after {
+		return int64(after) + 1
+	}
+	return n
 }
 
 // Free is ringbuffer.Ring.Free.
@@ -345,6 +374,9 @@ func (r *Ring) Take() (int64, error) {
 // the add made the caller's: TakeMiss must finish the take with them.
 func (r *Ring) TakeFast() (v int64, miss *run, off int64) {
 	d := r.cur.Load()
+	if raceWindows && takeWindow != nil {
+		takeWindow()
+	}
 	off = d.next.Add(1) - 1
 	if off < d.n-1 && off&r.wakeMask != 0 {
 		return d.first + off*d.step, nil, 0
@@ -450,6 +482,9 @@ func (r *Ring) takeRun(dst []int64) (n int64) {
 			return 0
 		}
 		want := min(int64(len(dst)), d.n-c)
+		if raceWindows && takeWindow != nil {
+			takeWindow()
+		}
 		off := d.next.Add(want) - want
 		n = min(want, d.n-off)
 		if n <= 0 {
@@ -483,6 +518,9 @@ func (r *Ring) DropBelow(lowest int64) {
 			break // the ring is empty, or its head fresh
 		}
 		fresh := freshFrom(d.first, d.step, d.n, lowest)
+		if raceWindows && dropWindow != nil {
+			dropWindow()
+		}
 		if d.next.CompareAndSwap(c, fresh) {
 			r.stale.Add(fresh - c)
 			if fresh < d.n {

@@ -47,36 +47,54 @@ func TestNewRejects(t *testing.T) {
 	}
 }
 
-// TestLayout checks the padding: a run's next has a line to itself, as
-// have cur, tail and what else the consumers write; and a ring needs no
-// more memory for its runs than 16 bytes a value, what a ring of values
-// took, but for a ring of under 16, which holds one run.
+// TestLayout checks the padding: a run's next has a line to itself, and
+// its other fields the lines after it (two lines in all where a line holds
+// them, as on amd64 and arm64), as have cur, tail and what else the
+// consumers write; and a ring needs no more memory for its runs than 16
+// bytes a value, what a ring of values took, or a quarter of a line where
+// lines are longer, but for a ring of under 16, which holds one run.
 func TestLayout(t *testing.T) {
-	if got, seq := unsafe.Sizeof(run{}), unsafe.Offsetof(run{}.seq); got != 2*lineSize || seq != lineSize {
-		t.Errorf("run is %d bytes with its fields from %d, want two lines (%d), next alone on the first", got, seq, 2*lineSize)
+	up := func(n uintptr) uintptr { return (n + line - 1) / line * line }
+	seq := unsafe.Offsetof(run{}.seq)
+	if fields := unsafe.Offsetof(run{}.prev) + 8 - seq; fields != fieldsSize {
+		t.Errorf("a run's fields from seq to prev are %d bytes, fieldsSize says %d", fields, fieldsSize)
 	}
+	want := up(8) + up(fieldsSize)
+	if lineSize == 0 {
+		want += 8 // Go pads a struct that ends in a zero-size field, whose address would point past it
+	}
+	if got := unsafe.Sizeof(run{}); got != want || seq != up(8) || seq < lineSize {
+		t.Errorf("run is %d bytes with its fields from %d, want %d from %d: next alone on a line of %d", got, seq, want, up(8), lineSize)
+	}
+	if lineSize >= fieldsSize && unsafe.Sizeof(run{}) != 2*lineSize {
+		t.Errorf("run is %d bytes, want two lines (%d)", unsafe.Sizeof(run{}), 2*lineSize)
+	}
+	// Each gap runs from the end of one field to the start of another;
+	// sizes come from unsafe, since pointers are 4 bytes on 32-bit ports.
 	var r Ring
-	cur, tail := unsafe.Offsetof(r.cur), unsafe.Offsetof(r.tail)
-	if lo := unsafe.Offsetof(r.wakeups) + 8; cur-lo < lineSize {
-		t.Errorf("cur at %d is %d bytes after the read-only fields, want a line (%d)", cur, cur-lo, lineSize)
-	}
-	if tail-(cur+8) < lineSize {
-		t.Errorf("tail at %d is %d bytes after cur, want a line (%d)", tail, tail-(cur+8), lineSize)
-	}
-	if unsafe.Offsetof(r.wakePending)-(unsafe.Offsetof(r.put)+8) < lineSize {
-		t.Errorf("wakePending is %d bytes after put, want a line (%d)", unsafe.Offsetof(r.wakePending)-(unsafe.Offsetof(r.put)+8), lineSize)
-	}
-	if unsafe.Sizeof(r)-(unsafe.Offsetof(r.skipped)+8) < lineSize || unsafe.Offsetof(r.slots) < lineSize {
-		t.Errorf("Ring of %d bytes is not padded a line at both ends", unsafe.Sizeof(r))
+	for _, g := range []struct {
+		between  string
+		from, to uintptr
+	}{
+		{"the Ring's start and slots", 0, unsafe.Offsetof(r.slots)},
+		{"wakeups and cur", unsafe.Offsetof(r.wakeups) + unsafe.Sizeof(r.wakeups), unsafe.Offsetof(r.cur)},
+		{"cur and tail", unsafe.Offsetof(r.cur) + unsafe.Sizeof(r.cur), unsafe.Offsetof(r.tail)},
+		{"put and wakePending", unsafe.Offsetof(r.put) + unsafe.Sizeof(r.put), unsafe.Offsetof(r.wakePending)},
+		{"drained and the Ring's end", unsafe.Offsetof(r.drained) + unsafe.Sizeof(r.drained), unsafe.Sizeof(r)},
+	} {
+		if g.to-g.from < lineSize {
+			t.Errorf("%d bytes between %s (%d to %d), want a line (%d)", g.to-g.from, g.between, g.from, g.to, lineSize)
+		}
 	}
 	for size := 1; size <= maxSize; size *= 2 {
 		r, err := New(Config{Size: size})
 		if err != nil {
 			t.Fatal(err)
 		}
-		perRun := unsafe.Sizeof(r.slots[0]) + 2*lineSize
-		if bytes := uintptr(len(r.slots)) * perRun; bytes > max(uintptr(size)*16, perRun) {
-			t.Errorf("size %d: %d runs of %d bytes, more than 16 a value", size, len(r.slots), perRun)
+		perRun := unsafe.Sizeof(r.slots[0]) + unsafe.Sizeof(run{})
+		perValue := max(16, lineSize/4)
+		if bytes := uintptr(len(r.slots)) * perRun; bytes > max(uintptr(size)*perValue, perRun) {
+			t.Errorf("size %d: %d runs of %d bytes, more than %d a value", size, len(r.slots), perRun, perValue)
 		}
 	}
 }
@@ -101,13 +119,13 @@ func seqs(from, n int64) []int64 {
 
 func TestPutTakeInOrder(t *testing.T) {
 	r := mustNew(t, Config{Size: 32, RejectedTake: Fail}) // 2 slots
-	if n := r.Put(Run{First: 1, N: 20}); n != 20 {
+	if n, err := r.Put(Run{First: 1, N: 20}); n != 20 || err != nil {
 		t.Fatalf("Put 20 into an empty ring of 32 = %d", n)
 	}
-	if n := r.Put(Run{First: 21, N: 20}); n != 12 {
+	if n, err := r.Put(Run{First: 21, N: 20}); n != 12 || err != nil {
 		t.Fatalf("Put 20 into a ring with 12 free = %d", n)
 	}
-	if n := r.Put(Run{First: 33, N: 1}); n != 0 {
+	if n, err := r.Put(Run{First: 33, N: 1}); n != 0 || err != nil {
 		t.Fatalf("Put into a full ring = %d", n)
 	}
 	var got []int64
@@ -131,7 +149,7 @@ func TestPutTakeInOrder(t *testing.T) {
 		t.Fatalf("Take on an empty ring with Fail = %v, want ErrEmpty", err)
 	}
 	// A second lap reuses every slot.
-	if n := r.Put(Run{First: 41, N: 32}); n != 32 {
+	if n, err := r.Put(Run{First: 41, N: 32}); n != 32 || err != nil {
 		t.Fatalf("Put 32 on the second lap = %d", n)
 	}
 	want := Stats{Size: 32, Available: 32, Taken: 32, TakesFailed: 1}
@@ -153,7 +171,7 @@ func TestTakenIsRoom(t *testing.T) {
 	if n := r.takeRun(dst); n != 2 || dst[0] != 1 || dst[1] != 2 || r.Free() != 2 {
 		t.Fatalf("takeRun = %d, %v with Free %d; want 2, [1 2], 2", n, dst, r.Free())
 	}
-	if n := r.Put(Run{First: 65, N: 3}); n != 2 {
+	if n, err := r.Put(Run{First: 65, N: 3}); n != 2 || err != nil {
 		t.Fatalf("Put with 2 values taken placed %d, want 2", n)
 	}
 	if s := r.Stats(); s.Available != 64 || s.Taken != 2 {
@@ -162,7 +180,7 @@ func TestTakenIsRoom(t *testing.T) {
 	// Runs of one value each fill the slots before the values.
 	r = mustNew(t, Config{Size: 64, RejectedTake: Fail})
 	for i := range int64(4) {
-		if n := r.Put(Run{First: i + 1, N: 1}); n != 1 {
+		if n, err := r.Put(Run{First: i + 1, N: 1}); n != 1 || err != nil {
 			t.Fatalf("Put of run %d into a ring of 4 slots = %d", i, n)
 		}
 	}
@@ -174,20 +192,65 @@ func TestTakenIsRoom(t *testing.T) {
 	}
 }
 
-// TestRunStep: a run's values are Step apart, a Step below 1 counts as 1,
-// and a run whose values would pass MaxInt64 is cut where they would.
+// TestRunStep: a run's values are Step apart, and a Step below 1 counts
+// as 1.
 func TestRunStep(t *testing.T) {
 	r := mustNew(t, Config{Size: 64, RejectedTake: Fail})
 	r.Put(Run{First: 100, Step: 16, N: 3})
 	r.Put(Run{First: 200, Step: 0, N: 2})
-	if n := r.Put(Run{First: math.MaxInt64 - 20, Step: 10, N: 5}); n != 3 {
-		t.Fatalf("Put of a run that passes MaxInt64 placed %d, want 3", n)
-	}
 	dst := make([]int64, 10)
 	n, err := r.TakeN(dst)
-	want := []int64{100, 116, 132, 200, 201, math.MaxInt64 - 20, math.MaxInt64 - 10, math.MaxInt64}
-	if err != nil || !slices.Equal(dst[:n], want) {
+	if want := []int64{100, 116, 132, 200, 201}; err != nil || !slices.Equal(dst[:n], want) {
 		t.Fatalf("TakeN = %v, %v; want %v", dst[:n], err, want)
+	}
+}
+
+// TestPutCutsAtMaxInt64: a run whose values would pass MaxInt64 is cut
+// where they would, whatever the sign of its first value, so that no take
+// gets a value that wrapped around to a negative one.
+func TestPutCutsAtMaxInt64(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		run  Run
+		want []int64
+	}{
+		{"positive first", Run{First: math.MaxInt64 - 20, Step: 10, N: 5}, []int64{math.MaxInt64 - 20, math.MaxInt64 - 10, math.MaxInt64}},
+		{"first 0", Run{First: 0, Step: 1 << 62, N: 3}, []int64{0, 1 << 62}},
+		{"negative first", Run{First: -5, Step: 1 << 62, N: 4}, []int64{-5, 1<<62 - 5, math.MaxInt64 - 4}},
+		{"first MinInt64", Run{First: math.MinInt64, Step: math.MaxInt64, N: 4}, []int64{math.MinInt64, -1, math.MaxInt64 - 1}},
+		{"no cut from MinInt64", Run{First: math.MinInt64, N: 3}, []int64{math.MinInt64, math.MinInt64 + 1, math.MinInt64 + 2}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := mustNew(t, Config{Size: 64, RejectedTake: Fail})
+			if n, err := r.Put(tc.run); n != len(tc.want) || err != nil {
+				t.Fatalf("Put(%+v) = %d, %v; want %d placed", tc.run, n, err, len(tc.want))
+			}
+			dst := make([]int64, 8)
+			if n, err := r.TakeN(dst); err != nil || !slices.Equal(dst[:n], tc.want) {
+				t.Fatalf("TakeN = %v, %v; want %v", dst[:n], err, tc.want)
+			}
+		})
+	}
+}
+
+// TestPutRefusesOutOfOrder: a run that does not start above the last value
+// placed is refused whole, with an error that names both, and the ring
+// goes on as before it.
+func TestPutRefusesOutOfOrder(t *testing.T) {
+	r := mustNew(t, Config{Size: 64, RejectedTake: Fail})
+	r.Put(Run{First: 10, N: 3}) // 10, 11, 12
+	for _, v := range []Run{{First: 12, N: 1}, {First: 5, Step: 100, N: 2}, {First: -1, N: 1}} {
+		n, err := r.Put(v)
+		if text := fmt.Sprintf("a run from %d, not above 12", v.First); n != 0 || !errors.Is(err, ErrOrder) || !strings.Contains(err.Error(), text) {
+			t.Fatalf("Put(%+v) after 10..12 = %d, %v; want 0 and ErrOrder saying %q", v, n, err, text)
+		}
+	}
+	if n, err := r.Put(Run{First: 13, N: 1}); n != 1 || err != nil {
+		t.Fatalf("Put of 13 after 12 = %d, %v; want 1 placed", n, err)
+	}
+	dst := make([]int64, 8)
+	if n, err := r.TakeN(dst); err != nil || !slices.Equal(dst[:n], []int64{10, 11, 12, 13}) {
+		t.Fatalf("TakeN = %v, %v; want [10 11 12 13]", dst[:n], err)
 	}
 }
 
@@ -333,155 +396,6 @@ func TestPause(t *testing.T) {
 	}
 }
 
-// TestStress runs one producer and 8 consumers over rings of one slot
-// and of four, with runs of random length, and checks that every value put
-// is taken exactly once, in increasing order within each consumer, and
-// that nothing else is taken. On rings this small every slot is reused
-// constantly, so takes that read a run after the producer has replaced it
-// in its slot are common.
-func TestStress(t *testing.T) {
-	total := sizetest.Pick(2_000_000, 100_000)
-	for _, size := range []int{16, 64} {
-		for _, batch := range []bool{false, true} {
-			name := "Take"
-			if batch {
-				name = "TakeN"
-			}
-			t.Run(fmt.Sprintf("%s/size%d", name, size), func(t *testing.T) {
-				stress(t, size, 8, total, batch, 0)
-			})
-			// The producer drops what falls behind as it goes, so that takes meet
-			// stale values and drop them while the others take.
-			t.Run(fmt.Sprintf("%s/size%d/stale", name, size), func(t *testing.T) {
-				stress(t, size, 8, total, batch, int64(size)/2)
-			})
-		}
-	}
-}
-
-var errDone = errors.New("producer done")
-
-// stress checks each value as it is taken, not only at the end: a broken
-// take can also leave the ring in a state where the producer and consumers
-// wait on each other, and the test must fail then, not hang. With staleLag
-// above 0, the producer drops what falls staleLag below what it puts: every
-// value is then taken once or dropped as stale, never both, and none taken
-// was below the lowest bound when its take began.
-func stress(t *testing.T, size, consumers, total int, batch bool, staleLag int64) {
-	seen := make([]atomic.Bool, total+1)
-	var stop atomic.Bool
-	fail := func(format string, args ...any) {
-		stop.Store(true)
-		t.Errorf(format, args...)
-	}
-	r := mustNew(t, Config{Size: size, RejectedTake: func(time.Duration) error {
-		if stop.Load() {
-			return errDone
-		}
-		runtime.Gosched()
-		return nil
-	}})
-	got := make([][]int64, consumers)
-	var wg sync.WaitGroup
-	gate := make(chan struct{})
-	for i := range consumers {
-		wg.Go(func() {
-			<-gate
-			dst := make([]int64, 3)
-			for {
-				var n int
-				var err error
-				lowest := r.lowest.Load()
-				if batch {
-					n, err = r.TakeN(dst)
-				} else {
-					dst[0], err = r.Take()
-					n = 1
-				}
-				if errors.Is(err, errDone) {
-					return
-				}
-				if err != nil {
-					fail("consumer %d: %v", i, err)
-					return
-				}
-				for _, v := range dst[:n] {
-					if v < 1 || v > int64(total) {
-						fail("consumer %d took %d, never put", i, v)
-						return
-					}
-					if v < lowest {
-						fail("consumer %d took %d, below the lowest bound %d", i, v, lowest)
-						return
-					}
-					if seen[v].Swap(true) {
-						fail("consumer %d took %d, taken before", i, v)
-						return
-					}
-				}
-				got[i] = append(got[i], dst[:n]...)
-			}
-		})
-	}
-	close(gate)
-	rnd := rand.New(rand.NewPCG(1, 2))
-	progress := time.Now()
-	for next := int64(1); next <= int64(total) && !stop.Load(); {
-		left := int(min(1+rnd.Int64N(int64(size)), int64(total)+1-next))
-		for left > 0 && !stop.Load() {
-			n := r.Put(Run{First: next, N: left})
-			left -= n
-			next += int64(n)
-			if n > 0 {
-				progress = time.Now()
-				continue
-			}
-			// Eight consumers free a ring of 64 in microseconds; a ring
-			// that takes free nothing of for this long has wedged.
-			if time.Since(progress) > 10*time.Second {
-				fail("Put placed nothing for 10 s with %d of %d put: the ring wedged, Stats %+v", next-1, total, r.Stats())
-			}
-			runtime.Gosched()
-		}
-		if staleLag > 0 && rnd.IntN(4) == 0 {
-			r.DropBelow(next - staleLag)
-		}
-	}
-	r.Seal(errDone)
-	wg.Wait()
-	if t.Failed() {
-		return
-	}
-
-	for i, vals := range got {
-		for j := 1; j < len(vals); j++ {
-			if vals[j] <= vals[j-1] {
-				t.Fatalf("consumer %d took %d after %d", i, vals[j], vals[j-1])
-			}
-		}
-	}
-	s := r.Stats()
-	unseen := int64(0)
-	for v := 1; v <= total; v++ {
-		if seen[v].Load() {
-			continue
-		}
-		if int64(v) >= r.lowest.Load() {
-			t.Fatalf("value %d put, never taken, and not below the lowest bound %d", v, r.lowest.Load())
-		}
-		unseen++
-	}
-	if unseen != s.Stale {
-		t.Fatalf("%d values never taken, %d dropped as stale: a take lost values it passed over, or a drop counted taken ones", unseen, s.Stale)
-	}
-	if staleLag > 0 && s.Stale == 0 {
-		t.Fatalf("Stats = %+v: DropBelow dropped nothing, so the test tested nothing", s)
-	}
-	if s.Taken+s.Stale != int64(total) || s.Available != 0 || s.TakesFailed != int64(consumers) {
-		t.Fatalf("Stats = %+v; want all %d values taken or stale, none waiting, one failed take per consumer", s, total)
-	}
-}
-
 // TestPutBelowLowest: values put below the bound of an earlier DropBelow
 // are stale at once, since takes no longer look at the bound: Put counts
 // them as placed and stale, and puts only the rest, so that Stats never
@@ -494,13 +408,13 @@ func TestPutBelowLowest(t *testing.T) {
 		t.Fatalf("TakeN = %d, %v; want the 5 put", n, err)
 	}
 	r.DropBelow(100)
-	if n := r.Put(Run{First: 1, Step: 10, N: 5}); n != 5 { // 1..41: all stale
+	if n, err := r.Put(Run{First: 10, Step: 10, N: 5}); n != 5 || err != nil { // 10..50: all stale
 		t.Fatalf("Put of a run wholly below the bound = %d, want 5", n)
 	}
 	if s := r.Stats(); s != (Stats{Size: 64, Taken: 5, Stale: 5}) {
 		t.Fatalf("Stats after a Put wholly below the bound = %+v; want 5 taken, 5 stale, none waiting", s)
 	}
-	if n := r.Put(Run{First: 95, Step: 2, N: 5}); n != 5 { // 95, 97, 99 stale
+	if n, err := r.Put(Run{First: 95, Step: 2, N: 5}); n != 5 || err != nil { // 95, 97, 99 stale
 		t.Fatalf("Put of a run partly below the bound = %d, want 5", n)
 	}
 	if s := r.Stats(); s.Available != 2 || s.Stale != 8 || s.Taken != 5 {
@@ -513,9 +427,10 @@ func TestPutBelowLowest(t *testing.T) {
 	if s := r.Stats(); s.Stale != 8 || s.Taken != 7 || s.Available != 0 {
 		t.Fatalf("Stats = %+v; want 8 stale, 7 taken, none waiting", s)
 	}
-	r.Put(Run{First: 99, N: 2})
-	if v, err := r.Take(); v != 100 || err != nil {
-		t.Fatalf("Take = %d, %v; want 100, the first value at the bound", v, err)
+	r.DropBelow(110)
+	r.Put(Run{First: 109, N: 2})
+	if v, err := r.Take(); v != 110 || err != nil {
+		t.Fatalf("Take = %d, %v; want 110, the first value at the bound", v, err)
 	}
 }
 
@@ -582,8 +497,8 @@ func TestDrainStress(t *testing.T) {
 		next := int64(1)
 		put := func() {
 			for {
-				n := r.Put(Run{First: next, N: 1 + rnd.IntN(size)})
-				if n == 0 {
+				n, err := r.Put(Run{First: next, N: 1 + rnd.IntN(size)})
+				if n == 0 || err != nil {
 					return
 				}
 				next += int64(n)
