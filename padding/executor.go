@@ -54,12 +54,11 @@ func (h *Pause) Unwrap() error { return h.Why }
 // calls it, one call at a time, so it needs no locks of its own.
 type Source interface {
 	// Next returns the next run of values, at most room of them, which the
-	// executor puts at once. Each run starts above the last value of the
-	// run before: the executor seals the ring with the error of a Put that
-	// refuses one (ringbuffer.ErrOrder). An empty run (N 0) means nothing fits in room
-	// now: the executor waits for the next wake-up or tick. A *Pause error
-	// pauses the executor for a while; any other error stops it, and it
-	// seals the ring with that error.
+	// executor puts at once, above the last value of the run before (else
+	// Put's ringbuffer.ErrOrder seals the ring). An empty run (N 0) means
+	// nothing fits in room now: the executor waits for the next wake-up or
+	// tick. A *Pause error pauses the executor for a while; any other error
+	// stops it, and it seals the ring with that error.
 	Next(room int) (ringbuffer.Run, error)
 }
 
@@ -95,12 +94,11 @@ type Executor struct {
 	fills atomic.Int64 // fills so far; written only by the filling goroutine
 
 	// retry runs while a Pause lasts, and paused says one does: wake-ups
-	// are left unanswered, and the ring's wake-up flag up, so that takes
-	// do not wake the executor for nothing until the retry. Every fill
-	// ends the pause, the retry's or a tick's, and sets it again only if
-	// the source pauses again: a wake-up left unanswered is answered by
-	// that fill, and the next by the executor. Only the filling goroutine
-	// touches them.
+	// are left unanswered, the ring's wake-up flag up, so that takes do not
+	// wake the executor for nothing. Every fill, the retry's or a tick's,
+	// ends the pause, which only the source pausing again sets again: the
+	// wake-ups after it are answered. Only the filling goroutine touches
+	// them.
 	retry  *time.Timer
 	paused bool
 
